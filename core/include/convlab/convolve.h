@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The engine's one entry point: convolve(image, params) -> image. The algorithm (DESIGN.md
+// section 2) is fixed; the schedule (method, device, threads) is chosen separately and
+// reported in RunReport.
+#pragma once
+#include <atomic>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "convlab/border.h"
+#include "convlab/image.h"
+#include "convlab/kernel.h"
+
+namespace convlab {
+
+enum class Method { Auto, Reference, Direct, Separable, Fft };
+enum class Device { Auto, Cpu, Cuda };
+
+struct Border {
+    BorderMode mode = BorderMode::Reflect;
+    float value = 0.0f; // for Constant
+};
+
+struct ConvolveParams {
+    Kernel kernel;
+    Border border;
+    Semantics semantics = Semantics::Convolution;
+    double scale = 1.0;
+    double offset = 0.0;
+    bool normalize = false;     // scale = 1/sum(K) when sum != 0 (multiplies `scale`)
+    bool filterAlpha = false;   // alpha channel is passed through unless this is set
+    Method method = Method::Auto;
+    Device device = Device::Auto;
+    int threads = 0;            // 0: all hardware threads
+    const std::atomic<bool>* cancel = nullptr; // set to true to abandon the run (throws Cancelled)
+};
+
+class Cancelled : public std::exception {
+public:
+    const char* what() const noexcept override { return "cancelled"; }
+};
+
+struct StageTiming {
+    std::string name; // upload, pad, transform, convolve, download, ...
+    double ms = 0.0;
+};
+
+struct RunReport {
+    Method method = Method::Direct;   // the method that ran
+    Device device = Device::Cpu;      // the device that ran
+    std::string reason;               // why auto chose it (or "requested")
+    int rank = -1;                    // separable rank used (-1: not computed)
+    std::vector<double> singularValues;
+    double effectiveScale = 1.0;      // scale after normalize
+    std::vector<std::string> notices; // e.g. "zero-sum kernel left unnormalized"
+    std::vector<StageTiming> stages;
+    double totalMs = 0.0;
+    int threads = 1;
+};
+
+// Convolves (or correlates) every channel of `in` as a batch. Output has the input's size,
+// channels, depth and alpha flag. Throws convlab::Error for invalid kernels/params, Cancelled
+// when params.cancel is raised.
+Image convolve(const Image& in, const ConvolveParams& params, RunReport* report = nullptr);
+
+// ---- names (all case-insensitive; aliases from OpenCV, scipy, MATLAB, GIMP, G'MIC) ----
+// "constant[:VALUE]", "replicate", "nearest", "clamp", "reflect", "symmetric", "mirror",
+// "reflect101", "wrap", "circular", "periodic", ... Throws convlab::Error listing valid names.
+Border parseBorder(std::string_view text);
+std::string borderName(BorderMode mode);
+Method parseMethod(std::string_view text);
+std::string methodName(Method m);
+Device parseDevice(std::string_view text);
+std::string deviceName(Device d);
+
+// Whether the CUDA backend can run here; `reason` says why not.
+bool cudaAvailable(std::string* reason = nullptr);
+
+// Separable analysis of a kernel (Eigen SVD, double precision).
+struct SvdInfo {
+    std::vector<double> singularValues; // descending
+    int rank = 0;                       // number kept to float precision
+};
+SvdInfo analyzeRank(const Kernel& k);
+
+// Kernel after semantics: correlation-form kernel (flipped for convolution) and its anchor.
+Kernel correlationKernel(const Kernel& k, Semantics s);
+
+// Statistics of a - b over every channel (same shape required), OIIO CompareResults-style.
+struct DiffStats {
+    double maxAbs = 0.0;
+    double meanAbs = 0.0;
+    double rmse = 0.0;
+    double psnr = 0.0; // dB, against the larger magnitude of a; +inf when identical
+    int maxX = 0, maxY = 0, maxC = 0;
+};
+DiffStats compareImages(const Image& a, const Image& b);
+
+} // namespace convlab

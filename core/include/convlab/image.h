@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace convlab {
+
+// The range the pixel values came from. 8-bit files keep 0..255, 16-bit 0..65535, float as is
+// (nominally 0..1 when a float image is written to an integer file).
+enum class SampleDepth { U8, U16, F32 };
+
+// Largest value of the nominal range of a depth: 255, 65535 or 1.
+double depthMax(SampleDepth d);
+
+// float32, planar: plane c holds height*width values, row-major. 1..4 channels, any size from
+// 1x1. `hasAlpha` marks the last channel as alpha (set by image loaders for gray+alpha and
+// RGBA files; .npy arrays never carry alpha).
+struct Image {
+    int width = 0;
+    int height = 0;
+    int channels = 0;
+    SampleDepth depth = SampleDepth::F32;
+    bool hasAlpha = false;
+    std::vector<float> data;
+
+    Image() = default;
+    // Allocates width*height*channels zeros; throws convlab::Error on sizes out of range.
+    Image(int width, int height, int channels, SampleDepth depth = SampleDepth::F32);
+
+    bool empty() const { return data.empty(); }
+    std::size_t planeSize() const { return static_cast<std::size_t>(width) * height; }
+    float* plane(int c) { return data.data() + c * planeSize(); }
+    const float* plane(int c) const { return data.data() + c * planeSize(); }
+    float& at(int c, int y, int x) { return plane(c)[static_cast<std::size_t>(y) * width + x]; }
+    float at(int c, int y, int x) const { return plane(c)[static_cast<std::size_t>(y) * width + x]; }
+    bool sameShape(const Image& o) const
+    {
+        return width == o.width && height == o.height && channels == o.channels;
+    }
+};
+
+// Limits that keep a typo from allocating the machine away.
+inline constexpr int kMaxImageSide = 1 << 16;              // 65536 px per side
+inline constexpr std::size_t kMaxImageValues = std::size_t(1) << 31; // 8 GiB of float32
+
+} // namespace convlab

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+#include <optional>
+#include <string>
+#include <type_traits>
+
+#include "convlab/image.h"
+
+namespace convlab {
+
+// How float results become integer samples (DESIGN.md section 2, "Output mapping").
+enum class OutputMap { Clamp, Abs, Normalize, Offset };
+OutputMap parseOutputMap(const std::string& text); // throws convlab::Error
+std::string outputMapName(OutputMap m);
+
+// Converts one float value of an image whose nominal range is [0, srcMax] to [0, dstMax]
+// under the mapping; `lo`/`hi` are the image's min/max (used by Normalize only).
+double mapSample(double v, OutputMap m, double srcMax, double dstMax, double lo, double hi);
+
+struct SaveOptions {
+    // Target depth; nullopt: the image's own depth for image files, F32 for .npy.
+    std::optional<SampleDepth> depth;
+    OutputMap map = OutputMap::Clamp;
+};
+
+// .npy (float32/float64/uint8/uint16, shape (H,W) or (H,W,C), C order, little endian).
+Image readNpy(const std::string& path);
+void writeNpy(const Image& img, const std::string& path, const SaveOptions& opts = {});
+
+// Whether image formats (PNG, JPEG, TIFF, BMP, PNM, WebP) are built in (OpenCV imgcodecs).
+bool imageFormatsAvailable();
+
+// Loads by extension: .npy through readNpy, everything else through OpenCV. Colour files come
+// in as RGB(A) channel order. Throws convlab::Error naming the file and the problem.
+Image loadImage(const std::string& path);
+// Saves by extension, atomically (temporary file in the same folder, then rename): nothing is
+// left half-written and an existing file is untouched on failure.
+void saveImage(const Image& img, const std::string& path, const SaveOptions& opts = {});
+
+// Atomic write helper used by every writer: calls write(tmpPath) then renames to `path`.
+// The temporary keeps the extension so format-by-extension writers work.
+void writeAtomicallyImpl(const std::string& path, void (*fn)(const std::string&, void*), void* ctx);
+template <class F> void writeAtomically(const std::string& path, F&& write)
+{
+    writeAtomicallyImpl(
+        path, [](const std::string& tmp, void* c) { (*static_cast<std::remove_reference_t<F>*>(c))(tmp); }, &write);
+}
+
+} // namespace convlab

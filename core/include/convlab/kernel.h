@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace convlab {
+
+enum class Semantics { Convolution, Correlation };
+
+// A w x h kernel of finite float values, row-major (values[v*width + u], v = row). The anchor
+// defaults to (floor(w/2), floor(h/2)); anchorX/anchorY < 0 means "default".
+struct Kernel {
+    int width = 0;
+    int height = 0;
+    std::vector<float> values;
+    int anchorX = -1;
+    int anchorY = -1;
+    std::string name; // preset name or file stem, for reports; may be empty
+
+    Kernel() = default;
+    Kernel(int w, int h, std::vector<float> v) : width(w), height(h), values(std::move(v)) {}
+
+    float at(int v, int u) const { return values[static_cast<std::size_t>(v) * width + u]; }
+    int ax() const { return anchorX >= 0 ? anchorX : width / 2; }
+    int ay() const { return anchorY >= 0 ? anchorY : height / 2; }
+    double sum() const;
+    double absSum() const;
+    // Throws convlab::Error unless the size is within limits, values count matches, every
+    // value is finite and the anchor lies inside the kernel.
+    void validate() const;
+    // Text form: rows separated by "; " values by spaces, shortest round-trip float spelling.
+    std::string toText() const;
+};
+
+inline constexpr int kMaxKernelSide = 1025;
+
+// What a kernel source can carry besides the values (JSON files may set these).
+struct KernelSpec {
+    Kernel kernel;
+    std::optional<double> scale;
+    std::optional<double> offset;
+    std::optional<bool> normalize;
+    std::optional<Semantics> semantics;
+};
+
+// Text form: rows separated by newlines or ';', values by spaces or commas, numbers may be
+// fractions "1/16" or carry a sign/exponent. Blank lines and '#' comments are ignored.
+// Throws convlab::Error naming the row and token for ragged rows, bad numbers, non-finite values.
+Kernel parseKernelText(std::string_view text);
+
+// JSON kernel document:
+// {"name": "...", "size": [w, h], "values": [[row0...], [row1...]] or flat list,
+//  "anchor": [x, y], "scale": s, "offset": o, "normalize": bool,
+//  "semantics": "convolution" | "correlation"}
+KernelSpec parseKernelJson(std::string_view json);
+std::string kernelToJson(const KernelSpec& spec);
+
+// Resolves a CLI/GUI kernel spec: "preset:NAME[:k=v,...]", a path to a .json or text file
+// (when such a file exists), otherwise inline text.
+KernelSpec loadKernelSpec(std::string_view spec);
+// Writes a kernel file: .json gives the JSON form, anything else the text form. Atomic.
+void saveKernelFile(const KernelSpec& spec, const std::string& path);
+
+// ---- presets ----
+struct PresetParam {
+    std::string name;
+    double defaultValue;
+    double minValue;
+    double maxValue;
+    std::string help;
+};
+struct PresetInfo {
+    std::string name;
+    std::string description;
+    std::vector<PresetParam> params;
+};
+const std::vector<PresetInfo>& presetList();
+// name like "gaussian", params "sigma=2.5,size=15" (may be empty: defaults). Throws on an
+// unknown preset or parameter, or a value out of range.
+Kernel makePreset(std::string_view name, std::string_view params = {});
+
+} // namespace convlab

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The engine's prologue (validate, resolve semantics and scale, choose the method) and its
+// epilogue (alpha pass-through, report). The methods themselves live in their own files.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <sstream>
+
+#include "convlab/convolve.h"
+#include "convlab/error.h"
+#include "methods.h"
+#include "threadpool.h"
+
+namespace convlab {
+namespace detail {
+
+void StageClock::mark(const char* name)
+{
+    const auto now = std::chrono::steady_clock::now();
+    const double ms = std::chrono::duration<double, std::milli>(now - t0_).count();
+    t0_ = now;
+    if (!sink_) return;
+    for (StageTiming& s : *sink_)
+        if (s.name == name) {
+            s.ms += ms;
+            return;
+        }
+    sink_->push_back({name, ms});
+}
+
+namespace {
+
+// Kernel area above which the FFT wins over the direct sum on a typical CPU. A first rule;
+// the measured planner replaces it.
+constexpr int kFftArea = 15 * 15;
+
+struct Choice {
+    Method method;
+    std::string reason;
+};
+
+Choice chooseMethod(const Kernel& k, const SeparableFactors& f)
+{
+    const int area = k.width * k.height;
+    const int sepCost = f.rank * (k.width + k.height);
+    std::ostringstream why;
+    if (area == 1) return {Method::Direct, "1x1 kernel: a single multiply per pixel"};
+    if (f.rank == 1) {
+        why << "rank 1: one row and one column pass (" << k.width + k.height << " taps/px instead of " << area << ")";
+        return {Method::Separable, why.str()};
+    }
+    if (2 * sepCost <= area && sepCost < kFftArea) {
+        why << "rank " << f.rank << ": " << f.rank << " pass pairs (" << sepCost << " taps/px) beat " << area
+            << " direct taps";
+        return {Method::Separable, why.str()};
+    }
+    if (area >= kFftArea) {
+        why << "kernel area " << area << " >= " << kFftArea << ": FFT cost grows with the image, not the kernel";
+        return {Method::Fft, why.str()};
+    }
+    why << "rank " << f.rank << ", area " << area << ": the direct sum is cheapest";
+    return {Method::Direct, why.str()};
+}
+
+} // namespace
+} // namespace detail
+
+Kernel correlationKernel(const Kernel& k, Semantics s)
+{
+    Kernel out = k;
+    out.anchorX = k.ax();
+    out.anchorY = k.ay();
+    if (s == Semantics::Correlation) return out;
+    // out(y,x) = sum K(v,u) in(y + ay - v, x + ax - u): with v' = h-1-v this is a correlation
+    // with the flipped kernel and the anchor mirrored.
+    for (int v = 0; v < k.height; ++v)
+        for (int u = 0; u < k.width; ++u)
+            out.values[static_cast<std::size_t>(v) * k.width + u] = k.at(k.height - 1 - v, k.width - 1 - u);
+    out.anchorX = k.width - 1 - k.ax();
+    out.anchorY = k.height - 1 - k.ay();
+    return out;
+}
+
+SvdInfo analyzeRank(const Kernel& k)
+{
+    k.validate();
+    const detail::SeparableFactors f = detail::separableFactors(k);
+    return {f.singularValues, f.rank};
+}
+
+Image convolve(const Image& in, const ConvolveParams& p, RunReport* report)
+{
+    using namespace detail;
+    const auto t0 = std::chrono::steady_clock::now();
+    if (in.empty() || in.channels < 1 || in.channels > 4 ||
+        in.data.size() != in.planeSize() * static_cast<std::size_t>(in.channels))
+        throw Error("input image is empty or malformed");
+    p.kernel.validate();
+    if (!std::isfinite(p.scale) || !std::isfinite(p.offset) || !std::isfinite(p.border.value))
+        throw Error("scale, offset and border constant must be finite numbers");
+
+    RunReport local;
+    RunReport& rep = report ? *report : local;
+    rep = RunReport{};
+    StageClock clock(&rep.stages);
+
+    if (p.device == Device::Cuda) {
+        std::string why;
+        if (!cudaAvailable(&why)) throw Error("CUDA unavailable: " + why);
+        throw Error("the CUDA backend is not available in this build");
+    }
+    rep.device = Device::Cpu;
+    if (p.device == Device::Auto) {
+        std::string why;
+        if (!cudaAvailable(&why)) rep.notices.push_back("running on the CPU: CUDA unavailable (" + why + ")");
+    }
+
+    Job job;
+    job.in = &in;
+    job.channels = (in.hasAlpha && !p.filterAlpha && in.channels > 1) ? in.channels - 1 : in.channels;
+    job.kernel = correlationKernel(p.kernel, p.semantics);
+    job.border = p.border;
+    job.scale = p.scale;
+    job.offset = p.offset;
+    job.threads = resolveThreads(p.threads);
+    job.cancel = p.cancel;
+    if (p.normalize) {
+        const double s = p.kernel.sum();
+        if (std::fabs(s) > 1e-12 * std::max(1.0, p.kernel.absSum()))
+            job.scale /= s;
+        else
+            rep.notices.push_back("zero-sum kernel left unnormalized");
+    }
+    rep.effectiveScale = job.scale;
+    rep.threads = job.threads;
+
+    // The SVD is cheap next to any image; it drives both auto and the separable method.
+    SeparableFactors factors;
+    const bool needFactors = p.method == Method::Auto || p.method == Method::Separable;
+    if (needFactors) {
+        factors = separableFactors(job.kernel);
+        rep.rank = factors.rank;
+        rep.singularValues = factors.singularValues;
+        clock.mark("analyze");
+    }
+    Method method = p.method;
+    if (method == Method::Auto) {
+        const Choice c = chooseMethod(job.kernel, factors);
+        method = c.method;
+        rep.reason = c.reason;
+    } else {
+        rep.reason = "requested";
+    }
+    rep.method = method;
+
+    Image out(in.width, in.height, in.channels, in.depth);
+    out.hasAlpha = in.hasAlpha;
+    clock.restart();
+    switch (method) {
+    case Method::Reference: runReference(job, out); clock.mark("convolve"); break;
+    case Method::Direct: runDirect(job, out, clock); break;
+    case Method::Separable: runSeparable(job, factors, out, clock); break;
+    case Method::Fft: runFft(job, out, clock); break;
+    case Method::Auto: break;
+    }
+    for (int c = job.channels; c < in.channels; ++c)
+        std::copy(in.plane(c), in.plane(c) + in.planeSize(), out.plane(c));
+    rep.totalMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return out;
+}
+
+} // namespace convlab

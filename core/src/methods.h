@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Internal interface between the engine's prologue (engine.cpp) and the CPU methods. Every
+// method computes a correlation with an already flipped kernel (correlationKernel), so the
+// semantics live in one place:  out(y,x) = sum_{v,u} K(v,u) * in(y - ay + v, x - ax + u).
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "convlab/convolve.h"
+
+namespace convlab::detail {
+
+// Records named stage durations into a RunReport (or nowhere).
+class StageClock {
+public:
+    explicit StageClock(std::vector<StageTiming>* sink) : sink_(sink) { restart(); }
+    void restart() { t0_ = std::chrono::steady_clock::now(); }
+    // Adds the time since the last mark to stage `name` (merging repeated names) and restarts.
+    void mark(const char* name);
+
+private:
+    std::vector<StageTiming>* sink_;
+    std::chrono::steady_clock::time_point t0_;
+};
+
+struct Job {
+    const Image* in = nullptr;
+    int channels = 0;          // planes 0..channels-1 are filtered
+    Kernel kernel;             // correlation form, anchor resolved in ax()/ay()
+    Border border;
+    double scale = 1.0;        // final = scale * sum + offset
+    double offset = 0.0;
+    int threads = 1;
+    const std::atomic<bool>* cancel = nullptr;
+
+    void checkCancel() const
+    {
+        if (cancel && cancel->load(std::memory_order_relaxed)) throw Cancelled();
+    }
+};
+
+// Pads plane `src` (w x h) by top/bottom/left/right with the border rule into `dst`
+// ((h+top+bottom) rows of (w+left+right) values).
+void padPlane(const float* src, int w, int h, const Border& border, int top, int bottom, int left,
+              int right, float* dst);
+
+// Each writes planes 0..job.channels-1 of `out` (already allocated with the input's shape).
+void runReference(const Job& job, Image& out);
+void runDirect(const Job& job, Image& out, StageClock& clock);
+struct SeparableFactors {
+    int rank = 0;
+    std::vector<std::vector<float>> columns; // rank x height (vertical factors, sqrt(s) folded)
+    std::vector<std::vector<float>> rows;    // rank x width
+    std::vector<double> singularValues;
+};
+SeparableFactors separableFactors(const Kernel& k);
+void runSeparable(const Job& job, const SeparableFactors& f, Image& out, StageClock& clock);
+void runFft(const Job& job, Image& out, StageClock& clock);
+
+// Smallest n' >= n of the form 2^a 3^b 5^c 7^d.
+int fftFriendlySize(int n);
+
+} // namespace convlab::detail

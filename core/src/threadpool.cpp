@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "threadpool.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace convlab::detail {
+namespace {
+
+thread_local bool tInsideWorker = false;
+
+// A fixed set of workers fed from one queue; created on first use, joined at exit.
+class Pool {
+public:
+    static Pool& instance()
+    {
+        static Pool pool;
+        return pool;
+    }
+
+    void submit(std::function<void()> task)
+    {
+        {
+            std::lock_guard lock(mutex_);
+            ensureWorkers();
+            queue_.push_back(std::move(task));
+        }
+        cv_.notify_one();
+    }
+
+    ~Pool()
+    {
+        {
+            std::lock_guard lock(mutex_);
+            stop_ = true;
+        }
+        cv_.notify_all();
+        for (auto& t : workers_) t.join();
+    }
+
+private:
+    void ensureWorkers()
+    {
+        if (!workers_.empty()) return;
+        const int n = std::max(1, hardwareThreads() - 1);
+        for (int i = 0; i < n; ++i)
+            workers_.emplace_back([this] {
+                tInsideWorker = true;
+                for (;;) {
+                    std::function<void()> task;
+                    {
+                        std::unique_lock lock(mutex_);
+                        cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+                        if (queue_.empty()) return;
+                        task = std::move(queue_.front());
+                        queue_.pop_front();
+                    }
+                    task();
+                }
+            });
+    }
+
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    std::deque<std::function<void()>> queue_;
+    std::vector<std::thread> workers_;
+    bool stop_ = false;
+};
+
+} // namespace
+
+int hardwareThreads()
+{
+    static const int n = std::max(1u, std::thread::hardware_concurrency());
+    return static_cast<int>(n);
+}
+
+int resolveThreads(int threads)
+{
+    return threads <= 0 ? hardwareThreads() : std::min(threads, 256);
+}
+
+void parallelFor(int n, int threads, const std::function<void(int, int)>& fn)
+{
+    if (n <= 0) return;
+    const int parts = std::min(n, tInsideWorker ? 1 : resolveThreads(threads));
+    if (parts <= 1) {
+        fn(0, n);
+        return;
+    }
+    std::mutex m;
+    std::condition_variable done;
+    int pending = parts - 1;
+    std::exception_ptr error;
+    auto chunk = [&](int i) {
+        const int b = static_cast<int>(static_cast<long long>(n) * i / parts);
+        const int e = static_cast<int>(static_cast<long long>(n) * (i + 1) / parts);
+        try {
+            fn(b, e);
+        } catch (...) {
+            std::lock_guard lock(m);
+            if (!error) error = std::current_exception();
+        }
+    };
+    for (int i = 1; i < parts; ++i)
+        Pool::instance().submit([&, i] {
+            chunk(i);
+            std::lock_guard lock(m);
+            if (--pending == 0) done.notify_one();
+        });
+    chunk(0);
+    std::unique_lock lock(m);
+    done.wait(lock, [&] { return pending == 0; });
+    if (error) std::rethrow_exception(error);
+}
+
+} // namespace convlab::detail

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Every method against the double-precision reference, over whole images, for every border
+// mode, both semantics, odd/tiny/prime sizes, kernels larger than the image, 1/3/4 channels.
+#include <QtTest>
+
+#include <atomic>
+#include <cmath>
+
+#include "convlab/convolve.h"
+#include "convlab/error.h"
+#include "testutil.h"
+
+using namespace convlab;
+using namespace convlab::test;
+
+namespace {
+
+double toleranceFor(Method m) { return m == Method::Fft ? 1e-5 : 1e-6; }
+
+const char* kindName(KernelKind k)
+{
+    return k == KernelKind::Dense ? "dense" : k == KernelKind::Rank1 ? "rank1" : "rank2";
+}
+
+} // namespace
+
+class TestMethods : public QObject {
+    Q_OBJECT
+private slots:
+    void agreeWithReference_data()
+    {
+        QTest::addColumn<int>("w");
+        QTest::addColumn<int>("h");
+        QTest::addColumn<int>("channels");
+        QTest::addColumn<int>("kw");
+        QTest::addColumn<int>("kh");
+        QTest::addColumn<int>("kind");
+        const int sizes[][3] = {{1, 1, 1}, {1, 9, 1}, {8, 1, 3}, {2, 3, 1}, {13, 7, 3}, {31, 17, 4}, {64, 37, 1}};
+        const int kernels[][2] = {{1, 1}, {3, 3}, {2, 4}, {5, 5}, {1, 7}, {6, 1}, {9, 9}, {4, 3}, {17, 15}};
+        int seed = 1;
+        for (const auto& s : sizes)
+            for (const auto& k : kernels) {
+                const KernelKind kind = KernelKind(seed % 3);
+                QTest::addRow("%dx%dx%d k%dx%d %s", s[0], s[1], s[2], k[0], k[1], kindName(kind))
+                    << s[0] << s[1] << s[2] << k[0] << k[1] << int(kind);
+                ++seed;
+            }
+    }
+    void agreeWithReference()
+    {
+        QFETCH(int, w);
+        QFETCH(int, h);
+        QFETCH(int, channels);
+        QFETCH(int, kw);
+        QFETCH(int, kh);
+        QFETCH(int, kind);
+        const Image in = randomImage(w, h, channels, 1000u + w * 31 + h);
+        const Kernel k = randomKernel(kw, kh, KernelKind(kind), 77u + kw * 13 + kh);
+        for (int mode = 0; mode < 5; ++mode)
+            for (Semantics sem : {Semantics::Convolution, Semantics::Correlation}) {
+                ConvolveParams p;
+                p.kernel = k;
+                p.border = {BorderMode(mode), 3.25f};
+                p.semantics = sem;
+                p.method = Method::Reference;
+                const Image want = convolve(in, p);
+                for (Method m : {Method::Direct, Method::Separable, Method::Fft, Method::Auto}) {
+                    p.method = m;
+                    RunReport rep;
+                    const Image got = convolve(in, p, &rep);
+                    const double err = relativeError(got, want, k, in);
+                    const double tol = toleranceFor(rep.method);
+                    if (!(err <= tol))
+                        QFAIL(qPrintable(QString("%1 %2 %3: relative error %4 > %5")
+                                             .arg(QString::fromStdString(methodName(m)),
+                                                  QString::fromStdString(borderName(BorderMode(mode))),
+                                                  sem == Semantics::Convolution ? "conv" : "corr")
+                                             .arg(err)
+                                             .arg(tol)));
+                }
+            }
+    }
+
+    void evenKernelAnchors()
+    {
+        const Image in = randomImage(11, 9, 1, 5);
+        Kernel k = randomKernel(4, 2, KernelKind::Dense, 9);
+        for (int ax = 0; ax < 4; ++ax)
+            for (int ay = 0; ay < 2; ++ay) {
+                k.anchorX = ax;
+                k.anchorY = ay;
+                for (Semantics sem : {Semantics::Convolution, Semantics::Correlation}) {
+                    ConvolveParams p;
+                    p.kernel = k;
+                    p.border = {BorderMode::Wrap, 0};
+                    p.semantics = sem;
+                    p.method = Method::Reference;
+                    const Image want = convolve(in, p);
+                    for (Method m : {Method::Direct, Method::Separable, Method::Fft}) {
+                        p.method = m;
+                        QVERIFY(relativeError(convolve(in, p), want, k, in) <= toleranceFor(m));
+                    }
+                }
+            }
+    }
+
+    // The definitions, checked on a pixel by hand: a kernel with one non-zero tap moves the
+    // image, in opposite directions for convolution and correlation.
+    void semanticsByHand()
+    {
+        Image in(5, 4, 1);
+        for (int y = 0; y < 4; ++y)
+            for (int x = 0; x < 5; ++x) in.at(0, y, x) = float(10 * y + x);
+        Kernel k(3, 3, {0, 0, 0, 0, 0, 1, 0, 0, 0}); // K(1,2) = 1, anchor (1,1)
+        for (Method m : {Method::Reference, Method::Direct, Method::Separable, Method::Fft}) {
+            ConvolveParams p;
+            p.kernel = k;
+            p.border = {BorderMode::Wrap, 0};
+            p.method = m;
+            // convolution: out(y,x) = in(y + 1 - 1, x + 1 - 2) = in(y, x - 1)
+            const Image conv = convolve(in, p);
+            p.semantics = Semantics::Correlation;
+            // correlation: out(y,x) = in(y - 1 + 1, x - 1 + 2) = in(y, x + 1)
+            const Image corr = convolve(in, p);
+            for (int y = 0; y < 4; ++y)
+                for (int x = 0; x < 5; ++x) {
+                    QVERIFY(std::fabs(conv.at(0, y, x) - in.at(0, y, (x + 4) % 5)) < 1e-4);
+                    QVERIFY(std::fabs(corr.at(0, y, x) - in.at(0, y, (x + 1) % 5)) < 1e-4);
+                }
+        }
+    }
+
+    void constantBorderUsesValue()
+    {
+        Image in(3, 3, 1);
+        for (float& v : in.data) v = 1.0f;
+        ConvolveParams p;
+        p.kernel = Kernel(3, 3, std::vector<float>(9, 1.0f));
+        p.border = {BorderMode::Constant, 10.0f};
+        for (Method m : {Method::Reference, Method::Direct, Method::Separable, Method::Fft}) {
+            p.method = m;
+            const Image out = convolve(in, p);
+            QVERIFY(std::fabs(out.at(0, 0, 0) - (4 * 1.0f + 5 * 10.0f)) < 1e-3); // corner
+            QVERIFY(std::fabs(out.at(0, 1, 1) - 9.0f) < 1e-3);                   // centre
+            QVERIFY(std::fabs(out.at(0, 0, 1) - (6 * 1.0f + 3 * 10.0f)) < 1e-3); // edge
+        }
+    }
+
+    void scaleOffsetNormalize()
+    {
+        const Image in = randomImage(9, 7, 3, 3);
+        ConvolveParams p;
+        p.kernel = Kernel(3, 1, {1, 2, 1});
+        p.method = Method::Reference;
+        const Image raw = convolve(in, p);
+        p.normalize = true;
+        p.scale = 2.0;
+        p.offset = -5.0;
+        for (Method m : {Method::Reference, Method::Direct, Method::Separable, Method::Fft}) {
+            p.method = m;
+            RunReport rep;
+            const Image out = convolve(in, p, &rep);
+            QCOMPARE(rep.effectiveScale, 0.5);
+            for (std::size_t i = 0; i < out.data.size(); ++i)
+                QVERIFY(std::fabs(out.data[i] - (0.5 * raw.data[i] - 5.0)) < 1e-3);
+        }
+        // A zero-sum kernel is left alone, and the report says so.
+        p.kernel = Kernel(3, 1, {-1, 0, 1});
+        p.scale = 1.0;
+        p.offset = 0.0;
+        RunReport rep;
+        convolve(in, p, &rep);
+        QCOMPARE(rep.effectiveScale, 1.0);
+        bool noticed = false;
+        for (const auto& n : rep.notices) noticed |= n.find("zero-sum") != std::string::npos;
+        QVERIFY(noticed);
+    }
+
+    void alphaPassesThrough()
+    {
+        Image in = randomImage(6, 5, 4, 8);
+        in.hasAlpha = true;
+        ConvolveParams p;
+        p.kernel = Kernel(3, 3, std::vector<float>(9, 1.0f / 9));
+        for (Method m : {Method::Direct, Method::Fft}) {
+            p.method = m;
+            p.filterAlpha = false;
+            Image out = convolve(in, p);
+            QVERIFY(out.hasAlpha);
+            QVERIFY(std::equal(in.plane(3), in.plane(3) + in.planeSize(), out.plane(3)));
+            QVERIFY(!std::equal(in.plane(0), in.plane(0) + in.planeSize(), out.plane(0)));
+            p.filterAlpha = true;
+            out = convolve(in, p);
+            QVERIFY(!std::equal(in.plane(3), in.plane(3) + in.planeSize(), out.plane(3)));
+        }
+    }
+
+    // Channels are a batch: each plane of a 3-channel run equals the 1-channel run of that plane.
+    void channelsAreIndependent()
+    {
+        const Image in = randomImage(23, 19, 3, 12);
+        ConvolveParams p;
+        p.kernel = randomKernel(5, 4, KernelKind::Dense, 3);
+        p.border = {BorderMode::Mirror, 0};
+        for (Method m : {Method::Direct, Method::Separable, Method::Fft}) {
+            p.method = m;
+            const Image all = convolve(in, p);
+            for (int c = 0; c < 3; ++c) {
+                Image one(in.width, in.height, 1);
+                std::copy(in.plane(c), in.plane(c) + in.planeSize(), one.plane(0));
+                const Image single = convolve(one, p);
+                QVERIFY(std::equal(single.plane(0), single.plane(0) + single.planeSize(), all.plane(c)));
+            }
+        }
+    }
+
+    void autoReportsItsChoice()
+    {
+        const Image in = randomImage(40, 30, 1, 4);
+        ConvolveParams p;
+        RunReport rep;
+        p.kernel = randomKernel(5, 5, KernelKind::Rank1, 1);
+        convolve(in, p, &rep);
+        QCOMPARE(rep.method, Method::Separable);
+        QCOMPARE(rep.rank, 1);
+        QVERIFY(!rep.reason.empty());
+        p.kernel = Kernel(3, 3, {1, 1, 1, 1, -8, 1, 1, 1, 1});
+        convolve(in, p, &rep);
+        QCOMPARE(rep.rank, 2);
+        QCOMPARE(int(rep.singularValues.size()), 3);
+        p.kernel = randomKernel(31, 31, KernelKind::Dense, 2);
+        convolve(in, p, &rep);
+        QCOMPARE(rep.method, Method::Fft);
+        QVERIFY(!rep.reason.empty());
+        // Auto gives exactly what the method it picked gives.
+        const Image a = convolve(in, p, &rep);
+        p.method = rep.method;
+        const Image b = convolve(in, p);
+        QCOMPARE(a.data, b.data);
+    }
+
+    void invalidInputsThrow()
+    {
+        const Image in = randomImage(4, 4, 1, 1);
+        ConvolveParams p;
+        p.kernel = Kernel(2, 2, {1, 2, 3}); // wrong count
+        QVERIFY_THROWS_EXCEPTION(Error, convolve(in, p));
+        p.kernel = Kernel(2, 1, {1, NAN});
+        QVERIFY_THROWS_EXCEPTION(Error, convolve(in, p));
+        p.kernel = Kernel(2, 1, {1, 1});
+        p.kernel.anchorX = 2;
+        QVERIFY_THROWS_EXCEPTION(Error, convolve(in, p));
+        p.kernel.anchorX = -1;
+        p.scale = INFINITY;
+        QVERIFY_THROWS_EXCEPTION(Error, convolve(in, p));
+        p.scale = 1;
+        QVERIFY_THROWS_EXCEPTION(Error, convolve(Image(), p));
+    }
+
+    void cancelStopsTheRun()
+    {
+        const Image in = randomImage(64, 64, 1, 1);
+        std::atomic<bool> cancel{true};
+        ConvolveParams p;
+        p.kernel = randomKernel(5, 5, KernelKind::Dense, 1);
+        p.cancel = &cancel;
+        for (Method m : {Method::Reference, Method::Direct, Method::Separable, Method::Fft}) {
+            p.method = m;
+            QVERIFY_THROWS_EXCEPTION(Cancelled, convolve(in, p));
+        }
+    }
+
+    void compareStatistics()
+    {
+        Image a(4, 3, 2), b(4, 3, 2);
+        for (std::size_t i = 0; i < a.data.size(); ++i) a.data[i] = b.data[i] = float(i);
+        b.at(1, 2, 3) += 0.5f;
+        const DiffStats s = compareImages(a, b);
+        QCOMPARE(s.maxAbs, 0.5);
+        QCOMPARE(s.maxX, 3);
+        QCOMPARE(s.maxY, 2);
+        QCOMPARE(s.maxC, 1);
+        QVERIFY(std::fabs(s.meanAbs - 0.5 / 24) < 1e-12);
+        QVERIFY(std::isinf(compareImages(a, a).psnr));
+        QVERIFY_THROWS_EXCEPTION(Error, compareImages(a, Image(3, 3, 2)));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestMethods)
+#include "test_methods.moc"

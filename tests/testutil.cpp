@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "testutil.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+namespace convlab::test {
+
+Image randomImage(int w, int h, int c, std::uint32_t seed, bool integerValued)
+{
+    Image img(w, h, c);
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> normal(100.0f, 20.0f);
+    std::uniform_int_distribution<int> uni(0, 255);
+    for (float& v : img.data) v = integerValued ? float(uni(rng)) : normal(rng);
+    return img;
+}
+
+Kernel randomKernel(int w, int h, KernelKind kind, std::uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> v(static_cast<std::size_t>(w) * h);
+    switch (kind) {
+    case KernelKind::Dense:
+        for (float& x : v) x = normal(rng);
+        break;
+    case KernelKind::Rank1: {
+        std::vector<float> col(h), row(w);
+        for (float& x : col) x = normal(rng);
+        for (float& x : row) x = normal(rng);
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) v[std::size_t(y) * w + x] = col[y] * row[x];
+        break;
+    }
+    case KernelKind::Rank2:
+        std::fill(v.begin(), v.end(), 1.0f);
+        v[std::size_t(h / 2) * w + w / 2] -= float(w * h);
+        break;
+    }
+    return Kernel(w, h, std::move(v));
+}
+
+double relativeError(const Image& got, const Image& want, const Kernel& k, const Image& in)
+{
+    if (!got.sameShape(want)) return INFINITY;
+    double maxIn = 0.0;
+    for (float v : in.data) maxIn = std::max(maxIn, double(std::fabs(v)));
+    const double scale = std::max(k.absSum() * std::max(maxIn, 0.5), 1e-3);
+    double worst = 0.0;
+    for (std::size_t i = 0; i < got.data.size(); ++i) {
+        const double e = std::fabs(double(got.data[i]) - double(want.data[i]));
+        if (!(e <= worst)) worst = e; // NaN propagates as "worst"
+    }
+    return worst / scale;
+}
+
+QString cliPath() { return QStringLiteral(CONVLAB_CLI_PATH); }
+QString sourceDir() { return QStringLiteral(CONVLAB_SOURCE_DIR); }
+
+} // namespace convlab::test
