@@ -43,7 +43,7 @@ if(CONVLAB_WITH_OPENCV)
     find_library(OPENCV_IMGPROC_LIBRARY opencv_imgproc)
     find_library(OPENCV_IMGCODECS_LIBRARY opencv_imgcodecs)
     if(OPENCV_INCLUDE_DIR AND OPENCV_CORE_LIBRARY AND OPENCV_IMGPROC_LIBRARY AND OPENCV_IMGCODECS_LIBRARY)
-      target_include_directories(convlab_opencv INTERFACE "${OPENCV_INCLUDE_DIR}")
+      target_include_directories(convlab_opencv SYSTEM INTERFACE "${OPENCV_INCLUDE_DIR}")
       target_link_libraries(convlab_opencv INTERFACE
         "${OPENCV_IMGCODECS_LIBRARY}" "${OPENCV_IMGPROC_LIBRARY}" "${OPENCV_CORE_LIBRARY}")
       set(CONVLAB_HAVE_OPENCV ON)

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "methods.h"
+#include "rowcache.h"
+#include "rowkernels.h"
 #include "threadpool.h"
 
 namespace convlab::detail {
@@ -41,52 +43,42 @@ void runSeparable(const Job& job, const SeparableFactors& f, Image& out, StageCl
 {
     const Image& in = *job.in;
     const Kernel& k = job.kernel;
-    const int w = in.width, h = in.height;
-    const int left = k.ax(), right = k.width - 1 - k.ax();
-    const int top = k.ay(), bottom = k.height - 1 - k.ay();
-    const int pw = w + left + right, ph = h + top + bottom;
-    const float scale = static_cast<float>(job.scale), offset = static_cast<float>(job.offset);
+    const int w = in.width, h = in.height, kh = k.height;
+    const int left = k.ax(), right = k.width - 1 - k.ax(), top = k.ay();
+    const float offset = static_cast<float>(job.offset);
+    const RowKernels& rk = rowKernels();
+    // The scale is folded into the vertical factors.
+    std::vector<std::vector<float>> columns = f.columns;
+    for (auto& col : columns)
+        for (float& c : col) c = static_cast<float>(c * job.scale);
 
-    std::vector<float> padded(static_cast<std::size_t>(pw) * ph);
-    std::vector<float> rowPass(static_cast<std::size_t>(w) * ph);
-    std::vector<float> sum(static_cast<std::size_t>(w) * h);
-    for (int c = 0; c < job.channels; ++c) {
-        job.checkCancel();
-        padPlane(in.plane(c), w, h, job.border, top, bottom, left, right, padded.data());
-        clock.mark("pad");
-        std::fill(sum.begin(), sum.end(), 0.0f);
-        for (int i = 0; i < f.rank; ++i) {
-            const std::vector<float>& rk = f.rows[i];
-            parallelFor(ph, job.threads, [&](int y0, int y1) {
-                job.checkCancel();
-                for (int y = y0; y < y1; ++y) {
-                    const float* p = padded.data() + static_cast<std::size_t>(y) * pw;
-                    float* r = rowPass.data() + static_cast<std::size_t>(y) * w;
-                    std::fill(r, r + w, 0.0f);
-                    for (int u = 0; u < k.width; ++u) {
-                        const float kv = rk[u];
-                        const float* s = p + u;
-                        for (int x = 0; x < w; ++x) r[x] += kv * s[x];
-                    }
+    parallelFor(h, job.threads, [&](int y0, int y1) {
+        // Horizontal results of the last kh padded rows, per rank: rank x kh rows of w values.
+        PaddedRows rows(w, h, job.border, top, left, right, 1);
+        std::vector<float> ring(static_cast<std::size_t>(f.rank) * kh * w);
+        std::vector<const float*> window(kh);
+        auto ringRow = [&](int i, int r) {
+            return ring.data() + (static_cast<std::size_t>(i) * kh + r % kh) * w;
+        };
+        for (int c = 0; c < job.channels; ++c) {
+            rows.reset(in.plane(c));
+            float* dst = out.plane(c);
+            for (int r = y0; r < y1 + kh - 1; ++r) {
+                if ((r & 15) == 0) job.checkCancel();
+                const float* padded = rows.row(r);
+                for (int i = 0; i < f.rank; ++i) rk.filterRow(padded, f.rows[i].data(), k.width, w, ringRow(i, r));
+                const int y = r - (kh - 1);
+                if (y < y0) continue;
+                float* o = dst + static_cast<std::size_t>(y) * w;
+                for (int i = 0; i < f.rank; ++i) {
+                    for (int v = 0; v < kh; ++v) window[v] = ringRow(i, y + v);
+                    rk.combineRows(window.data(), columns[i].data(), kh, w, o, i > 0);
                 }
-            });
-            const std::vector<float>& ck = f.columns[i];
-            parallelFor(h, job.threads, [&](int y0, int y1) {
-                job.checkCancel();
-                for (int y = y0; y < y1; ++y) {
-                    float* o = sum.data() + static_cast<std::size_t>(y) * w;
-                    for (int v = 0; v < k.height; ++v) {
-                        const float kv = ck[v];
-                        const float* s = rowPass.data() + static_cast<std::size_t>(y + v) * w;
-                        for (int x = 0; x < w; ++x) o[x] += kv * s[x];
-                    }
-                }
-            });
+                if (offset != 0.0f) rk.scaleOffset(o, w, 1.0f, offset, o);
+            }
         }
-        float* dst = out.plane(c);
-        for (std::size_t j = 0; j < sum.size(); ++j) dst[j] = scale * sum[j] + offset;
-        clock.mark("convolve");
-    }
+    });
+    clock.mark("convolve");
 }
 
 } // namespace convlab::detail

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Padded rows on demand. Instead of padding the whole plane, a band of output rows keeps a
+// ring of the kernel's height of padded input rows; each row is padded once (the border rule
+// applied to its row and its left/right margins) and reused by every output row that needs it.
+#pragma once
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "convlab/convolve.h"
+
+namespace convlab::detail {
+
+class PaddedRows {
+public:
+    // Plane w x h padded by left/right columns; rows addressed in padded coordinates
+    // r = input row + top, for r in [0, h + top + bottom).
+    PaddedRows(int w, int h, const Border& border, int top, int left, int right, int ringRows)
+        : w_(w), h_(h), border_(border), top_(top), left_(left), pw_(w + left + right),
+          ring_(static_cast<std::size_t>(pw_) * ringRows), tags_(ringRows, -1), cols_(left + right)
+    {
+        for (int i = 0; i < left; ++i) cols_[i] = borderIndex(i - left, w, border.mode);
+        for (int i = 0; i < right; ++i) cols_[left + i] = borderIndex(w + i, w, border.mode);
+    }
+
+    int paddedWidth() const { return pw_; }
+    void reset(const float* plane)
+    {
+        plane_ = plane;
+        std::fill(tags_.begin(), tags_.end(), -1);
+    }
+
+    // The padded row r (valid until ring's size further rows have been asked for).
+    const float* row(int r)
+    {
+        const int slot = r % static_cast<int>(tags_.size());
+        float* dst = ring_.data() + static_cast<std::size_t>(slot) * pw_;
+        if (tags_[slot] == r) return dst;
+        tags_[slot] = r;
+        const int sy = borderIndex(r - top_, h_, border_.mode);
+        if (sy < 0) {
+            std::fill(dst, dst + pw_, border_.value);
+            return dst;
+        }
+        const float* s = plane_ + static_cast<std::size_t>(sy) * w_;
+        std::memcpy(dst + left_, s, sizeof(float) * w_);
+        const int right = pw_ - w_ - left_;
+        for (int i = 0; i < left_; ++i) dst[i] = cols_[i] < 0 ? border_.value : s[cols_[i]];
+        for (int i = 0; i < right; ++i)
+            dst[left_ + w_ + i] = cols_[left_ + i] < 0 ? border_.value : s[cols_[left_ + i]];
+        return dst;
+    }
+
+private:
+    int w_, h_;
+    Border border_;
+    int top_, left_, pw_;
+    const float* plane_ = nullptr;
+    std::vector<float> ring_;
+    std::vector<int> tags_;
+    std::vector<int> cols_;
+};
+
+} // namespace convlab::detail

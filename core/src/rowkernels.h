@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The hot loops of the spatial methods, written once (rowkernels.inc) and compiled twice: for
+// x86-64-v3 (AVX2 + FMA) and for the baseline, chosen at run time by CPU features, so one
+// binary runs on any x86-64 and uses the wide units where they exist.
+#pragma once
+
+namespace convlab::detail {
+
+struct RowKernels {
+    // out[x] = scale * sum_{v<kh,u<kw} k[v*kw+u] * rows[v][x+u] + offset, for x in [0, w).
+    void (*correlate2d)(const float* const* rows, const float* k, int kw, int kh, int w, float scale,
+                        float offset, float* out);
+    // out[x] = sum_{u<kw} k[u] * in[x+u]
+    void (*filterRow)(const float* in, const float* k, int kw, int w, float* out);
+    // out[x] = (accumulate ? out[x] : 0) + sum_{v<kh} k[v] * rows[v][x]
+    void (*combineRows)(const float* const* rows, const float* k, int kh, int w, float* out, bool accumulate);
+    // out[x] = scale * in[x] + offset
+    void (*scaleOffset)(const float* in, int w, float scale, float offset, float* out);
+    const char* isa;
+};
+
+// The best set for this CPU.
+const RowKernels& rowKernels();
+
+} // namespace convlab::detail

@@ -1,0 +1,11 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Compiled with -mavx2 -mfma (see core/CMakeLists.txt); only called when the CPU has both.
+#include <cstring>
+
+#include "rowkernels.h"
+
+namespace convlab::detail::avx2 {
+#define ROWKERNELS_ISA "avx2+fma"
+#include "rowkernels.inc"
+const RowKernels& get() { return kRowKernels; }
+} // namespace convlab::detail::avx2
