@@ -8,6 +8,7 @@
 
 #include "convlab/convolve.h"
 #include "convlab/error.h"
+#include "methods.h"
 #include "testutil.h"
 
 using namespace convlab;
@@ -79,6 +80,38 @@ private slots:
                                              .arg(tol)));
                 }
             }
+    }
+
+    // Large images go through overlap-save tiles: every tile seam and border must match.
+    void fftTilesAgree_data()
+    {
+        QTest::addColumn<int>("w");
+        QTest::addColumn<int>("h");
+        QTest::addColumn<int>("kw");
+        QTest::addColumn<int>("kh");
+        QTest::newRow("tiles across") << 1301 << 40 << 5 << 5;
+        QTest::newRow("tiles both ways") << 1031 << 1107 << 9 << 4;
+        QTest::newRow("wide kernel") << 1200 << 1030 << 33 << 3;
+    }
+    void fftTilesAgree()
+    {
+        QFETCH(int, w);
+        QFETCH(int, h);
+        QFETCH(int, kw);
+        QFETCH(int, kh);
+        QVERIFY(detail::fftTiling(w, h, kw, kh).tilesX * detail::fftTiling(w, h, kw, kh).tilesY > 1);
+        const Image in = randomImage(w, h, 2, 17);
+        const Kernel k = randomKernel(kw, kh, KernelKind::Dense, 23);
+        for (int mode = 0; mode < 5; ++mode) {
+            ConvolveParams p;
+            p.kernel = k;
+            p.border = {BorderMode(mode), 7.0f};
+            p.method = Method::Direct;
+            const Image want = convolve(in, p);
+            p.method = Method::Fft;
+            const double err = relativeError(convolve(in, p), want, k, in);
+            QVERIFY2(err <= 1e-5, qPrintable(QString("%1: %2").arg(mode).arg(err)));
+        }
     }
 
     void evenKernelAnchors()

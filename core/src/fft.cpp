@@ -1,15 +1,24 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// FFT method: pad every channel by the kernel extent with the border rule, take batched
-// real-to-complex FFTW transforms at 2^a 3^b 5^c 7^d sizes, multiply by the kernel's
-// spectrum, transform back and crop. The kernel is placed at negative offsets so the circular
-// product is exactly the correlation on the cropped region (no wrap-around reaches it).
+// FFT method by overlap-save tiles. The image is covered by output tiles; each tile reads its
+// input region plus the kernel's extent through the border rule (so padding is never a whole
+// extra image), takes one batched real-to-complex FFTW transform for all channels at a
+// 2^a 3^b 5^c 7^d size, multiplies by the kernel's spectrum, transforms back and keeps the
+// part no wrap-around reaches. Small images are one tile. Tiles run in parallel; memory stays
+// near input + output + a few tiles per thread. Plans are made once per size (FFTW_MEASURE
+// within a time limit, wisdom kept in the user's cache directory) and kernel spectra are
+// cached by kernel content.
 #include <fftw3.h>
 
 #include <algorithm>
 #include <complex>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <list>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <tuple>
 
 #include "convlab/error.h"
 #include "methods.h"
@@ -18,7 +27,9 @@
 namespace convlab::detail {
 namespace {
 
-std::mutex& plannerMutex() // FFTW's planner is not thread-safe
+using cfloat = std::complex<float>;
+
+std::mutex& plannerMutex() // FFTW's planner is not thread-safe; execution is
 {
     static std::mutex m;
     return m;
@@ -31,35 +42,128 @@ template <class T> using FftwBuffer = std::unique_ptr<T[], FftwFree>;
 template <class T> FftwBuffer<T> fftwAlloc(std::size_t n)
 {
     auto* p = static_cast<T*>(fftwf_malloc(sizeof(T) * std::max<std::size_t>(n, 1)));
-    if (!p) throw Error("out of memory for the FFT buffers (" + std::to_string(sizeof(T) * n >> 20) + " MiB)");
+    if (!p) throw Error("out of memory for the FFT buffers (" + std::to_string((sizeof(T) * n) >> 20) + " MiB)");
     return FftwBuffer<T>(p);
 }
 
-struct Plan {
-    fftwf_plan p = nullptr;
-    Plan() = default;
-    explicit Plan(fftwf_plan plan) : p(plan)
-    {
-        if (!p) throw Error("FFTW could not make a plan");
-    }
-    Plan(const Plan&) = delete;
-    Plan& operator=(const Plan&) = delete;
-    ~Plan()
-    {
-        if (p) {
-            std::lock_guard lock(plannerMutex());
-            fftwf_destroy_plan(p);
-        }
-    }
+std::filesystem::path wisdomPath()
+{
+    namespace fs = std::filesystem;
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "convlab" / "fftwf-wisdom";
+    if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".cache" / "convlab" / "fftwf-wisdom";
+    return {};
+}
+
+// Forward and backward plans for `howmany` planes of n0 x n1, executed on any buffers of the
+// same layout through FFTW's new-array interface.
+struct PlanPair {
+    fftwf_plan forward = nullptr;
+    fftwf_plan backward = nullptr;
 };
 
-void setPlannerThreads([[maybe_unused]] int threads)
-{
-#ifdef CONVLAB_HAVE_FFTW_THREADS
-    static const bool ok = fftwf_init_threads() != 0;
-    if (ok) fftwf_plan_with_nthreads(threads);
-#endif
-}
+class PlanCache {
+public:
+    static PlanCache& instance()
+    {
+        static PlanCache cache;
+        return cache;
+    }
+
+    PlanPair get(int n0, int n1, int howmany)
+    {
+        std::lock_guard lock(plannerMutex());
+        const auto key = std::make_tuple(n0, n1, howmany);
+        if (auto it = plans_.find(key); it != plans_.end()) return it->second;
+        loadWisdom();
+        const int n1c = n1 / 2 + 1;
+        const int realDist = n0 * n1, specDist = n0 * n1c;
+        auto real = fftwAlloc<float>(static_cast<std::size_t>(realDist) * howmany);
+        auto spec = fftwAlloc<fftwf_complex>(static_cast<std::size_t>(specDist) * howmany);
+        // Measuring pays for large transforms made again and again; small ones plan by estimate.
+        const unsigned flags = (static_cast<long long>(n0) * n1 >= 128 * 128) ? FFTW_MEASURE : FFTW_ESTIMATE;
+        fftwf_set_timelimit(0.5);
+        const int dims[2] = {n0, n1};
+        PlanPair p;
+        p.forward = fftwf_plan_many_dft_r2c(2, dims, howmany, real.get(), nullptr, 1, realDist, spec.get(),
+                                            nullptr, 1, specDist, flags);
+        p.backward = fftwf_plan_many_dft_c2r(2, dims, howmany, spec.get(), nullptr, 1, specDist, real.get(),
+                                             nullptr, 1, realDist, flags | FFTW_DESTROY_INPUT);
+        if (!p.forward || !p.backward) throw Error("FFTW could not plan a " + std::to_string(n0) + "x" +
+                                                   std::to_string(n1) + " transform");
+        plans_.emplace(key, p);
+        if (flags == FFTW_MEASURE) saveWisdom();
+        return p;
+    }
+
+private:
+    void loadWisdom()
+    {
+        if (wisdomLoaded_) return;
+        wisdomLoaded_ = true;
+        const auto path = wisdomPath();
+        if (!path.empty()) fftwf_import_wisdom_from_filename(path.c_str()); // absent: nothing to learn
+    }
+    void saveWisdom()
+    {
+        namespace fs = std::filesystem;
+        const auto path = wisdomPath();
+        if (path.empty()) return;
+        std::error_code ec;
+        fs::create_directories(path.parent_path(), ec);
+        const fs::path tmp = path.string() + ".tmp" + std::to_string(reinterpret_cast<std::uintptr_t>(this));
+        if (fftwf_export_wisdom_to_filename(tmp.c_str())) fs::rename(tmp, path, ec);
+        if (ec) fs::remove(tmp, ec); // a cache: failing to keep it only costs planning time
+    }
+
+    std::map<std::tuple<int, int, int>, PlanPair> plans_;
+    bool wisdomLoaded_ = false;
+};
+
+// Spectra of kernels placed at negative offsets (so the circular product is the correlation),
+// 1/(n0*n1) folded in; the last few are kept by kernel content and transform size.
+class SpectrumCache {
+public:
+    static SpectrumCache& instance()
+    {
+        static SpectrumCache cache;
+        return cache;
+    }
+
+    std::shared_ptr<const std::vector<cfloat>> get(const Kernel& k, int n0, int n1)
+    {
+        std::string key(reinterpret_cast<const char*>(k.values.data()), k.values.size() * sizeof(float));
+        for (int v : {k.width, k.height, n0, n1}) key.append(reinterpret_cast<const char*>(&v), sizeof v);
+        {
+            std::lock_guard lock(mutex_);
+            for (auto it = entries_.begin(); it != entries_.end(); ++it)
+                if (it->first == key) {
+                    entries_.splice(entries_.begin(), entries_, it);
+                    return it->second;
+                }
+        }
+        const PlanPair plans = PlanCache::instance().get(n0, n1, 1);
+        const std::size_t realSize = static_cast<std::size_t>(n0) * n1;
+        const int n1c = n1 / 2 + 1;
+        auto real = fftwAlloc<float>(realSize);
+        auto spec = fftwAlloc<fftwf_complex>(static_cast<std::size_t>(n0) * n1c);
+        std::fill(real.get(), real.get() + realSize, 0.0f);
+        const float norm = 1.0f / static_cast<float>(realSize);
+        for (int v = 0; v < k.height; ++v)
+            for (int u = 0; u < k.width; ++u)
+                real[static_cast<std::size_t>((n0 - v) % n0) * n1 + (n1 - u) % n1] += k.at(v, u) * norm;
+        fftwf_execute_dft_r2c(plans.forward, real.get(), spec.get());
+        auto out = std::make_shared<std::vector<cfloat>>(reinterpret_cast<cfloat*>(spec.get()),
+                                                         reinterpret_cast<cfloat*>(spec.get()) + std::size_t(n0) * n1c);
+        std::lock_guard lock(mutex_);
+        entries_.emplace_front(std::move(key), out);
+        if (entries_.size() > 8) entries_.pop_back();
+        return out;
+    }
+
+private:
+    std::mutex mutex_;
+    std::list<std::pair<std::string, std::shared_ptr<const std::vector<cfloat>>>> entries_;
+};
 
 } // namespace
 
@@ -73,90 +177,91 @@ int fftFriendlySize(int n)
     }
 }
 
+FftTiling fftTiling(int w, int h, int kw, int kh)
+{
+    FftTiling t;
+    const int pw = w + kw - 1, ph = h + kh - 1;
+    // One tile while the whole padded image is small; otherwise tiles a few times the kernel's
+    // extent, so most of each transform is output.
+    auto side = [](int padded, int k) {
+        const int tile = fftFriendlySize(std::max(256, 4 * (k - 1)));
+        return padded <= std::max(1024, tile) ? fftFriendlySize(padded) : tile;
+    };
+    t.n0 = side(ph, kh);
+    t.n1 = side(pw, kw);
+    t.outH = std::min(h, t.n0 - kh + 1);
+    t.outW = std::min(w, t.n1 - kw + 1);
+    t.tilesY = (h + t.outH - 1) / t.outH;
+    t.tilesX = (w + t.outW - 1) / t.outW;
+    return t;
+}
+
 void runFft(const Job& job, Image& out, StageClock& clock)
 {
     const Image& in = *job.in;
     const Kernel& k = job.kernel;
     const int w = in.width, h = in.height, nc = job.channels;
-    const int left = k.ax(), right = k.width - 1 - k.ax();
-    const int top = k.ay(), bottom = k.height - 1 - k.ay();
-    const int pw = w + left + right, ph = h + top + bottom;
-    const int n0 = fftFriendlySize(ph), n1 = fftFriendlySize(pw);
-    const int n1c = n1 / 2 + 1;
+    const int left = k.ax(), top = k.ay();
+    const FftTiling t = fftTiling(w, h, k.width, k.height);
+    const int n0 = t.n0, n1 = t.n1, n1c = n1 / 2 + 1;
     const std::size_t realSize = static_cast<std::size_t>(n0) * n1;
     const std::size_t specSize = static_cast<std::size_t>(n0) * n1c;
 
-    auto real = fftwAlloc<float>(realSize * nc);
-    auto spec = fftwAlloc<fftwf_complex>(specSize * nc);
-    auto kreal = fftwAlloc<float>(realSize);
-    auto kspec = fftwAlloc<fftwf_complex>(specSize);
-
-    std::unique_ptr<Plan> forward, backward, kernelPlan;
-    {
-        std::lock_guard lock(plannerMutex());
-        setPlannerThreads(job.threads);
-        const int dims[2] = {n0, n1};
-        forward = std::make_unique<Plan>(fftwf_plan_many_dft_r2c(
-            2, dims, nc, real.get(), nullptr, 1, static_cast<int>(realSize), spec.get(), nullptr, 1,
-            static_cast<int>(specSize), FFTW_ESTIMATE));
-        backward = std::make_unique<Plan>(fftwf_plan_many_dft_c2r(
-            2, dims, nc, spec.get(), nullptr, 1, static_cast<int>(specSize), real.get(), nullptr, 1,
-            static_cast<int>(realSize), FFTW_ESTIMATE));
-        kernelPlan = std::make_unique<Plan>(fftwf_plan_dft_r2c_2d(n0, n1, kreal.get(), kspec.get(), FFTW_ESTIMATE));
-    }
+    const PlanPair plans = PlanCache::instance().get(n0, n1, nc);
+    const auto kspec = SpectrumCache::instance().get(k, n0, n1);
     clock.mark("plan");
 
-    // Kernel at negative offsets, 1/(n0*n1) folded in.
-    std::fill(kreal.get(), kreal.get() + realSize, 0.0f);
-    const float norm = 1.0f / static_cast<float>(realSize);
-    for (int v = 0; v < k.height; ++v)
-        for (int u = 0; u < k.width; ++u)
-            kreal[static_cast<std::size_t>((n0 - v) % n0) * n1 + (n1 - u) % n1] = k.at(v, u) * norm;
-    fftwf_execute(kernelPlan->p);
-    job.checkCancel();
+    // Source column of every padded column (-1: the constant).
+    std::vector<int> colMap(static_cast<std::size_t>(w + k.width - 1));
+    for (std::size_t j = 0; j < colMap.size(); ++j)
+        colMap[j] = borderIndex(static_cast<long long>(j) - left, w, job.border.mode);
+    const float scale = static_cast<float>(job.scale), offset = static_cast<float>(job.offset);
+    const float fill = job.border.value;
 
-    // Padded planes, zero beyond.
-    for (int c = 0; c < nc; ++c) {
-        float* plane = real.get() + c * realSize;
-        std::vector<float> padded(static_cast<std::size_t>(pw) * ph);
-        padPlane(in.plane(c), w, h, job.border, top, bottom, left, right, padded.data());
-        for (int y = 0; y < n0; ++y) {
-            float* row = plane + static_cast<std::size_t>(y) * n1;
-            if (y < ph) {
-                std::memcpy(row, padded.data() + static_cast<std::size_t>(y) * pw, sizeof(float) * pw);
-                std::fill(row + pw, row + n1, 0.0f);
-            } else {
-                std::fill(row, row + n1, 0.0f);
+    const int tiles = t.tilesX * t.tilesY;
+    parallelFor(tiles, job.threads, [&](int t0, int t1) {
+        auto real = fftwAlloc<float>(realSize * nc);
+        auto spec = fftwAlloc<fftwf_complex>(specSize * nc);
+        for (int ti = t0; ti < t1; ++ti) {
+            job.checkCancel();
+            const int oy = (ti / t.tilesX) * t.outH, ox = (ti % t.tilesX) * t.outW;
+            const int oh = std::min(t.outH, h - oy), ow = std::min(t.outW, w - ox);
+            const int rows = oh + k.height - 1, cols = ow + k.width - 1; // input region, padded coords
+            for (int c = 0; c < nc; ++c) {
+                const float* src = in.plane(c);
+                float* plane = real.get() + c * realSize;
+                for (int r = 0; r < n0; ++r) {
+                    float* row = plane + static_cast<std::size_t>(r) * n1;
+                    const int sy = r < rows ? borderIndex(static_cast<long long>(oy) + r - top, h, job.border.mode) : -2;
+                    if (sy < 0) {
+                        std::fill(row, row + n1, sy == -1 ? fill : 0.0f);
+                        std::fill(row + std::min(cols, n1), row + n1, 0.0f);
+                        continue;
+                    }
+                    const float* s = src + static_cast<std::size_t>(sy) * w;
+                    const int* cm = colMap.data() + ox;
+                    for (int j = 0; j < cols; ++j) row[j] = cm[j] < 0 ? fill : s[cm[j]];
+                    std::fill(row + cols, row + n1, 0.0f);
+                }
+            }
+            fftwf_execute_dft_r2c(plans.forward, real.get(), spec.get());
+            auto* sp = reinterpret_cast<cfloat*>(spec.get());
+            const cfloat* ks = kspec->data();
+            for (int c = 0; c < nc; ++c)
+                for (std::size_t i = 0; i < specSize; ++i) sp[c * specSize + i] *= ks[i];
+            fftwf_execute_dft_c2r(plans.backward, spec.get(), real.get());
+            for (int c = 0; c < nc; ++c) {
+                const float* plane = real.get() + c * realSize;
+                float* dst = out.plane(c);
+                for (int y = 0; y < oh; ++y) {
+                    const float* s = plane + static_cast<std::size_t>(y) * n1;
+                    float* o = dst + static_cast<std::size_t>(oy + y) * w + ox;
+                    for (int x = 0; x < ow; ++x) o[x] = scale * s[x] + offset;
+                }
             }
         }
-    }
-    clock.mark("pad");
-    job.checkCancel();
-
-    fftwf_execute(forward->p);
-    job.checkCancel();
-    parallelFor(nc * n0, job.threads, [&](int r0, int r1) {
-        for (int r = r0; r < r1; ++r) {
-            auto* s = reinterpret_cast<std::complex<float>*>(spec.get() + static_cast<std::size_t>(r) * n1c);
-            const auto* kk = reinterpret_cast<const std::complex<float>*>(kspec.get() + static_cast<std::size_t>(r % n0) * n1c);
-            for (int x = 0; x < n1c; ++x) s[x] *= kk[x];
-        }
     });
-    job.checkCancel();
-    fftwf_execute(backward->p);
     clock.mark("transform");
-
-    const float scale = static_cast<float>(job.scale), offset = static_cast<float>(job.offset);
-    for (int c = 0; c < nc; ++c) {
-        const float* plane = real.get() + c * realSize;
-        float* dst = out.plane(c);
-        for (int y = 0; y < h; ++y) {
-            const float* s = plane + static_cast<std::size_t>(y) * n1;
-            float* o = dst + static_cast<std::size_t>(y) * w;
-            for (int x = 0; x < w; ++x) o[x] = scale * s[x] + offset;
-        }
-    }
-    clock.mark("crop");
 }
 
 } // namespace convlab::detail

@@ -62,4 +62,11 @@ void runFft(const Job& job, Image& out, StageClock& clock);
 // Smallest n' >= n of the form 2^a 3^b 5^c 7^d.
 int fftFriendlySize(int n);
 
+// Overlap-save tiling of a w x h image for a kw x kh kernel: transform size n0 x n1, output
+// tile outW x outH, tilesX x tilesY tiles.
+struct FftTiling {
+    int n0 = 0, n1 = 0, outW = 0, outH = 0, tilesX = 0, tilesY = 0;
+};
+FftTiling fftTiling(int w, int h, int kw, int kh);
+
 } // namespace convlab::detail
