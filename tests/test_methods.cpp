@@ -9,6 +9,7 @@
 #include "convlab/convolve.h"
 #include "convlab/error.h"
 #include "methods.h"
+#include "planner.h"
 #include "testutil.h"
 
 using namespace convlab;
@@ -263,13 +264,32 @@ private slots:
         QCOMPARE(int(rep.singularValues.size()), 3);
         p.kernel = randomKernel(31, 31, KernelKind::Dense, 2);
         convolve(in, p, &rep);
-        QCOMPARE(rep.method, Method::Fft);
-        QVERIFY(!rep.reason.empty());
+        QCOMPARE(int(rep.estimates.size()), 3);
+        const auto cheapest = std::min_element(rep.estimates.begin(), rep.estimates.end(),
+                                               [](auto& a, auto& b) { return a.ms < b.ms; });
+        QCOMPARE(rep.method, cheapest->method); // auto takes the cheapest estimate
+        QVERIFY(rep.reason.find(methodName(rep.method)) != std::string::npos);
         // Auto gives exactly what the method it picked gives.
         const Image a = convolve(in, p, &rep);
         p.method = rep.method;
         const Image b = convolve(in, p);
         QCOMPARE(a.data, b.data);
+    }
+
+    // The measured cost model: positive constants, a cache that is reused, sane orderings.
+    void costModel()
+    {
+        const CostModel& m = cpuCostModel();
+        QVERIFY(m.directPerTap > 0 && m.separablePerTap > 0 && m.fftPerPoint > 0);
+        QVERIFY(!m.cpu.empty());
+        const Kernel big = randomKernel(63, 63, KernelKind::Dense, 1);
+        const Kernel small = randomKernel(3, 3, KernelKind::Dense, 1);
+        const auto eBig = detail::estimateCpu(m, 4096, 4096, 1, big, 63, 1);
+        const auto eSmall = detail::estimateCpu(m, 4096, 4096, 1, small, 3, 1);
+        // 3969 taps per pixel cost more than 9; the FFT's cost hardly depends on the kernel.
+        QVERIFY(eBig[0].ms > 100 * eSmall[0].ms);
+        QVERIFY(eBig[2].ms < 4 * eSmall[2].ms);
+        QVERIFY(eBig[2].ms < eBig[0].ms);
     }
 
     void invalidInputsThrow()

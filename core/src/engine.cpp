@@ -9,6 +9,7 @@
 #include "convlab/convolve.h"
 #include "convlab/error.h"
 #include "methods.h"
+#include "planner.h"
 #include "threadpool.h"
 
 namespace convlab {
@@ -30,36 +31,29 @@ void StageClock::mark(const char* name)
 
 namespace {
 
-// Kernel area above which the FFT wins over the direct sum on a typical CPU. A first rule;
-// the measured planner replaces it.
-constexpr int kFftArea = 15 * 15;
-
 struct Choice {
     Method method;
     std::string reason;
 };
 
-Choice chooseMethod(const Kernel& k, const SeparableFactors& f)
+// Picks the cheapest method by the measured cost model and says why, with the numbers.
+Choice chooseMethod(const Kernel& k, const SeparableFactors& f, const std::vector<MethodEstimate>& est)
 {
-    const int area = k.width * k.height;
-    const int sepCost = f.rank * (k.width + k.height);
+    if (k.width * k.height == 1) return {Method::Direct, "1x1 kernel: a single multiply per pixel"};
+    const auto best = std::min_element(est.begin(), est.end(),
+                                       [](const MethodEstimate& a, const MethodEstimate& b) { return a.ms < b.ms; });
     std::ostringstream why;
-    if (area == 1) return {Method::Direct, "1x1 kernel: a single multiply per pixel"};
-    if (f.rank == 1) {
-        why << "rank 1: one row and one column pass (" << k.width + k.height << " taps/px instead of " << area << ")";
-        return {Method::Separable, why.str()};
+    why.precision(3);
+    why << methodName(best->method);
+    if (best->method == Method::Separable) why << " (rank " << f.rank << ")";
+    why << " estimated " << best->ms << " ms, the cheapest of";
+    for (const MethodEstimate& e : est) {
+        why << ' ' << methodName(e.method);
+        if (e.method == Method::Separable) why << "/rank " << e.rank;
+        why << ' ' << e.ms << " ms" << (&e == &est.back() ? "" : ",");
     }
-    if (2 * sepCost <= area && sepCost < kFftArea) {
-        why << "rank " << f.rank << ": " << f.rank << " pass pairs (" << sepCost << " taps/px) beat " << area
-            << " direct taps";
-        return {Method::Separable, why.str()};
-    }
-    if (area >= kFftArea) {
-        why << "kernel area " << area << " >= " << kFftArea << ": FFT cost grows with the image, not the kernel";
-        return {Method::Fft, why.str()};
-    }
-    why << "rank " << f.rank << ", area " << area << ": the direct sum is cheapest";
-    return {Method::Direct, why.str()};
+    why << " (cost model measured on this CPU)";
+    return {best->method, why.str()};
 }
 
 } // namespace
@@ -145,7 +139,9 @@ Image convolve(const Image& in, const ConvolveParams& p, RunReport* report)
     }
     Method method = p.method;
     if (method == Method::Auto) {
-        const Choice c = chooseMethod(job.kernel, factors);
+        rep.estimates = estimateCpu(cpuCostModel(), in.width, in.height, job.channels, job.kernel, factors.rank,
+                                    job.threads);
+        const Choice c = chooseMethod(job.kernel, factors, rep.estimates);
         method = c.method;
         rep.reason = c.reason;
     } else {

@@ -47,10 +47,18 @@ struct StageTiming {
     double ms = 0.0;
 };
 
+// The planner's estimate for one method on one run (auto compares these).
+struct MethodEstimate {
+    Method method = Method::Direct;
+    double ms = 0.0;
+    int rank = 0; // passes for separable
+};
+
 struct RunReport {
     Method method = Method::Direct;   // the method that ran
     Device device = Device::Cpu;      // the device that ran
     std::string reason;               // why auto chose it (or "requested")
+    std::vector<MethodEstimate> estimates; // what auto compared (empty unless auto ran)
     int rank = -1;                    // separable rank used (-1: not computed)
     std::vector<double> singularValues;
     double effectiveScale = 1.0;      // scale after normalize
@@ -87,6 +95,23 @@ SvdInfo analyzeRank(const Kernel& k);
 
 // Kernel after semantics: correlation-form kernel (flipped for convolution) and its anchor.
 Kernel correlationKernel(const Kernel& k, Semantics s);
+
+// The CPU planner's cost model: constants measured on this machine by a short calibration
+// (a fraction of a second), cached in the user's cache directory and measured again when the
+// CPU changes. Times in nanoseconds, single thread.
+struct CostModel {
+    double directPerTap = 0;   // per output value and kernel tap
+    double directPerPixel = 0; // per output value
+    double separablePerTap = 0;
+    double separablePerPixel = 0;
+    double fftPerPoint = 0;    // per transform point and log2(size), both directions together
+    double fftPerPixel = 0;
+    std::string cpu;           // what the constants were measured on
+    bool fromCache = false;
+};
+const CostModel& cpuCostModel();
+// Forgets the cached constants and measures again (also rewrites the cache).
+const CostModel& recalibrateCpuCostModel();
 
 // Statistics of a - b over every channel (same shape required), OIIO CompareResults-style.
 struct DiffStats {

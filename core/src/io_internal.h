@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Pieces shared by the file readers and writers (npy.cpp, io.cpp, io_opencv.cpp).
+#pragma once
+#include <string>
+
+#include "convlab/image.h"
+#include "convlab/io.h"
+
+namespace convlab::detail {
+
+// Lower-case extension with its dot (".png"), or "" when the name has none.
+std::string lowerExtension(const std::string& path);
+
+// Throws "cannot open 'path': no such file" (or "is a directory") before a reader starts.
+void requireInputFile(const std::string& path);
+
+// Throws when `img` is not a well-formed image (empty, channels out of 1..4, data size wrong).
+void requireSavableImage(const Image& img, const std::string& path);
+
+// mapSample bound to one image and one integer target depth (lo/hi from the image's finite
+// values, over all channels). Returns whole numbers in [0, depthMax(target)].
+class SampleMapping {
+public:
+    SampleMapping(const Image& img, SampleDepth target, OutputMap map);
+    double operator()(float v) const { return mapSample(v, map_, srcMax_, dstMax_, lo_, hi_); }
+
+private:
+    OutputMap map_;
+    double srcMax_, dstMax_, lo_ = 0.0, hi_ = 0.0;
+};
+
+// Image formats through OpenCV imgcodecs (io_opencv.cpp), or errors saying they are not built
+// in (io_noopencv.cpp).
+Image loadImageOpenCV(const std::string& path);
+void saveImageOpenCV(const Image& img, const std::string& path, const SaveOptions& opts);
+
+} // namespace convlab::detail

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Builds without OpenCV read and write .npy only.
+#include "convlab/error.h"
+#include "convlab/io.h"
+#include "io_internal.h"
+
+namespace convlab {
+
+bool imageFormatsAvailable() { return false; }
+
+namespace detail {
+
+namespace {
+constexpr const char* kNoFormats = "image formats need OpenCV; this build reads and writes .npy only";
+}
+
+Image loadImageOpenCV(const std::string& path) { throw Error("cannot read '" + path + "': " + kNoFormats); }
+
+void saveImageOpenCV(const Image&, const std::string& path, const SaveOptions&)
+{
+    throw Error("cannot write '" + path + "': " + kNoFormats);
+}
+
+} // namespace detail
+} // namespace convlab

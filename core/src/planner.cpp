@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The auto planner's cost model. Each method's time is modelled as a per-pixel cost plus a
+// per-tap (direct, separable) or per-transform-point (FFT) cost; the constants are measured
+// here on small synthetic runs, single-threaded, and cached per CPU.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+
+#include "methods.h"
+#include "planner.h"
+#include "rowkernels.h"
+#include "threadpool.h"
+
+namespace convlab {
+namespace detail {
+namespace {
+
+constexpr int kModelVersion = 1;
+
+std::string cpuIdentity()
+{
+    std::ifstream f("/proc/cpuinfo");
+    std::string line, model = "unknown cpu";
+    while (std::getline(f, line))
+        if (line.rfind("model name", 0) == 0) {
+            model = line.substr(line.find(':') + 2);
+            break;
+        }
+    return model + " | " + rowKernels().isa + " | " + std::to_string(hardwareThreads()) + " threads";
+}
+
+std::filesystem::path cachePath()
+{
+    namespace fs = std::filesystem;
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "convlab" / "cpu-planner.json";
+    if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".cache" / "convlab" / "cpu-planner.json";
+    return {};
+}
+
+// Best of `runs` wall times of fn(), in ns.
+template <class F> double bestNs(int runs, F&& fn)
+{
+    double best = INFINITY;
+    for (int i = 0; i < runs; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        fn();
+        best = std::min(best, std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count());
+    }
+    return best;
+}
+
+CostModel measure()
+{
+    const int w = 384, h = 384;
+    Image img(w, h, 1);
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> uni(0.0f, 255.0f);
+    for (float& v : img.data) v = uni(rng);
+    Image out(w, h, 1);
+    auto job = [&](int kw, int kh) {
+        Job j;
+        j.in = &img;
+        j.channels = 1;
+        j.kernel = Kernel(kw, kh, std::vector<float>(static_cast<std::size_t>(kw) * kh, 0.01f));
+        j.border = {BorderMode::Reflect, 0.0f};
+        j.threads = 1;
+        return j;
+    };
+    StageClock clock(nullptr);
+    const double px = double(w) * h;
+    CostModel m;
+    // Direct: 9 and 121 taps.
+    const Job d3 = job(3, 3), d11 = job(11, 11);
+    const double tD3 = bestNs(3, [&] { runDirect(d3, out, clock); }) / px;
+    const double tD11 = bestNs(3, [&] { runDirect(d11, out, clock); }) / px;
+    m.directPerTap = std::max((tD11 - tD3) / (121 - 9), 1e-3);
+    m.directPerPixel = std::max(tD3 - 9 * m.directPerTap, 0.0);
+    // Separable, rank 1: 3+3 and 31+31 taps.
+    const Job s3 = job(3, 3), s31 = job(31, 31);
+    const SeparableFactors f3 = separableFactors(s3.kernel), f31 = separableFactors(s31.kernel);
+    const double tS3 = bestNs(3, [&] { runSeparable(s3, f3, out, clock); }) / px;
+    const double tS31 = bestNs(3, [&] { runSeparable(s31, f31, out, clock); }) / px;
+    m.separablePerTap = std::max((tS31 - tS3) / (62 - 6), 1e-3);
+    m.separablePerPixel = std::max(tS3 - 6 * m.separablePerTap, 0.0);
+    // FFT: one tile of the whole image with a 9x9 and a tiled run with a 31x31 kernel on a
+    // wider image, to separate the per-point transform cost from the per-pixel gather.
+    const Job f9 = job(9, 9);
+    runFft(f9, out, clock); // plans and spectra outside the timing
+    const double tF = bestNs(3, [&] { runFft(f9, out, clock); });
+    const FftTiling t = fftTiling(w, h, 9, 9);
+    const double points = double(t.n0) * t.n1 * std::log2(double(t.n0) * t.n1) * t.tilesX * t.tilesY;
+    m.fftPerPixel = m.directPerPixel; // gather and crop move the data like the direct pass does
+    m.fftPerPoint = std::max((tF - m.fftPerPixel * px) / points, 1e-4);
+    m.cpu = cpuIdentity();
+    return m;
+}
+
+bool load(CostModel& m)
+{
+    const auto path = cachePath();
+    std::ifstream f(path);
+    if (path.empty() || !f) return false;
+    try {
+        const auto j = nlohmann::json::parse(f);
+        if (j.at("version").get<int>() != kModelVersion || j.at("cpu").get<std::string>() != cpuIdentity())
+            return false;
+        m.directPerTap = j.at("direct_per_tap_ns");
+        m.directPerPixel = j.at("direct_per_pixel_ns");
+        m.separablePerTap = j.at("separable_per_tap_ns");
+        m.separablePerPixel = j.at("separable_per_pixel_ns");
+        m.fftPerPoint = j.at("fft_per_point_ns");
+        m.fftPerPixel = j.at("fft_per_pixel_ns");
+        m.cpu = j.at("cpu");
+        m.fromCache = true;
+        return m.directPerTap > 0 && m.separablePerTap > 0 && m.fftPerPoint > 0;
+    } catch (const std::exception&) {
+        return false; // a damaged cache is measured again
+    }
+}
+
+void save(const CostModel& m)
+{
+    namespace fs = std::filesystem;
+    const auto path = cachePath();
+    if (path.empty()) return;
+    nlohmann::json j{{"version", kModelVersion},           {"cpu", m.cpu},
+                     {"direct_per_tap_ns", m.directPerTap}, {"direct_per_pixel_ns", m.directPerPixel},
+                     {"separable_per_tap_ns", m.separablePerTap}, {"separable_per_pixel_ns", m.separablePerPixel},
+                     {"fft_per_point_ns", m.fftPerPoint},   {"fft_per_pixel_ns", m.fftPerPixel}};
+    std::error_code ec;
+    fs::create_directories(path.parent_path(), ec);
+    const fs::path tmp = path.string() + ".tmp" + std::to_string(std::random_device{}());
+    {
+        std::ofstream f(tmp);
+        f << j.dump(2) << '\n';
+        if (!f) {
+            fs::remove(tmp, ec);
+            return;
+        }
+    }
+    fs::rename(tmp, path, ec);
+    if (ec) fs::remove(tmp, ec); // a cache: failing to keep it costs a calibration next time
+}
+
+std::mutex gModelMutex;
+std::unique_ptr<CostModel> gModel;
+
+} // namespace
+
+std::vector<MethodEstimate> estimateCpu(const CostModel& m, int w, int h, int channels, const Kernel& k,
+                                        int rank, int threads)
+{
+    const double values = double(w) * h * channels;
+    const double par = std::max(1, std::min(threads, h));
+    const int taps = k.width * k.height;
+    std::vector<MethodEstimate> e;
+    e.push_back({Method::Direct, values * (m.directPerPixel + m.directPerTap * taps) / par / 1e6, 0});
+    if (rank >= 0)
+        e.push_back({Method::Separable,
+                     values * (m.separablePerPixel + m.separablePerTap * rank * (k.width + k.height)) / par / 1e6,
+                     rank});
+    const FftTiling t = fftTiling(w, h, k.width, k.height);
+    const double n = double(t.n0) * t.n1;
+    const double points = n * std::log2(std::max(n, 2.0)) * t.tilesX * t.tilesY * channels;
+    const double fftPar = std::max(1, std::min(threads, t.tilesX * t.tilesY));
+    e.push_back({Method::Fft, (values * m.fftPerPixel + points * m.fftPerPoint) / fftPar / 1e6, 0});
+    return e;
+}
+
+} // namespace detail
+
+const CostModel& cpuCostModel()
+{
+    std::lock_guard lock(detail::gModelMutex);
+    if (!detail::gModel) {
+        auto m = std::make_unique<CostModel>();
+        if (!detail::load(*m)) {
+            *m = detail::measure();
+            detail::save(*m);
+        }
+        detail::gModel = std::move(m);
+    }
+    return *detail::gModel;
+}
+
+const CostModel& recalibrateCpuCostModel()
+{
+    std::lock_guard lock(detail::gModelMutex);
+    if (!detail::gModel) detail::gModel = std::make_unique<CostModel>();
+    *detail::gModel = detail::measure(); // in place: references handed out stay valid
+    detail::save(*detail::gModel);
+    return *detail::gModel;
+}
+
+} // namespace convlab
