@@ -58,7 +58,7 @@ KernelSpec parseKernelJson(std::string_view json);
 std::string kernelToJson(const KernelSpec& spec);
 
 // Resolves a CLI/GUI kernel spec: "preset:NAME[:k=v,...]", a path to a .json or text file
-// (when such a file exists), otherwise inline text.
+// (when such a file exists), inline JSON (a spec starting with "{"), otherwise inline text.
 KernelSpec loadKernelSpec(std::string_view spec);
 // Writes a kernel file: .json gives the JSON form, anything else the text form. Atomic.
 void saveKernelFile(const KernelSpec& spec, const std::string& path);
