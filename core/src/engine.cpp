@@ -8,6 +8,7 @@
 
 #include "convlab/convolve.h"
 #include "convlab/error.h"
+#include "convlab/gpu.h"
 #include "methods.h"
 #include "planner.h"
 #include "threadpool.h"
@@ -98,16 +99,28 @@ Image convolve(const Image& in, const ConvolveParams& p, RunReport* report)
     rep = RunReport{};
     StageClock clock(&rep.stages);
 
-    if (p.device == Device::Cuda) {
+    if (p.device != Device::Cpu) {
         std::string why;
-        if (!cudaAvailable(&why)) throw Error("CUDA unavailable: " + why);
-        throw Error("the CUDA backend is not available in this build");
+        if (auto gpu = GpuSession::create(&why)) {
+            try {
+                gpu->setImage(in);
+                clock.mark("upload");
+                Image out = gpu->run(p, &rep);
+                rep.totalMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+                return out;
+            } catch (const Error& e) {
+                if (p.device == Device::Cuda) throw;
+                rep = RunReport{};
+                rep.notices.push_back(std::string("the GPU run failed (") + e.what() + "): ran on the CPU instead");
+                clock.restart();
+            }
+        } else if (p.device == Device::Cuda) {
+            throw Error("CUDA unavailable: " + why);
+        } else {
+            rep.notices.push_back("running on the CPU: CUDA unavailable (" + why + ")");
+        }
     }
     rep.device = Device::Cpu;
-    if (p.device == Device::Auto) {
-        std::string why;
-        if (!cudaAvailable(&why)) rep.notices.push_back("running on the CPU: CUDA unavailable (" + why + ")");
-    }
 
     Job job;
     job.in = &in;

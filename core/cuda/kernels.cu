@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// CUDA kernels of the three methods. The border maths is convlab/border.h, the same header the
+// CPU uses, so the backends differ only in their loops.
+#include <algorithm>
+
+#include "convlab/error.h"
+#include "launchers.h"
+
+namespace convlab::cuda {
+namespace {
+
+__constant__ float cKernel[kConstantKernelValues];
+
+constexpr int kTileX = 32, kTileY = 8;
+
+__device__ __forceinline__ float fetch(const float* plane, int w, int h, long long y, long long x, const Geometry& g)
+{
+    const int sy = borderIndex(y, h, g.mode), sx = borderIndex(x, w, g.mode);
+    return (sy < 0 || sx < 0) ? g.cval : __ldg(plane + static_cast<size_t>(sy) * w + sx);
+}
+
+// One block: kTileX x kTileY outputs; the input tile with its halo goes to shared memory once,
+// with the border rule applied while loading.
+template <bool kConstant>
+__global__ void directShared(const float* __restrict__ in, float* __restrict__ out, Geometry g,
+                             const float* __restrict__ gk)
+{
+    extern __shared__ float tile[];
+    const int tw = kTileX + g.kw - 1, th = kTileY + g.kh - 1;
+    const int c = blockIdx.z;
+    const float* src = in + static_cast<size_t>(c) * g.w * g.h;
+    const int x0 = blockIdx.x * kTileX, y0 = blockIdx.y * kTileY;
+    for (int i = threadIdx.y * kTileX + threadIdx.x; i < tw * th; i += kTileX * kTileY) {
+        const int ty = i / tw, tx = i - ty * tw;
+        tile[i] = fetch(src, g.w, g.h, static_cast<long long>(y0) + ty - g.ay, static_cast<long long>(x0) + tx - g.ax, g);
+    }
+    __syncthreads();
+    const int x = x0 + threadIdx.x, y = y0 + threadIdx.y;
+    if (x >= g.w || y >= g.h) return;
+    float acc = 0.0f;
+    const float* t = tile + threadIdx.y * tw + threadIdx.x;
+    for (int v = 0; v < g.kh; ++v) {
+        const float* kr = (kConstant ? cKernel : gk) + v * g.kw;
+        const float* tr = t + v * tw;
+        for (int u = 0; u < g.kw; ++u) acc = fmaf(kr[u], tr[u], acc);
+    }
+    out[static_cast<size_t>(c) * g.w * g.h + static_cast<size_t>(y) * g.w + x] = fmaf(g.scale, acc, g.offset);
+}
+
+// Kernels too large for a shared tile: every tap read through the L1/L2 caches.
+__global__ void directGlobal(const float* __restrict__ in, float* __restrict__ out, Geometry g,
+                             const float* __restrict__ gk)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    const int c = blockIdx.z;
+    if (x >= g.w || y >= g.h) return;
+    const float* src = in + static_cast<size_t>(c) * g.w * g.h;
+    float acc = 0.0f;
+    for (int v = 0; v < g.kh; ++v)
+        for (int u = 0; u < g.kw; ++u)
+            acc = fmaf(__ldg(gk + v * g.kw + u),
+                       fetch(src, g.w, g.h, static_cast<long long>(y) - g.ay + v, static_cast<long long>(x) - g.ax + u, g), acc);
+    out[static_cast<size_t>(c) * g.w * g.h + static_cast<size_t>(y) * g.w + x] = fmaf(g.scale, acc, g.offset);
+}
+
+constexpr int kRowThreads = 128;
+
+// tmp(r, x) = sum_u f[u] * P(r, x + u) for padded rows r in [0, h + kh - 1).
+__global__ void rowPass(const float* __restrict__ in, float* __restrict__ tmp, Geometry g, const float* __restrict__ f)
+{
+    extern __shared__ float seg[];
+    const int r = blockIdx.y, c = blockIdx.z;
+    const int ph = g.h + g.kh - 1;
+    const int x0 = blockIdx.x * kRowThreads;
+    const float* src = in + static_cast<size_t>(c) * g.w * g.h;
+    const int sy = borderIndex(static_cast<long long>(r) - g.ay, g.h, g.mode);
+    const int len = kRowThreads + g.kw - 1;
+    for (int i = threadIdx.x; i < len; i += kRowThreads) {
+        const int sx = borderIndex(static_cast<long long>(x0) + i - g.ax, g.w, g.mode);
+        seg[i] = (sy < 0 || sx < 0) ? g.cval : __ldg(src + static_cast<size_t>(sy) * g.w + sx);
+    }
+    __syncthreads();
+    const int x = x0 + threadIdx.x;
+    if (x >= g.w) return;
+    float acc = 0.0f;
+    for (int u = 0; u < g.kw; ++u) acc = fmaf(__ldg(f + u), seg[threadIdx.x + u], acc);
+    tmp[(static_cast<size_t>(c) * ph + r) * g.w + x] = acc;
+}
+
+// out(y, x) (+)= sum_v f[v] * tmp(y + v, x): consecutive threads read consecutive x (coalesced).
+__global__ void colPass(const float* __restrict__ tmp, float* __restrict__ out, Geometry g, const float* __restrict__ f,
+                        bool accumulate, bool last)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    const int c = blockIdx.z;
+    if (x >= g.w || y >= g.h) return;
+    const int ph = g.h + g.kh - 1;
+    const float* t = tmp + (static_cast<size_t>(c) * ph + y) * g.w + x;
+    float acc = 0.0f;
+    for (int v = 0; v < g.kh; ++v) acc = fmaf(__ldg(f + v), t[static_cast<size_t>(v) * g.w], acc);
+    float* o = out + static_cast<size_t>(c) * g.w * g.h + static_cast<size_t>(y) * g.w + x;
+    float value = accumulate ? *o + acc : acc;
+    if (last) value = fmaf(g.scale, value, g.offset);
+    *o = value;
+}
+
+__global__ void padEmbed(const float* __restrict__ in, float* __restrict__ padded, Geometry g, int n0, int n1)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    const int c = blockIdx.z;
+    if (x >= n1 || y >= n0) return;
+    const int ph = g.h + g.kh - 1, pw = g.w + g.kw - 1;
+    float v = 0.0f;
+    if (y < ph && x < pw)
+        v = fetch(in + static_cast<size_t>(c) * g.w * g.h, g.w, g.h, static_cast<long long>(y) - g.ay,
+                  static_cast<long long>(x) - g.ax, g);
+    padded[(static_cast<size_t>(c) * n0 + y) * n1 + x] = v;
+}
+
+__global__ void spectrumProduct(float2* __restrict__ s, const float2* __restrict__ k, long long perChannel, int channels)
+{
+    const long long n = perChannel * channels;
+    for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+         i += static_cast<long long>(gridDim.x) * blockDim.x) {
+        const float2 a = s[i], b = __ldg(k + i % perChannel);
+        s[i] = make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+    }
+}
+
+__global__ void crop(const float* __restrict__ padded, float* __restrict__ out, Geometry g, int n0, int n1)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    const int c = blockIdx.z;
+    if (x >= g.w || y >= g.h) return;
+    out[static_cast<size_t>(c) * g.w * g.h + static_cast<size_t>(y) * g.w + x] =
+        fmaf(g.scale, padded[(static_cast<size_t>(c) * n0 + y) * n1 + x], g.offset);
+}
+
+void check(cudaError_t err, const char* what)
+{
+    if (err != cudaSuccess) throw Error(std::string("CUDA ") + what + ": " + cudaGetErrorString(err));
+}
+
+dim3 grid2d(int w, int h, int channels, dim3 block)
+{
+    return dim3((w + block.x - 1) / block.x, (h + block.y - 1) / block.y, channels);
+}
+
+} // namespace
+
+bool uploadConstantKernel(const float* hostValues, int count, cudaStream_t stream)
+{
+    if (count > kConstantKernelValues) return false;
+    check(cudaMemcpyToSymbolAsync(cKernel, hostValues, sizeof(float) * count, 0, cudaMemcpyHostToDevice, stream),
+          "kernel upload");
+    return true;
+}
+
+void launchDirect(const float* in, float* out, const Geometry& g, const float* deviceKernel, bool useConstant,
+                  cudaStream_t stream)
+{
+    const size_t shared = sizeof(float) * (kTileX + g.kw - 1) * (kTileY + g.kh - 1);
+    const dim3 block(kTileX, kTileY);
+    const dim3 grid = grid2d(g.w, g.h, g.channels, block);
+    if (shared <= 48 * 1024) {
+        if (useConstant)
+            directShared<true><<<grid, block, shared, stream>>>(in, out, g, deviceKernel);
+        else
+            directShared<false><<<grid, block, shared, stream>>>(in, out, g, deviceKernel);
+    } else {
+        directGlobal<<<grid, block, 0, stream>>>(in, out, g, deviceKernel);
+    }
+    check(cudaGetLastError(), "direct launch");
+}
+
+void launchRowPass(const float* in, float* tmp, const Geometry& g, const float* rowFactor, cudaStream_t stream)
+{
+    const size_t shared = sizeof(float) * (kRowThreads + g.kw - 1);
+    if (shared > 48 * 1024) throw Error("separable row factor too long for the GPU row pass");
+    const dim3 grid((g.w + kRowThreads - 1) / kRowThreads, g.h + g.kh - 1, g.channels);
+    rowPass<<<grid, kRowThreads, shared, stream>>>(in, tmp, g, rowFactor);
+    check(cudaGetLastError(), "row pass launch");
+}
+
+void launchColPass(const float* tmp, float* out, const Geometry& g, const float* colFactor, bool accumulate,
+                   bool last, cudaStream_t stream)
+{
+    const dim3 block(128, 2);
+    colPass<<<grid2d(g.w, g.h, g.channels, block), block, 0, stream>>>(tmp, out, g, colFactor, accumulate, last);
+    check(cudaGetLastError(), "column pass launch");
+}
+
+void launchPadEmbed(const float* in, float* padded, const Geometry& g, int n0, int n1, cudaStream_t stream)
+{
+    const dim3 block(32, 8);
+    padEmbed<<<grid2d(n1, n0, g.channels, block), block, 0, stream>>>(in, padded, g, n0, n1);
+    check(cudaGetLastError(), "FFT padding launch");
+}
+
+void launchSpectrumProduct(float2* spectra, const float2* kernelSpectrum, long long perChannel, int channels,
+                           cudaStream_t stream)
+{
+    const long long n = perChannel * channels;
+    const int blocks = static_cast<int>(std::min<long long>((n + 255) / 256, 65535));
+    spectrumProduct<<<blocks, 256, 0, stream>>>(spectra, kernelSpectrum, perChannel, channels);
+    check(cudaGetLastError(), "spectrum product launch");
+}
+
+void launchCrop(const float* padded, float* out, const Geometry& g, int n0, int n1, cudaStream_t stream)
+{
+    const dim3 block(32, 8);
+    crop<<<grid2d(g.w, g.h, g.channels, block), block, 0, stream>>>(padded, out, g, n0, n1);
+    check(cudaGetLastError(), "FFT crop launch");
+}
+
+} // namespace convlab::cuda

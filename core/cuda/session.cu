@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The CUDA session: the source image stays resident on the device, each run uploads only the
+// kernel (constant memory while it fits), one stream, pinned staging for the transfers, cuFFT
+// plans and kernel spectra cached, and an interop path that writes the result straight into an
+// OpenGL buffer object given only its id.
+#include <cuda_gl_interop.h>
+#include <cuda_runtime.h>
+#include <cufft.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "convlab/error.h"
+#include "convlab/gpu.h"
+#include "launchers.h"
+#include "methods.h"
+
+namespace convlab {
+namespace cuda {
+namespace {
+
+void check(cudaError_t err, const char* what)
+{
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        throw Error(std::string("CUDA ") + what + ": " + cudaGetErrorString(err));
+    }
+}
+
+void checkFft(cufftResult r, const char* what)
+{
+    if (r != CUFFT_SUCCESS) throw Error(std::string("cuFFT ") + what + " failed (code " + std::to_string(int(r)) + ")");
+}
+
+// RAII device memory that grows on demand.
+template <class T> class DeviceBuffer {
+public:
+    DeviceBuffer() = default;
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    ~DeviceBuffer() { cudaFree(ptr_); }
+    T* get() const { return ptr_; }
+    void reserve(size_t n)
+    {
+        if (n <= size_) return;
+        cudaFree(ptr_);
+        ptr_ = nullptr;
+        size_ = 0;
+        check(cudaMalloc(&ptr_, sizeof(T) * std::max<size_t>(n, 1)), "allocation (out of device memory?)");
+        size_ = n;
+    }
+
+private:
+    T* ptr_ = nullptr;
+    size_t size_ = 0;
+};
+
+class PinnedBuffer {
+public:
+    PinnedBuffer() = default;
+    PinnedBuffer(const PinnedBuffer&) = delete;
+    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+    ~PinnedBuffer() { cudaFreeHost(ptr_); }
+    float* get() const { return ptr_; }
+    void reserve(size_t n)
+    {
+        if (n <= size_) return;
+        cudaFreeHost(ptr_);
+        ptr_ = nullptr;
+        size_ = 0;
+        check(cudaMallocHost(&ptr_, sizeof(float) * std::max<size_t>(n, 1)), "pinned allocation");
+        size_ = n;
+    }
+
+private:
+    float* ptr_ = nullptr;
+    size_t size_ = 0;
+};
+
+// Named stage timings from CUDA events recorded on the session's stream.
+class EventClock {
+public:
+    explicit EventClock(cudaStream_t s) : stream_(s) {}
+    ~EventClock()
+    {
+        for (auto& m : marks_) cudaEventDestroy(m.second);
+    }
+    void mark(const char* name)
+    {
+        cudaEvent_t e;
+        check(cudaEventCreate(&e), "event");
+        check(cudaEventRecord(e, stream_), "event record");
+        marks_.emplace_back(name, e);
+    }
+    // Call after the stream is synchronised.
+    void collect(std::vector<StageTiming>& out) const
+    {
+        for (size_t i = 1; i < marks_.size(); ++i) {
+            float ms = 0.0f;
+            cudaEventElapsedTime(&ms, marks_[i - 1].second, marks_[i].second);
+            out.push_back({marks_[i].first, ms});
+        }
+    }
+
+private:
+    cudaStream_t stream_;
+    std::vector<std::pair<const char*, cudaEvent_t>> marks_;
+};
+
+class Session final : public GpuSession {
+public:
+    Session()
+    {
+        check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "stream creation");
+        cudaDeviceProp prop{};
+        int dev = 0;
+        cudaGetDevice(&dev);
+        if (cudaGetDeviceProperties(&prop, dev) == cudaSuccess) name_ = prop.name;
+    }
+    ~Session() override
+    {
+        for (auto& [id, res] : glBuffers_) cudaGraphicsUnregisterResource(res);
+        for (auto& [key, plan] : plans_) {
+            cufftDestroy(plan.forward);
+            cufftDestroy(plan.backward);
+        }
+        cudaStreamDestroy(stream_);
+    }
+
+    void setImage(const Image& image) override
+    {
+        if (image.empty()) throw Error("cannot upload an empty image");
+        const size_t n = image.data.size();
+        staging_.reserve(n);
+        src_.reserve(n);
+        std::copy(image.data.begin(), image.data.end(), staging_.get());
+        check(cudaMemcpyAsync(src_.get(), staging_.get(), sizeof(float) * n, cudaMemcpyHostToDevice, stream_), "upload");
+        check(cudaStreamSynchronize(stream_), "upload");
+        w_ = image.width;
+        h_ = image.height;
+        c_ = image.channels;
+        depth_ = image.depth;
+        hasAlpha_ = image.hasAlpha;
+    }
+    bool hasImage() const override { return w_ > 0; }
+    std::string deviceName() const override { return name_; }
+
+    Image run(const ConvolveParams& params, RunReport* report) override
+    {
+        requireImage();
+        const size_t n = static_cast<size_t>(w_) * h_ * c_;
+        out_.reserve(n);
+        RunReport local;
+        RunReport& rep = report ? *report : local;
+        EventClock clock(stream_);
+        clock.mark("start");
+        compute(params, out_.get(), rep, clock);
+        staging_.reserve(n);
+        check(cudaMemcpyAsync(staging_.get(), out_.get(), sizeof(float) * n, cudaMemcpyDeviceToHost, stream_), "download");
+        clock.mark("download");
+        check(cudaStreamSynchronize(stream_), "run");
+        clock.collect(rep.stages);
+        Image out(w_, h_, c_, depth_);
+        out.hasAlpha = hasAlpha_;
+        std::copy(staging_.get(), staging_.get() + n, out.data.begin());
+        return out;
+    }
+
+    void runToGlBuffer(const ConvolveParams& params, unsigned int glBuffer, RunReport* report) override
+    {
+        requireImage();
+        cudaGraphicsResource_t res = nullptr;
+        if (auto it = glBuffers_.find(glBuffer); it != glBuffers_.end()) {
+            res = it->second;
+        } else {
+            check(cudaGraphicsGLRegisterBuffer(&res, glBuffer, cudaGraphicsRegisterFlagsWriteDiscard),
+                  "OpenGL buffer registration (is the GL context on this device?)");
+            glBuffers_[glBuffer] = res;
+        }
+        RunReport local;
+        RunReport& rep = report ? *report : local;
+        EventClock clock(stream_);
+        clock.mark("start");
+        check(cudaGraphicsMapResources(1, &res, stream_), "OpenGL buffer map");
+        try {
+            void* ptr = nullptr;
+            size_t bytes = 0;
+            check(cudaGraphicsResourceGetMappedPointer(&ptr, &bytes, res), "OpenGL buffer pointer");
+            if (bytes < sizeof(float) * w_ * h_ * c_) throw Error("the OpenGL buffer is smaller than the result");
+            clock.mark("interop");
+            compute(params, static_cast<float*>(ptr), rep, clock);
+        } catch (...) {
+            cudaGraphicsUnmapResources(1, &res, stream_);
+            throw;
+        }
+        check(cudaGraphicsUnmapResources(1, &res, stream_), "OpenGL buffer unmap");
+        clock.mark("interop");
+        check(cudaStreamSynchronize(stream_), "run");
+        clock.collect(rep.stages);
+    }
+
+    void releaseGlBuffer(unsigned int glBuffer) override
+    {
+        if (auto it = glBuffers_.find(glBuffer); it != glBuffers_.end()) {
+            cudaGraphicsUnregisterResource(it->second);
+            glBuffers_.erase(it);
+        }
+    }
+
+private:
+    struct Plans {
+        cufftHandle forward = 0, backward = 0;
+    };
+
+    void requireImage() const
+    {
+        if (!hasImage()) throw Error("no image on the GPU: call setImage first");
+    }
+
+    // Channels filtered this run (alpha passes through unless asked).
+    int filteredChannels(const ConvolveParams& p) const { return (hasAlpha_ && !p.filterAlpha && c_ > 1) ? c_ - 1 : c_; }
+
+    void compute(const ConvolveParams& p, float* out, RunReport& rep, EventClock& clock)
+    {
+        p.kernel.validate();
+        const Kernel k = correlationKernel(p.kernel, p.semantics);
+        double scale = p.scale;
+        if (p.normalize) {
+            const double s = p.kernel.sum();
+            if (std::fabs(s) > 1e-12 * std::max(1.0, p.kernel.absSum()))
+                scale /= s;
+            else
+                rep.notices.push_back("zero-sum kernel left unnormalized");
+        }
+        rep.effectiveScale = scale;
+        rep.device = Device::Cuda;
+        rep.threads = 1;
+        Geometry g;
+        g.w = w_;
+        g.h = h_;
+        g.channels = filteredChannels(p);
+        g.kw = k.width;
+        g.kh = k.height;
+        g.ax = k.ax();
+        g.ay = k.ay();
+        g.mode = p.border.mode;
+        g.cval = p.border.value;
+        g.scale = static_cast<float>(scale);
+        g.offset = static_cast<float>(p.offset);
+
+        detail::SeparableFactors factors;
+        Method method = p.method;
+        if (method == Method::Auto || method == Method::Separable) {
+            factors = detail::separableFactors(k);
+            rep.rank = factors.rank;
+            rep.singularValues = factors.singularValues;
+        }
+        if (method == Method::Auto) {
+            method = chooseGpuMethod(k, factors, rep);
+        } else {
+            rep.reason = "requested";
+        }
+        if (method == Method::Reference) method = Method::Direct, rep.notices.push_back("the GPU has no double-precision reference: ran direct");
+        rep.method = method;
+
+        switch (method) {
+        case Method::Separable: runSeparable(g, factors, out, clock); break;
+        case Method::Fft: runFft(g, k, out, clock); break;
+        default: runDirect(g, k, out, clock); break;
+        }
+        // Alpha (not filtered) copied through on the device.
+        if (g.channels < c_) {
+            const size_t plane = static_cast<size_t>(w_) * h_;
+            check(cudaMemcpyAsync(out + plane * g.channels, src_.get() + plane * g.channels, sizeof(float) * plane,
+                                  cudaMemcpyDeviceToDevice, stream_), "alpha copy");
+        }
+    }
+
+    Method chooseGpuMethod(const Kernel& k, const detail::SeparableFactors& f, RunReport& rep)
+    {
+        // Work per output value: taps for direct, r*(w+h) for separable (two passes), and
+        // for the FFT ~ log2 of the transform size times a constant for the memory passes.
+        const double direct = double(k.width) * k.height;
+        const double separable = 2.0 * f.rank * (k.width + k.height) + 4.0 * f.rank;
+        const int n0 = detail::fftFriendlySize(h_ + k.height - 1), n1 = detail::fftFriendlySize(w_ + k.width - 1);
+        const double fft = 12.0 * std::log2(double(n0) * n1) * (double(n0) * n1) / (double(w_) * h_) + 40.0;
+        rep.estimates = {{Method::Direct, direct, 0}, {Method::Separable, separable, f.rank}, {Method::Fft, fft, 0}};
+        const auto best = std::min_element(rep.estimates.begin(), rep.estimates.end(),
+                                           [](const MethodEstimate& a, const MethodEstimate& b) { return a.ms < b.ms; });
+        rep.reason = methodName(best->method) + " has the least GPU work per pixel (direct " + std::to_string(int(direct)) +
+                     ", separable " + std::to_string(int(separable)) + ", fft " + std::to_string(int(fft)) + " units)";
+        return best->method;
+    }
+
+    void runDirect(const Geometry& g, const Kernel& k, float* out, EventClock& clock)
+    {
+        const bool constant = uploadConstantKernel(k.values.data(), static_cast<int>(k.values.size()), stream_);
+        if (!constant) {
+            kernel_.reserve(k.values.size());
+            check(cudaMemcpyAsync(kernel_.get(), k.values.data(), sizeof(float) * k.values.size(), cudaMemcpyHostToDevice,
+                                  stream_), "kernel upload");
+        }
+        clock.mark("upload");
+        launchDirect(src_.get(), out, g, kernel_.get(), constant, stream_);
+        clock.mark("convolve");
+    }
+
+    void runSeparable(const Geometry& g, const detail::SeparableFactors& f, float* out, EventClock& clock)
+    {
+        std::vector<float> host;
+        for (int i = 0; i < f.rank; ++i) {
+            host.insert(host.end(), f.rows[i].begin(), f.rows[i].end());
+            host.insert(host.end(), f.columns[i].begin(), f.columns[i].end());
+        }
+        kernel_.reserve(std::max<size_t>(host.size(), 1));
+        if (!host.empty())
+            check(cudaMemcpyAsync(kernel_.get(), host.data(), sizeof(float) * host.size(), cudaMemcpyHostToDevice, stream_),
+                  "factor upload");
+        tmp_.reserve(static_cast<size_t>(g.w) * (g.h + g.kh - 1) * g.channels);
+        clock.mark("upload");
+        if (f.rank == 0) { // an all-zero kernel: the result is the offset
+            launchColPass(tmp_.get(), out, Geometry{g.w, g.h, g.channels, 1, 1, 0, 0, g.mode, 0.0f, 0.0f, g.offset},
+                          kernel_.get(), false, true, stream_);
+        }
+        for (int i = 0; i < f.rank; ++i) {
+            const float* rowF = kernel_.get() + static_cast<size_t>(i) * (g.kw + g.kh);
+            launchRowPass(src_.get(), tmp_.get(), g, rowF, stream_);
+            launchColPass(tmp_.get(), out, g, rowF + g.kw, i > 0, i == f.rank - 1, stream_);
+        }
+        clock.mark("convolve");
+    }
+
+    void runFft(const Geometry& g, const Kernel& k, float* out, EventClock& clock)
+    {
+        const int n0 = detail::fftFriendlySize(g.h + g.kh - 1), n1 = detail::fftFriendlySize(g.w + g.kw - 1);
+        const int n1c = n1 / 2 + 1;
+        const long long realPer = static_cast<long long>(n0) * n1, specPer = static_cast<long long>(n0) * n1c;
+        const Plans plans = plansFor(n0, n1, g.channels);
+        const Plans kernelPlans = plansFor(n0, n1, 1);
+        fftReal_.reserve(static_cast<size_t>(realPer) * g.channels);
+        fftSpec_.reserve(static_cast<size_t>(specPer) * g.channels);
+
+        // Kernel spectrum, cached by content and size.
+        const auto key = std::make_tuple(n0, n1, k.width, k.height, k.values);
+        if (key != spectrumKey_) {
+            std::vector<float> host(static_cast<size_t>(realPer), 0.0f);
+            const float norm = 1.0f / static_cast<float>(realPer);
+            for (int v = 0; v < k.height; ++v)
+                for (int u = 0; u < k.width; ++u)
+                    host[static_cast<size_t>((n0 - v) % n0) * n1 + (n1 - u) % n1] += k.at(v, u) * norm;
+            kernelReal_.reserve(host.size());
+            kernelSpec_.reserve(static_cast<size_t>(specPer));
+            check(cudaMemcpyAsync(kernelReal_.get(), host.data(), sizeof(float) * host.size(), cudaMemcpyHostToDevice,
+                                  stream_), "kernel upload");
+            checkFft(cufftExecR2C(kernelPlans.forward, kernelReal_.get(), reinterpret_cast<cufftComplex*>(kernelSpec_.get())),
+                     "kernel transform");
+            check(cudaStreamSynchronize(stream_), "kernel transform"); // `host` must outlive the copy
+            spectrumKey_ = key;
+        }
+        clock.mark("upload");
+        launchPadEmbed(src_.get(), fftReal_.get(), g, n0, n1, stream_);
+        clock.mark("pad");
+        checkFft(cufftExecR2C(plans.forward, fftReal_.get(), reinterpret_cast<cufftComplex*>(fftSpec_.get())), "forward");
+        launchSpectrumProduct(fftSpec_.get(), kernelSpec_.get(), specPer, g.channels, stream_);
+        checkFft(cufftExecC2R(plans.backward, reinterpret_cast<cufftComplex*>(fftSpec_.get()), fftReal_.get()), "inverse");
+        clock.mark("transform");
+        launchCrop(fftReal_.get(), out, g, n0, n1, stream_);
+        clock.mark("crop");
+    }
+
+    Plans plansFor(int n0, int n1, int batch)
+    {
+        const auto key = std::make_tuple(n0, n1, batch);
+        if (auto it = plans_.find(key); it != plans_.end()) return it->second;
+        int dims[2] = {n0, n1};
+        const int realDist = n0 * n1, specDist = n0 * (n1 / 2 + 1);
+        Plans p;
+        checkFft(cufftPlanMany(&p.forward, 2, dims, nullptr, 1, realDist, nullptr, 1, specDist, CUFFT_R2C, batch), "plan");
+        checkFft(cufftPlanMany(&p.backward, 2, dims, nullptr, 1, specDist, nullptr, 1, realDist, CUFFT_C2R, batch), "plan");
+        cufftSetStream(p.forward, stream_);
+        cufftSetStream(p.backward, stream_);
+        plans_[key] = p;
+        return p;
+    }
+
+    cudaStream_t stream_ = nullptr;
+    std::string name_ = "CUDA device";
+    int w_ = 0, h_ = 0, c_ = 0;
+    SampleDepth depth_ = SampleDepth::F32;
+    bool hasAlpha_ = false;
+    DeviceBuffer<float> src_, out_, tmp_, kernel_, fftReal_, kernelReal_;
+    DeviceBuffer<float2> fftSpec_, kernelSpec_;
+    PinnedBuffer staging_;
+    std::map<std::tuple<int, int, int>, Plans> plans_;
+    std::tuple<int, int, int, int, std::vector<float>> spectrumKey_;
+    std::map<unsigned int, cudaGraphicsResource_t> glBuffers_;
+};
+
+} // namespace
+} // namespace cuda
+
+std::unique_ptr<GpuSession> GpuSession::create(std::string* reason)
+{
+    if (!cudaAvailable(reason)) return nullptr;
+    try {
+        return std::make_unique<cuda::Session>();
+    } catch (const Error& e) {
+        if (reason) *reason = e.what();
+        return nullptr;
+    }
+}
+
+} // namespace convlab

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The GPU backend interface. Callers (the engine's convolve(), the GUI) see only this header;
+// the implementation in core/cuda is the one place that includes CUDA headers. In a build
+// without CUDA, or on a machine without a driver or device, create() returns nullptr and says why.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "convlab/convolve.h"
+
+namespace convlab {
+
+class GpuSession {
+public:
+    // A session on the default device, with its own stream; nullptr (and `reason`) when CUDA
+    // cannot run here.
+    static std::unique_ptr<GpuSession> create(std::string* reason = nullptr);
+    virtual ~GpuSession() = default;
+
+    // Uploads the source image; it stays on the device until the next setImage, so a kernel
+    // edit uploads only the kernel.
+    virtual void setImage(const Image& image) = 0;
+    virtual bool hasImage() const = 0;
+
+    // Runs on the resident image (params.device and threads are ignored) and downloads the
+    // result. Stages are timed with CUDA events. Throws convlab::Error on any CUDA failure.
+    virtual Image run(const ConvolveParams& params, RunReport* report = nullptr) = 0;
+
+    // Runs and writes the result, planar float32 (width*height*channels values, as
+    // ImageView::resultBuffer expects), straight into the OpenGL buffer object `glBuffer` of
+    // the current GL context: registered with CUDA once per buffer id, mapped per call. No
+    // host round trip. Throws convlab::Error when interop is impossible (e.g. the GL context
+    // is not on this device); callers then download and upload instead.
+    virtual void runToGlBuffer(const ConvolveParams& params, unsigned int glBuffer, RunReport* report = nullptr) = 0;
+    // Forgets a GL buffer's registration (call before deleting the buffer).
+    virtual void releaseGlBuffer(unsigned int glBuffer) = 0;
+
+    virtual std::string deviceName() const = 0;
+};
+
+} // namespace convlab

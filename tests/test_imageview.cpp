@@ -1,0 +1,584 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The image view, drawn for real (run under Xvfb with Mesa): the pixels it shows for each
+// mapping and view mode, sampling, geometry and mouse interaction, and the PBO producer path.
+#include <QMouseEvent>
+#include <QOpenGLContext>
+#include <QOpenGLExtraFunctions>
+#include <QSignalSpy>
+#include <QTest>
+#include <QWheelEvent>
+
+#include <cmath>
+#include <functional>
+#include <memory>
+
+#include "convlab/error.h"
+#include "convlab/image.h"
+#include "imageview.h"
+
+using convlab::Image;
+using convlab::SampleDepth;
+
+namespace {
+
+constexpr int kImageW = 64, kImageH = 48;  // test image
+constexpr int kViewW = 128, kViewH = 96;   // widget: the image fits twice each way
+
+Image makeImage(int channels, SampleDepth depth, const std::function<float(int c, int x, int y)>& f,
+                int w = kImageW, int h = kImageH)
+{
+    Image im(w, h, channels, depth);
+    for (int c = 0; c < channels; ++c)
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                im.at(c, y, x) = f(c, x, y);
+    return im;
+}
+
+// A view of kViewW x kViewH on screen, `result` set before it is shown.
+std::unique_ptr<ImageView> shownView(const Image& result, ImageView::Mapping m = ImageView::Mapping::Clamp)
+{
+    auto v = std::make_unique<ImageView>();
+    v->setResult(result);
+    v->setMapping(m);
+    v->resize(kViewW, kViewH);
+    v->show();
+    if (!QTest::qWaitForWindowExposed(v.get()))
+        return nullptr;
+    v->actualSize();
+    return v;
+}
+
+QPointF imageToWidget(const ImageView& v, QPointF p)
+{
+    const QPointF origin = -v.widgetToImage(QPointF(0, 0)) * v.zoom();
+    return p * v.zoom() + origin;
+}
+
+QRgb pixelAtWidget(const QImage& frame, const ImageView& v, QPointF w)
+{
+    const double r = v.devicePixelRatioF();
+    return frame.pixel(int(std::floor(w.x() * r)), int(std::floor(w.y() * r)));
+}
+
+// The displayed colour at the centre of image pixel (x, y).
+QRgb pixelAtImage(const QImage& frame, const ImageView& v, int x, int y)
+{
+    return pixelAtWidget(frame, v, imageToWidget(v, QPointF(x + 0.5, y + 0.5)));
+}
+
+bool near(QRgb c, int r, int g, int b, int tol)
+{
+    return std::abs(qRed(c) - r) <= tol && std::abs(qGreen(c) - g) <= tol && std::abs(qBlue(c) - b) <= tol;
+}
+
+QString rgb(QRgb c)
+{
+    return QStringLiteral("(%1,%2,%3)").arg(qRed(c)).arg(qGreen(c)).arg(qBlue(c));
+}
+
+#define EXPECT_RGB(c, r, g, b, tol)                                                                 \
+    QVERIFY2(near((c), (r), (g), (b), (tol)),                                                       \
+             qPrintable(QStringLiteral("got %1, want (%2,%3,%4)").arg(rgb(c)).arg(r).arg(g).arg(b)))
+
+void sendMouse(QWidget* w, QEvent::Type type, QPointF pos, Qt::MouseButton button, Qt::MouseButtons buttons)
+{
+    QMouseEvent e(type, pos, w->mapToGlobal(pos), button, buttons, Qt::NoModifier);
+    QCoreApplication::sendEvent(w, &e);
+}
+
+void sendWheel(QWidget* w, QPointF pos, int angle)
+{
+    QWheelEvent e(pos, w->mapToGlobal(pos), QPoint(), QPoint(0, angle), Qt::NoButton, Qt::NoModifier,
+                  Qt::NoScrollPhase, false);
+    QCoreApplication::sendEvent(w, &e);
+}
+
+bool samePoint(QPointF a, QPointF b)
+{
+    return std::abs(a.x() - b.x()) < 1e-9 && std::abs(a.y() - b.y()) < 1e-9;
+}
+
+// Four vertical bands of 16 columns with the given values.
+Image bands(SampleDepth depth, float a, float b, float c, float d)
+{
+    return makeImage(1, depth, [=](int, int x, int) { return x < 16 ? a : x < 32 ? b : x < 48 ? c : d; });
+}
+
+} // namespace
+
+class TestImageView : public QObject {
+    Q_OBJECT
+
+private slots:
+    void clampMapping();
+    void absMapping();
+    void normalizeMapping();
+    void offsetMapping();
+    void divergingMapping();
+    void rgbChannelOrder();
+    void alphaOverCheckerboard();
+    void viewModes();
+    void nearestSamplingWhenZoomedIn();
+    void linearSamplingWhenZoomedOut();
+    void fitAndActualSize();
+    void widgetToImageMatchesDisplayAfterZoomAndPan();
+    void wheelZoomKeepsPointUnderCursor();
+    void splitDividerDrags();
+    void hoverAndClickSignals();
+    void resultBufferPath();
+    void resultBufferRejectsWrongShape();
+    void readout();
+    void survivesReparenting();
+};
+
+void TestImageView::clampMapping()
+{
+    auto v = shownView(bands(SampleDepth::U8, 300, -20, 100, 255));
+    QVERIFY(v);
+    const QImage f = v->grabFramebuffer();
+    EXPECT_RGB(pixelAtImage(f, *v, 5, 10), 255, 255, 255, 0);
+    EXPECT_RGB(pixelAtImage(f, *v, 20, 10), 0, 0, 0, 0);
+    EXPECT_RGB(pixelAtImage(f, *v, 40, 10), 100, 100, 100, 1);
+    // 16-bit values are scaled by 65535, float by 1.
+    v->setResult(bands(SampleDepth::U16, 65535, 0, 32768, 70000));
+    const QImage f16 = v->grabFramebuffer();
+    EXPECT_RGB(pixelAtImage(f16, *v, 5, 10), 255, 255, 255, 0);
+    EXPECT_RGB(pixelAtImage(f16, *v, 40, 10), 128, 128, 128, 1);
+    EXPECT_RGB(pixelAtImage(f16, *v, 60, 10), 255, 255, 255, 0);
+    v->setResult(bands(SampleDepth::F32, 0.5f, 2.0f, -1.0f, 0.25f));
+    const QImage ff = v->grabFramebuffer();
+    EXPECT_RGB(pixelAtImage(ff, *v, 5, 10), 128, 128, 128, 1);
+    EXPECT_RGB(pixelAtImage(ff, *v, 20, 10), 255, 255, 255, 0);
+    EXPECT_RGB(pixelAtImage(ff, *v, 40, 10), 0, 0, 0, 0);
+    // Outside the image: the dark grey background.
+    const QRgb bg = pixelAtWidget(ff, *v, QPointF(5, 5));
+    QVERIFY2(qRed(bg) > 20 && qRed(bg) < 80 && qRed(bg) == qBlue(bg), qPrintable(rgb(bg)));
+}
+
+void TestImageView::absMapping()
+{
+    auto v = shownView(bands(SampleDepth::U8, -100, 100, 0, -300), ImageView::Mapping::Abs);
+    QVERIFY(v);
+    QCOMPARE(v->mapping(), ImageView::Mapping::Abs);
+    QImage f = v->grabFramebuffer();
+    EXPECT_RGB(pixelAtImage(f, *v, 5, 10), 100, 100, 100, 1);
+    EXPECT_RGB(pixelAtImage(f, *v, 20, 10), 100, 100, 100, 1);
+    EXPECT_RGB(pixelAtImage(f, *v, 40, 10), 0, 0, 0, 0);
+    EXPECT_RGB(pixelAtImage(f, *v, 60, 10), 255, 255, 255, 0);
+    v->setMapping(ImageView::Mapping::Clamp);
+    f = v->grabFramebuffer();
+    EXPECT_RGB(pixelAtImage(f, *v, 5, 10), 0, 0, 0, 0);
+}
+
+void TestImageView::normalizeMapping()
+{
+    // Values from -30 to 50 in steps: the minimum shows black, the maximum white, 10 mid-grey.
+    auto v = shownView(bands(SampleDepth::U8, -30, 50, 10, 0), ImageView::Mapping::Normalize);
+    QVERIFY(v);
+    const QImage f = v->grabFramebuffer();
+    EXPECT_RGB(pixelAtImage(f, *v, 5, 10), 0, 0, 0, 0);
+    EXPECT_RGB(pixelAtImage(f, *v, 20, 10), 255, 255, 255, 0);
+    EXPECT_RGB(pixelAtImage(f, *v, 40, 10), 128, 128, 128, 1);
+    EXPECT_RGB(pixelAtImage(f, *v, 60, 10), 96, 96, 96, 1);
+}
+
+void TestImageView::offsetMapping()
+{
+    auto v = shownView(bands(SampleDepth::U8, 0, -127.5f, 127.5f, -255), ImageView::Mapping::Offset);
+    QVERIFY(v);
+    const QImage f = v->grabFramebuffer();
+    EXPECT_RGB(pixelAtImage(f, *v, 5, 10), 128, 128, 128, 1);
+    EXPECT_RGB(pixelAtImage(f, *v, 20, 10), 0, 0, 0, 0);
+    EXPECT_RGB(pixelAtImage(f, *v, 40, 10), 255, 255, 255, 0);
+    EXPECT_RGB(pixelAtImage(f, *v, 60, 10), 0, 0, 0, 0);
+}
+
+void TestImageView::divergingMapping()
+{
+    auto v = shownView(bands(SampleDepth::F32, -2, 0, 2, 0.5f), ImageView::Mapping::Diverging);
+    QVERIFY(v);
+    const QImage f = v->grabFramebuffer();
+    const QRgb neg = pixelAtImage(f, *v, 5, 10);
+    const QRgb zero = pixelAtImage(f, *v, 20, 10);
+    const QRgb pos = pixelAtImage(f, *v, 40, 10);
+    const QRgb weak = pixelAtImage(f, *v, 60, 10);
+    QVERIFY2(qBlue(neg) > qRed(neg) + 60, qPrintable(rgb(neg)));
+    QVERIFY2(qRed(pos) > qBlue(pos) + 60, qPrintable(rgb(pos)));
+    QVERIFY2(qRed(zero) > 245 && qGreen(zero) > 245 && qBlue(zero) > 245, qPrintable(rgb(zero)));
+    // A quarter of max |v|: reddish, but much lighter than the maximum.
+    QVERIFY2(qRed(weak) > qBlue(weak) && qGreen(weak) > qGreen(pos) + 100, qPrintable(rgb(weak)));
+}
+
+void TestImageView::rgbChannelOrder()
+{
+    // Bands of pure red, green, blue and white, each written to its own plane.
+    auto v = shownView(makeImage(3, SampleDepth::U8, [](int c, int x, int) {
+        const int band = x / 16;
+        return band == 3 || band == c ? 255.0f : 0.0f;
+    }));
+    QVERIFY(v);
+    const QImage f = v->grabFramebuffer();
+    EXPECT_RGB(pixelAtImage(f, *v, 5, 10), 255, 0, 0, 0);
+    EXPECT_RGB(pixelAtImage(f, *v, 20, 10), 0, 255, 0, 0);
+    EXPECT_RGB(pixelAtImage(f, *v, 40, 10), 0, 0, 255, 0);
+    EXPECT_RGB(pixelAtImage(f, *v, 60, 10), 255, 255, 255, 0);
+}
+
+void TestImageView::alphaOverCheckerboard()
+{
+    // Grey+alpha: left half transparent (checkerboard shows through), right half opaque.
+    auto v = shownView(makeImage(2, SampleDepth::U8, [](int c, int x, int) {
+        return c == 0 ? 200.0f : x < 32 ? 0.0f : 255.0f;
+    }));
+    QVERIFY(v);
+    QImage f = v->grabFramebuffer();
+    const QRgb a = pixelAtImage(f, *v, 4, 4);
+    const QRgb b = pixelAtImage(f, *v, 12, 4); // 8 widget px further: the other checker cell
+    QVERIFY2(qRed(a) != qRed(b) && qRed(a) == qBlue(a) && qRed(b) == qBlue(b), qPrintable(rgb(a) + rgb(b)));
+    QVERIFY(qRed(a) != 200 && qRed(b) != 200);
+    EXPECT_RGB(pixelAtImage(f, *v, 40, 4), 200, 200, 200, 1);
+
+    // RGBA: opaque red, and blue at half alpha blended over the checkerboard.
+    v->setResult(makeImage(4, SampleDepth::U8, [](int c, int x, int) {
+        if (x < 32)
+            return c == 0 || c == 3 ? 255.0f : 0.0f;
+        return c == 2 ? 255.0f : c == 3 ? 127.5f : 0.0f;
+    }));
+    f = v->grabFramebuffer();
+    EXPECT_RGB(pixelAtImage(f, *v, 4, 4), 255, 0, 0, 0);
+    const QRgb half = pixelAtImage(f, *v, 40, 4);
+    QVERIFY2(qBlue(half) > qRed(half) + 100 && qRed(half) > 30, qPrintable(rgb(half)));
+    QCOMPARE(qRed(half), qGreen(half));
+}
+
+void TestImageView::viewModes()
+{
+    auto v = shownView(makeImage(1, SampleDepth::U8, [](int, int, int) { return 200.0f; }));
+    QVERIFY(v);
+    v->setSource(makeImage(1, SampleDepth::U8, [](int, int, int) { return 50.0f; }));
+    QImage f = v->grabFramebuffer();
+    EXPECT_RGB(pixelAtImage(f, *v, 10, 10), 200, 200, 200, 1);
+
+    v->setViewMode(ImageView::ViewMode::Original);
+    QCOMPARE(v->viewMode(), ImageView::ViewMode::Original);
+    f = v->grabFramebuffer();
+    EXPECT_RGB(pixelAtImage(f, *v, 10, 10), 50, 50, 50, 1);
+    EXPECT_RGB(pixelAtImage(f, *v, 60, 10), 50, 50, 50, 1);
+
+    // Split at the middle of the widget: original left, result right, a light divider between.
+    v->setViewMode(ImageView::ViewMode::Split);
+    v->setSplitPosition(0.5);
+    f = v->grabFramebuffer();
+    EXPECT_RGB(pixelAtWidget(f, *v, QPointF(40, 40)), 50, 50, 50, 1);
+    EXPECT_RGB(pixelAtWidget(f, *v, QPointF(62, 40)), 50, 50, 50, 1);
+    EXPECT_RGB(pixelAtWidget(f, *v, QPointF(66, 40)), 200, 200, 200, 1);
+    EXPECT_RGB(pixelAtWidget(f, *v, QPointF(90, 40)), 200, 200, 200, 1);
+    const QRgb line = pixelAtWidget(f, *v, QPointF(64.5, 40));
+    QVERIFY2(qRed(line) > 220, qPrintable(rgb(line)));
+    // The divider runs the full height, outside the image too.
+    QVERIFY2(qRed(pixelAtWidget(f, *v, QPointF(64.5, 5))) > 220, "divider outside the image");
+
+    // Difference: |d| / max|d| as black -> red -> yellow -> white.
+    v->setDifference(bands(SampleDepth::F32, 0, -4, 2, 4.0f / 3.0f));
+    v->setViewMode(ImageView::ViewMode::Difference);
+    f = v->grabFramebuffer();
+    EXPECT_RGB(pixelAtImage(f, *v, 5, 10), 0, 0, 0, 0);
+    EXPECT_RGB(pixelAtImage(f, *v, 20, 10), 255, 255, 255, 0);
+    EXPECT_RGB(pixelAtImage(f, *v, 40, 10), 255, 128, 0, 1);
+    EXPECT_RGB(pixelAtImage(f, *v, 60, 10), 255, 0, 0, 1);
+}
+
+void TestImageView::nearestSamplingWhenZoomedIn()
+{
+    // A 1-px checkerboard at zoom 4: every widget pixel is exactly black or white, in 4x4 blocks.
+    auto v = shownView(makeImage(1, SampleDepth::U8, [](int, int x, int y) { return (x + y) % 2 ? 255.0f : 0.0f; }));
+    QVERIFY(v);
+    v->setZoom(4.0);
+    QCOMPARE(v->zoom(), 4.0);
+    const QImage f = v->grabFramebuffer();
+    const QPointF corner = imageToWidget(*v, QPointF(20, 20));
+    QCOMPARE(corner, QPointF(std::round(corner.x()), std::round(corner.y())));
+    for (int wy = 0; wy < kViewH; ++wy) {
+        for (int wx = 0; wx < kViewW; ++wx) {
+            const QPointF p = v->widgetToImage(QPointF(wx + 0.5, wy + 0.5));
+            const int x = int(std::floor(p.x())), y = int(std::floor(p.y()));
+            const int want = (x + y) % 2 ? 255 : 0;
+            const QRgb got = pixelAtWidget(f, *v, QPointF(wx, wy));
+            QVERIFY2(near(got, want, want, want, 0),
+                     qPrintable(QStringLiteral("widget (%1,%2) image (%3,%4): %5").arg(wx).arg(wy).arg(x).arg(y).arg(rgb(got))));
+            // 4x4 blocks: the pixel to the left shows the same image pixel unless a block starts here.
+            const int blockX = int(std::lround(corner.x())) - wx;
+            if (wx > 0 && blockX % 4 != 0)
+                QCOMPARE(pixelAtWidget(f, *v, QPointF(wx - 1, wy)), got);
+        }
+    }
+}
+
+void TestImageView::linearSamplingWhenZoomedOut()
+{
+    // At zoom 1/2 each display pixel falls between four checkerboard texels: linear filtering
+    // gives mid-grey where nearest sampling would alias to black or white.
+    auto v = shownView(makeImage(1, SampleDepth::U8, [](int, int x, int y) { return (x + y) % 2 ? 255.0f : 0.0f; }));
+    QVERIFY(v);
+    v->setZoom(0.5);
+    const QImage f = v->grabFramebuffer();
+    for (int y = 4; y < kImageH - 4; y += 6)
+        for (int x = 4; x < kImageW - 4; x += 6)
+            EXPECT_RGB(pixelAtWidget(f, *v, imageToWidget(*v, QPointF(x + 1, y + 1))), 128, 128, 128, 2);
+}
+
+void TestImageView::fitAndActualSize()
+{
+    // An image set before the view is shown is fitted to the window.
+    ImageView v;
+    QSignalSpy zoomSpy(&v, &ImageView::zoomChanged);
+    v.setResult(bands(SampleDepth::U8, 0, 1, 2, 3));
+    v.resize(kViewW, kViewH);
+    v.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&v));
+    QCOMPARE(v.zoom(), 2.0);
+    QVERIFY(samePoint(v.widgetToImage(QPointF(0, 0)), QPointF(0, 0)));
+    QVERIFY(samePoint(v.widgetToImage(QPointF(kViewW, kViewH)), QPointF(kImageW, kImageH)));
+
+    v.actualSize();
+    QCOMPARE(v.zoom(), 1.0);
+    QVERIFY(samePoint(v.widgetToImage(QPointF(32, 24)), QPointF(0, 0)));
+    QCOMPARE(zoomSpy.last().at(0).toDouble(), 1.0);
+
+    v.fitToWindow();
+    QCOMPARE(v.zoom(), 2.0);
+    QCOMPARE(zoomSpy.last().at(0).toDouble(), 2.0);
+    // Fitting follows the window size.
+    v.resize(kViewW / 2, kViewH);
+    QTRY_COMPARE(v.zoom(), 1.0);
+}
+
+void TestImageView::widgetToImageMatchesDisplayAfterZoomAndPan()
+{
+    // Each pixel encodes its coordinates: red = 4x, green = 5y.
+    auto v = shownView(makeImage(3, SampleDepth::U8, [](int c, int x, int y) {
+        return c == 0 ? 4.0f * x : c == 1 ? 5.0f * y : 0.0f;
+    }));
+    QVERIFY(v);
+    QSignalSpy clicks(v.get(), &ImageView::pixelClicked);
+    v->setZoom(3.0, QPointF(40, 30));
+    QCOMPARE(v->zoom(), 3.0);
+    const QPointF before = v->widgetToImage(QPointF(50, 50));
+    sendMouse(v.get(), QEvent::MouseButtonPress, QPointF(60, 60), Qt::LeftButton, Qt::LeftButton);
+    sendMouse(v.get(), QEvent::MouseMove, QPointF(70, 67), Qt::NoButton, Qt::LeftButton);
+    sendMouse(v.get(), QEvent::MouseMove, QPointF(80, 73), Qt::NoButton, Qt::LeftButton);
+    sendMouse(v.get(), QEvent::MouseButtonRelease, QPointF(80, 73), Qt::LeftButton, Qt::NoButton);
+    QVERIFY(samePoint(v->widgetToImage(QPointF(70, 63)), before));
+    QCOMPARE(clicks.count(), 0);
+    QCOMPARE(v->zoom(), 3.0);
+    QVERIFY(samePoint(v->widgetToImage(QPointF(53, 59)) - v->widgetToImage(QPointF(50, 50)), QPointF(1, 3)));
+
+    const QImage f = v->grabFramebuffer();
+    int checked = 0;
+    for (int wy = 1; wy < kViewH; wy += 7) {
+        for (int wx = 1; wx < kViewW; wx += 5) {
+            const QPointF p = v->widgetToImage(QPointF(wx + 0.5, wy + 0.5));
+            const int x = int(std::floor(p.x())), y = int(std::floor(p.y()));
+            if (x < 0 || y < 0 || x >= kImageW || y >= kImageH)
+                continue;
+            EXPECT_RGB(pixelAtWidget(f, *v, QPointF(wx, wy)), 4 * x, 5 * y, 0, 1);
+            ++checked;
+        }
+    }
+    QVERIFY(checked > 100);
+}
+
+void TestImageView::wheelZoomKeepsPointUnderCursor()
+{
+    auto v = shownView(bands(SampleDepth::U8, 0, 1, 2, 3));
+    QVERIFY(v);
+    QSignalSpy zoomSpy(v.get(), &ImageView::zoomChanged);
+    const QPointF cursor(50, 40);
+    const QPointF under = v->widgetToImage(cursor);
+    sendWheel(v.get(), cursor, 120);
+    QCOMPARE(v->zoom(), 1.25);
+    QCOMPARE(zoomSpy.count(), 1);
+    QCOMPARE(zoomSpy.last().at(0).toDouble(), 1.25);
+    QVERIFY(samePoint(v->widgetToImage(cursor), under));
+    sendWheel(v.get(), cursor, -240);
+    QVERIFY(std::abs(v->zoom() - 0.8) < 1e-12);
+    QVERIFY(samePoint(v->widgetToImage(cursor), under));
+
+    const QPointF elsewhere(100, 20);
+    const QPointF underElsewhere = v->widgetToImage(elsewhere);
+    sendWheel(v.get(), elsewhere, 120 * 60);
+    QCOMPARE(v->zoom(), 128.0);
+    QVERIFY(samePoint(v->widgetToImage(elsewhere), underElsewhere));
+    sendWheel(v.get(), elsewhere, -120 * 80);
+    QCOMPARE(v->zoom(), 1.0 / 64.0);
+    const int emitted = zoomSpy.count();
+    sendWheel(v.get(), elsewhere, -120);
+    QCOMPARE(v->zoom(), 1.0 / 64.0);
+    QCOMPARE(zoomSpy.count(), emitted);
+}
+
+void TestImageView::splitDividerDrags()
+{
+    auto v = shownView(bands(SampleDepth::U8, 0, 1, 2, 3));
+    QVERIFY(v);
+    v->setViewMode(ImageView::ViewMode::Split);
+    v->setSplitPosition(0.5);
+    QSignalSpy clicks(v.get(), &ImageView::pixelClicked);
+    const QPointF before = v->widgetToImage(QPointF(10, 10));
+    sendMouse(v.get(), QEvent::MouseButtonPress, QPointF(66, 50), Qt::LeftButton, Qt::LeftButton);
+    sendMouse(v.get(), QEvent::MouseMove, QPointF(96, 50), Qt::NoButton, Qt::LeftButton);
+    sendMouse(v.get(), QEvent::MouseButtonRelease, QPointF(96, 50), Qt::LeftButton, Qt::NoButton);
+    QCOMPARE(v->splitPosition(), 0.75);
+    QVERIFY(samePoint(v->widgetToImage(QPointF(10, 10)), before)); // no pan
+    QCOMPARE(clicks.count(), 0);
+    v->setSplitPosition(3.0);
+    QCOMPARE(v->splitPosition(), 1.0);
+
+    // Away from the divider a drag pans.
+    sendMouse(v.get(), QEvent::MouseButtonPress, QPointF(40, 50), Qt::LeftButton, Qt::LeftButton);
+    sendMouse(v.get(), QEvent::MouseMove, QPointF(60, 50), Qt::NoButton, Qt::LeftButton);
+    sendMouse(v.get(), QEvent::MouseButtonRelease, QPointF(60, 50), Qt::LeftButton, Qt::NoButton);
+    QCOMPARE(v->splitPosition(), 1.0);
+    QVERIFY(samePoint(v->widgetToImage(QPointF(30, 10)), before));
+}
+
+void TestImageView::hoverAndClickSignals()
+{
+    auto v = shownView(bands(SampleDepth::U8, 0, 1, 2, 3)); // image at widget (32,24)..(96,72)
+    QVERIFY(v);
+    QSignalSpy hovered(v.get(), &ImageView::pixelHovered);
+    QSignalSpy clicked(v.get(), &ImageView::pixelClicked);
+    sendMouse(v.get(), QEvent::MouseMove, QPointF(37.5, 31.5), Qt::NoButton, Qt::NoButton);
+    QCOMPARE(hovered.count(), 1);
+    QCOMPARE(hovered.last().at(0).toInt(), 5);
+    QCOMPARE(hovered.last().at(1).toInt(), 7);
+    sendMouse(v.get(), QEvent::MouseMove, QPointF(10, 10), Qt::NoButton, Qt::NoButton);
+    QCOMPARE(hovered.last().at(0).toInt(), -1);
+    QCOMPARE(hovered.last().at(1).toInt(), -1);
+    sendMouse(v.get(), QEvent::MouseMove, QPointF(95.5, 71.5), Qt::NoButton, Qt::NoButton);
+    QCOMPARE(hovered.last().at(0).toInt(), 63);
+    QCOMPARE(hovered.last().at(1).toInt(), 47);
+    QEvent leave(QEvent::Leave);
+    QCoreApplication::sendEvent(v.get(), &leave);
+    QCOMPARE(hovered.last().at(0).toInt(), -1);
+    QCOMPARE(hovered.last().at(1).toInt(), -1);
+
+    sendMouse(v.get(), QEvent::MouseButtonPress, QPointF(40.2, 30.7), Qt::LeftButton, Qt::LeftButton);
+    sendMouse(v.get(), QEvent::MouseMove, QPointF(41.2, 30.7), Qt::NoButton, Qt::LeftButton); // a jitter
+    sendMouse(v.get(), QEvent::MouseButtonRelease, QPointF(41.2, 30.7), Qt::LeftButton, Qt::NoButton);
+    QCOMPARE(clicked.count(), 1);
+    QCOMPARE(clicked.last().at(0).toInt(), 9);
+    QCOMPARE(clicked.last().at(1).toInt(), 6);
+    // A click outside the image reports nothing.
+    sendMouse(v.get(), QEvent::MouseButtonPress, QPointF(5, 5), Qt::LeftButton, Qt::LeftButton);
+    sendMouse(v.get(), QEvent::MouseButtonRelease, QPointF(5, 5), Qt::LeftButton, Qt::NoButton);
+    QCOMPARE(clicked.count(), 1);
+}
+
+void TestImageView::resultBufferPath()
+{
+    ImageView hidden;
+    QCOMPARE(hidden.resultBuffer(kImageW, kImageH, 1), 0u); // no GL context yet
+
+    // A producer writes planar float32 into the PBO by id, as a CUDA kernel would.
+    auto v = shownView(Image());
+    QVERIFY(v);
+    v->setSource(bands(SampleDepth::U8, 0, 0, 0, 0)); // 8-bit scale for the result
+    v->actualSize();
+    const unsigned int pbo = v->resultBuffer(kImageW, kImageH, 3);
+    QVERIFY(pbo != 0);
+    const Image planes = makeImage(3, SampleDepth::U8, [](int c, int x, int y) {
+        return c == 0 ? 4.0f * x : c == 1 ? 5.0f * y : x >= 32 ? 200.0f : 0.0f;
+    });
+    v->makeCurrent();
+    QOpenGLExtraFunctions* gl = QOpenGLContext::currentContext()->extraFunctions();
+    gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pbo);
+    gl->glBufferSubData(GL_PIXEL_UNPACK_BUFFER, 0, GLsizeiptr(planes.data.size() * sizeof(float)), planes.data.data());
+    gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    v->doneCurrent();
+    v->resultBufferWritten(kImageW, kImageH, 3);
+
+    QImage f = v->grabFramebuffer();
+    EXPECT_RGB(pixelAtImage(f, *v, 0, 0), 0, 0, 0, 0);
+    EXPECT_RGB(pixelAtImage(f, *v, 10, 3), 40, 15, 0, 1);
+    EXPECT_RGB(pixelAtImage(f, *v, 40, 20), 160, 100, 200, 1);
+    EXPECT_RGB(pixelAtImage(f, *v, 63, 47), 252, 235, 200, 1);
+    QCOMPARE(v->resultValues(40, 20), QVector<float>({160.0f, 100.0f, 200.0f}));
+
+    // Normalize needs statistics of GPU-written data: 0..252 over all colour channels.
+    v->setMapping(ImageView::Mapping::Normalize);
+    f = v->grabFramebuffer();
+    EXPECT_RGB(pixelAtImage(f, *v, 63, 0), 255, 0, 202, 1); // blue 200 of 252
+
+    // The CPU producer goes through the same buffer.
+    v->setMapping(ImageView::Mapping::Clamp);
+    v->setResult(bands(SampleDepth::U8, 10, 20, 30, 40));
+    f = v->grabFramebuffer();
+    EXPECT_RGB(pixelAtImage(f, *v, 40, 20), 30, 30, 30, 1);
+    QCOMPARE(v->resultBuffer(kImageW, kImageH, 1), pbo);
+    QVERIFY(v->lastDisplayMs() > 0.0);
+}
+
+void TestImageView::resultBufferRejectsWrongShape()
+{
+    auto v = shownView(bands(SampleDepth::U8, 0, 1, 2, 3));
+    QVERIFY(v);
+    QVERIFY(v->resultBuffer(8, 8, 1) != 0);
+    QVERIFY_THROWS_EXCEPTION(convlab::Error, v->resultBufferWritten(8, 8, 3));
+    QVERIFY_THROWS_EXCEPTION(convlab::Error, v->resultBuffer(8, 8, 5));
+    QVERIFY_THROWS_EXCEPTION(convlab::Error, v->resultBuffer(0, 8, 1));
+    Image broken(4, 4, 1);
+    broken.data.resize(3);
+    QVERIFY_THROWS_EXCEPTION(convlab::Error, v->setResult(broken));
+}
+
+void TestImageView::readout()
+{
+    ImageView v; // the readout works before the view is ever shown
+    v.setResult(makeImage(3, SampleDepth::F32, [](int c, int x, int y) { return c * 1000.0f + y * 100.0f + x; }));
+    v.setSource(makeImage(1, SampleDepth::U8, [](int, int x, int y) { return float(x + y); }));
+    QCOMPARE(v.resultValues(7, 3), QVector<float>({307.0f, 1307.0f, 2307.0f}));
+    QCOMPARE(v.resultValues(63, 47), QVector<float>({4763.0f, 5763.0f, 6763.0f}));
+    QCOMPARE(v.sourceValues(10, 20), QVector<float>({30.0f}));
+    QVERIFY(v.resultValues(64, 0).isEmpty());
+    QVERIFY(v.resultValues(-1, 0).isEmpty());
+    QVERIFY(v.sourceValues(0, 48).isEmpty());
+    v.setResult(Image());
+    QVERIFY(v.resultValues(7, 3).isEmpty());
+}
+
+void TestImageView::survivesReparenting()
+{
+    // Moving the view to another window destroys its GL context; a GPU-written result is kept.
+    auto v = shownView(Image());
+    QVERIFY(v);
+    v->setSource(bands(SampleDepth::U8, 0, 0, 0, 0));
+    const unsigned int pbo = v->resultBuffer(kImageW, kImageH, 1);
+    QVERIFY(pbo != 0);
+    const Image values = bands(SampleDepth::U8, 60, 120, 180, 240);
+    v->makeCurrent();
+    QOpenGLExtraFunctions* gl = QOpenGLContext::currentContext()->extraFunctions();
+    gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pbo);
+    gl->glBufferSubData(GL_PIXEL_UNPACK_BUFFER, 0, GLsizeiptr(values.data.size() * sizeof(float)), values.data.data());
+    gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    v->doneCurrent();
+    v->resultBufferWritten(kImageW, kImageH, 1);
+    QCOMPARE(pixelAtImage(v->grabFramebuffer(), *v, 20, 5), qRgb(120, 120, 120));
+
+    QWidget window;
+    window.resize(kViewW, kViewH);
+    v->setParent(&window);
+    v->setGeometry(0, 0, kViewW, kViewH);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    v->show();
+    const QImage f = v->grabFramebuffer();
+    EXPECT_RGB(pixelAtImage(f, *v, 5, 5), 60, 60, 60, 1);
+    EXPECT_RGB(pixelAtImage(f, *v, 50, 40), 240, 240, 240, 1);
+    QCOMPARE(v->resultValues(20, 5), QVector<float>({120.0f}));
+    v->setParent(nullptr); // the window is destroyed first
+}
+
+QTEST_MAIN(TestImageView)
+#include "test_imageview.moc"

@@ -1,0 +1,697 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "imageview.h"
+
+#include <QElapsedTimer>
+#include <QGuiApplication>
+#include <QMouseEvent>
+#include <QOpenGLContext>
+#include <QOpenGLFunctions_3_3_Core>
+#include <QOpenGLShaderProgram>
+#include <QOpenGLVersionFunctionsFactory>
+#include <QStyleHints>
+#include <QSurfaceFormat>
+#include <QVector2D>
+#include <QVector3D>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "convlab/error.h"
+
+// The shaders live in a static library's resources: register them explicitly.
+static void registerShaderResources()
+{
+    Q_INIT_RESOURCE(shaders);
+}
+
+namespace {
+
+constexpr double kMinZoom = 1.0 / 64.0;
+constexpr double kMaxZoom = 128.0;
+constexpr double kWheelFactor = 1.25;  // zoom per wheel notch (120 eighths of a degree)
+constexpr double kDividerGrab = 5.0;   // widget px either side of the split divider
+constexpr float kBackground = 0.17f;   // dark grey around the image
+
+struct Stats {
+    float lo = 0, hi = 0, maxAbs = 0;
+};
+
+// Min, max and max |v| over the first `count` channels, ignoring NaN and infinities.
+Stats computeStats(const convlab::Image& im, int count)
+{
+    float lo = std::numeric_limits<float>::infinity();
+    float hi = -lo;
+    for (int c = 0; c < count; ++c) {
+        const float* p = im.plane(c);
+        for (std::size_t i = 0, n = im.planeSize(); i < n; ++i) {
+            if (std::isfinite(p[i])) {
+                lo = std::min(lo, p[i]);
+                hi = std::max(hi, p[i]);
+            }
+        }
+    }
+    if (lo > hi)
+        return {};
+    return {lo, hi, std::max(std::abs(lo), std::abs(hi))};
+}
+
+int colourChannels(int channels)
+{
+    return channels == 2 || channels == 4 ? channels - 1 : channels;
+}
+
+void checkShape(int w, int h, int c, const char* what)
+{
+    if (w < 1 || h < 1 || w > convlab::kMaxImageSide || h > convlab::kMaxImageSide || c < 1 || c > 4)
+        throw convlab::Error(std::string("image view: ") + what + " of shape " + std::to_string(w) +
+                             "x" + std::to_string(h) + "x" + std::to_string(c) +
+                             " is outside 1.." + std::to_string(convlab::kMaxImageSide) +
+                             " per side and 1..4 channels");
+}
+
+// One displayed image: a pixel buffer object holding its planar float32 values and a
+// GL_TEXTURE_2D_ARRAY (one GL_R32F layer per channel) filled from that buffer.
+struct Slot {
+    enum class Pending { None, FromHost, FromBuffer };
+
+    convlab::Image host;    // the values, when hostValid
+    bool hostValid = false; // false after a GPU producer wrote the buffer, until read back
+    bool keepHost = true;   // false: the host copy is dropped once uploaded
+    int width = 0, height = 0, channels = 0; // shape of the contents; channels 0 = empty
+    convlab::SampleDepth depth = convlab::SampleDepth::F32;
+    int statChannels = 0; // channels that enter the statistics
+    Stats stats;
+    bool statsValid = false;
+    Pending pending = Pending::None;
+    bool displayable = true; // false when larger than the GL texture limits
+
+    GLuint pbo = 0;
+    std::size_t pboBytes = 0;
+    GLuint tex = 0;
+    int texW = 0, texH = 0, texC = 0;
+
+    std::size_t bytes() const { return static_cast<std::size_t>(width) * height * channels * sizeof(float); }
+    bool contains(int x, int y) const { return channels > 0 && x >= 0 && y >= 0 && x < width && y < height; }
+
+    void assign(const convlab::Image& im, bool allChannelStats)
+    {
+        if (im.empty()) {
+            clear();
+            return;
+        }
+        checkShape(im.width, im.height, im.channels, "image");
+        if (im.data.size() != static_cast<std::size_t>(im.width) * im.height * im.channels)
+            throw convlab::Error("image view: image data holds " + std::to_string(im.data.size()) +
+                                 " values, not width*height*channels");
+        host = im;
+        hostValid = true;
+        width = im.width;
+        height = im.height;
+        channels = im.channels;
+        depth = im.depth;
+        statChannels = allChannelStats ? channels : colourChannels(channels);
+        stats = computeStats(host, statChannels);
+        statsValid = true;
+        pending = Pending::FromHost;
+    }
+
+    // Nothing to show; the GL objects stay for the next image.
+    void clear()
+    {
+        host = convlab::Image();
+        hostValid = false;
+        width = height = channels = 0;
+        stats = Stats();
+        statsValid = false;
+        pending = Pending::None;
+    }
+};
+
+} // namespace
+
+struct ImageView::State {
+    QOpenGLFunctions_3_3_Core* gl = nullptr; // null until initializeGL succeeds
+    std::unique_ptr<QOpenGLShaderProgram> program;
+    GLuint vao = 0;
+    GLint maxTextureSize = 0;
+    GLint maxLayers = 0;
+
+    Slot source, result, diff;
+    Mapping mapping = Mapping::Clamp;
+    ViewMode viewMode = ViewMode::Result;
+    double split = 0.5;
+
+    double zoom = 1.0;
+    QPointF origin;       // widget position of the image's top-left corner
+    bool autoFit = true;  // refit on resize and on a new image shape
+    bool centred = true;  // recentre on resize and on a new image shape
+
+    enum class Drag { None, Pending, Pan, Divider } drag = Drag::None;
+    QPointF pressPos, originAtPress;
+    QPoint hovered{-1, -1};
+
+    double lastDisplayMs = 0.0;
+
+    // The image that defines the geometry: the result, else the source, else the difference.
+    const Slot& reference() const
+    {
+        return result.channels ? result : source.channels ? source : diff;
+    }
+
+    // Uploads pending contents (host -> PBO -> texture, or PBO -> texture). Context current.
+    bool upload(Slot& s)
+    {
+        if (s.pending == Slot::Pending::None || s.channels == 0)
+            return false;
+        const bool fromHost = s.pending == Slot::Pending::FromHost;
+        s.pending = Slot::Pending::None;
+        s.displayable = s.width <= maxTextureSize && s.height <= maxTextureSize && s.channels <= maxLayers;
+        if (!s.displayable) {
+            qWarning("ImageView: %dx%d image exceeds the OpenGL texture limit of %d px; not drawn",
+                     s.width, s.height, maxTextureSize);
+            return false;
+        }
+        if (!s.pbo)
+            gl->glGenBuffers(1, &s.pbo);
+        gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, s.pbo);
+        if (fromHost) {
+            const auto bytes = static_cast<GLsizeiptr>(s.bytes());
+            if (s.pboBytes == s.bytes()) {
+                gl->glBufferSubData(GL_PIXEL_UNPACK_BUFFER, 0, bytes, s.host.data.data());
+            } else {
+                gl->glBufferData(GL_PIXEL_UNPACK_BUFFER, bytes, s.host.data.data(), GL_STREAM_DRAW);
+                s.pboBytes = s.bytes();
+            }
+        }
+        if (!s.tex) {
+            gl->glGenTextures(1, &s.tex);
+            gl->glBindTexture(GL_TEXTURE_2D_ARRAY, s.tex);
+            gl->glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+            gl->glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+            gl->glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_BASE_LEVEL, 0);
+            gl->glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAX_LEVEL, 0);
+        }
+        gl->glBindTexture(GL_TEXTURE_2D_ARRAY, s.tex);
+        gl->glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+        gl->glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+        gl->glPixelStorei(GL_UNPACK_IMAGE_HEIGHT, 0);
+        gl->glPixelStorei(GL_UNPACK_SKIP_ROWS, 0);
+        gl->glPixelStorei(GL_UNPACK_SKIP_PIXELS, 0);
+        gl->glPixelStorei(GL_UNPACK_SKIP_IMAGES, 0);
+        // Planar values are exactly a stack of layers: plane c -> layer c, no interleaving.
+        if (s.texW == s.width && s.texH == s.height && s.texC == s.channels) {
+            gl->glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, 0, s.width, s.height, s.channels, GL_RED,
+                                GL_FLOAT, nullptr);
+        } else {
+            gl->glTexImage3D(GL_TEXTURE_2D_ARRAY, 0, GL_R32F, s.width, s.height, s.channels, 0, GL_RED,
+                             GL_FLOAT, nullptr);
+            s.texW = s.width;
+            s.texH = s.height;
+            s.texC = s.channels;
+        }
+        gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+        if (!s.keepHost) {
+            s.host = convlab::Image();
+            s.hostValid = false;
+        }
+        return true;
+    }
+
+    // Copies the PBO back into the host copy when a GPU producer wrote it. Context current.
+    void readBack(Slot& s)
+    {
+        if (s.hostValid || s.channels == 0 || !s.pbo || s.pboBytes < s.bytes())
+            return;
+        s.host = convlab::Image(s.width, s.height, s.channels, s.depth);
+        gl->glBindBuffer(GL_COPY_READ_BUFFER, s.pbo);
+        gl->glGetBufferSubData(GL_COPY_READ_BUFFER, 0, static_cast<GLsizeiptr>(s.bytes()), s.host.data.data());
+        gl->glBindBuffer(GL_COPY_READ_BUFFER, 0);
+        s.hostValid = true;
+    }
+
+    void setLayerUniforms(const char* name, const Slot& s)
+    {
+        const QByteArray n(name);
+        const bool drawn = s.channels > 0 && s.displayable && s.texC == s.channels;
+        program->setUniformValue(n + ".channels", drawn ? s.channels : 0);
+        program->setUniformValue(n + ".size", QVector2D(float(s.width), float(s.height)));
+        program->setUniformValue(n + ".range", float(convlab::depthMax(s.depth)));
+        program->setUniformValue(n + ".lo", s.stats.lo);
+        program->setUniformValue(n + ".hi", s.stats.hi);
+        program->setUniformValue(n + ".maxAbs", s.stats.maxAbs);
+    }
+};
+
+ImageView::ImageView(QWidget* parent) : QOpenGLWidget(parent), d(std::make_unique<State>())
+{
+    static const bool resourcesRegistered = (registerShaderResources(), true);
+    Q_UNUSED(resourcesRegistered);
+    QSurfaceFormat fmt = format();
+    fmt.setVersion(3, 3);
+    fmt.setProfile(QSurfaceFormat::CoreProfile);
+    setFormat(fmt);
+    setMouseTracking(true);
+    d->diff.keepHost = false;
+}
+
+ImageView::~ImageView()
+{
+    releaseGL(false);
+    // The base class destroys the context later; this object must not hear about it then.
+    if (context())
+        disconnect(context(), nullptr, this, nullptr);
+}
+
+void ImageView::releaseGL(bool keepData)
+{
+    if (!d->gl)
+        return;
+    makeCurrent();
+    for (Slot* s : {&d->source, &d->result, &d->diff}) {
+        if (keepData)
+            d->readBack(*s);
+        if (s->pbo)
+            d->gl->glDeleteBuffers(1, &s->pbo);
+        if (s->tex)
+            d->gl->glDeleteTextures(1, &s->tex);
+        s->pbo = s->tex = 0;
+        s->pboBytes = 0;
+        s->texW = s->texH = s->texC = 0;
+        if (s->channels)
+            s->pending = Slot::Pending::FromHost;
+    }
+    if (d->vao)
+        d->gl->glDeleteVertexArrays(1, &d->vao);
+    d->vao = 0;
+    d->program.reset();
+    d->gl = nullptr;
+    doneCurrent();
+}
+
+void ImageView::initializeGL()
+{
+    auto* gl = QOpenGLVersionFunctionsFactory::get<QOpenGLFunctions_3_3_Core>(context());
+    if (!gl || !gl->initializeOpenGLFunctions()) {
+        const QSurfaceFormat f = context()->format();
+        qWarning("ImageView: OpenGL 3.3 core profile is not available (got %d.%d); images are not drawn",
+                 f.majorVersion(), f.minorVersion());
+        return;
+    }
+    connect(context(), &QOpenGLContext::aboutToBeDestroyed, this, [this] { releaseGL(true); });
+    d->gl = gl;
+
+    auto program = std::make_unique<QOpenGLShaderProgram>();
+    if (!program->addShaderFromSourceFile(QOpenGLShader::Vertex, QStringLiteral(":/shaders/image.vert")) ||
+        !program->addShaderFromSourceFile(QOpenGLShader::Fragment, QStringLiteral(":/shaders/image.frag")) ||
+        !program->link()) {
+        qWarning("ImageView: the image shaders failed to build: %s", qPrintable(program->log()));
+    } else {
+        d->program = std::move(program);
+        d->program->bind();
+        d->program->setUniformValue("uSourceTex", 0);
+        d->program->setUniformValue("uResultTex", 1);
+        d->program->setUniformValue("uDiffTex", 2);
+        d->program->release();
+    }
+    gl->glGenVertexArrays(1, &d->vao);
+    gl->glGetIntegerv(GL_MAX_TEXTURE_SIZE, &d->maxTextureSize);
+    gl->glGetIntegerv(GL_MAX_ARRAY_TEXTURE_LAYERS, &d->maxLayers);
+    for (Slot* s : {&d->source, &d->result, &d->diff})
+        if (s->channels && s->pending == Slot::Pending::None)
+            s->pending = Slot::Pending::FromHost;
+}
+
+void ImageView::resizeGL(int, int)
+{
+    applyLayout();
+}
+
+void ImageView::paintGL()
+{
+    QElapsedTimer timer;
+    timer.start();
+    auto* gl = d->gl;
+    if (!gl)
+        return;
+    gl->glClearColor(kBackground, kBackground, kBackground, 1.0f);
+    gl->glClear(GL_COLOR_BUFFER_BIT);
+    if (!d->program)
+        return;
+
+    bool uploaded = false;
+    for (Slot* s : {&d->source, &d->result, &d->diff})
+        uploaded = d->upload(*s) || uploaded;
+    // Statistics of a GPU-written result are needed only by the mappings that use them.
+    Slot& r = d->result;
+    if (r.channels && !r.statsValid && (d->mapping == Mapping::Normalize || d->mapping == Mapping::Diverging)) {
+        d->readBack(r);
+        if (r.hostValid) {
+            r.stats = computeStats(r.host, r.statChannels);
+            r.statsValid = true;
+        }
+    }
+
+    const GLint filter = d->zoom >= 1.0 ? GL_NEAREST : GL_LINEAR;
+    const Slot* bound[] = {&d->source, &d->result, &d->diff};
+    for (int unit = 0; unit < 3; ++unit) {
+        gl->glActiveTexture(GL_TEXTURE0 + unit);
+        gl->glBindTexture(GL_TEXTURE_2D_ARRAY, bound[unit]->tex);
+        if (bound[unit]->tex) {
+            gl->glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, filter);
+            gl->glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAG_FILTER, filter);
+        }
+    }
+    gl->glActiveTexture(GL_TEXTURE0);
+
+    auto& p = *d->program;
+    p.bind();
+    d->setLayerUniforms("uSource", d->source);
+    d->setLayerUniforms("uResult", d->result);
+    d->setLayerUniforms("uDiff", d->diff);
+    p.setUniformValue("uMapping", static_cast<int>(d->mapping));
+    p.setUniformValue("uViewMode", static_cast<int>(d->viewMode));
+    p.setUniformValue("uOrigin", QVector2D(float(d->origin.x()), float(d->origin.y())));
+    p.setUniformValue("uZoom", float(d->zoom));
+    p.setUniformValue("uDpr", float(devicePixelRatioF()));
+    GLint viewport[4] = {};
+    gl->glGetIntegerv(GL_VIEWPORT, viewport);
+    p.setUniformValue("uFbHeight", float(viewport[3]));
+    p.setUniformValue("uSplitX", float(d->split * width()));
+    p.setUniformValue("uBackground", QVector3D(kBackground, kBackground, kBackground));
+    gl->glBindVertexArray(d->vao);
+    gl->glDrawArrays(GL_TRIANGLES, 0, 3);
+    gl->glBindVertexArray(0);
+    p.release();
+
+    if (uploaded) {
+        gl->glFinish();
+        d->lastDisplayMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+    }
+}
+
+void ImageView::setSource(const convlab::Image& source)
+{
+    d->source.assign(source, false);
+    applyLayout();
+    update();
+}
+
+void ImageView::setResult(const convlab::Image& result)
+{
+    d->result.assign(result, false);
+    applyLayout();
+    update();
+}
+
+void ImageView::setDifference(const convlab::Image& diff)
+{
+    d->diff.assign(diff, true);
+    applyLayout();
+    update();
+}
+
+void ImageView::setMapping(Mapping m)
+{
+    d->mapping = m;
+    update();
+}
+
+ImageView::Mapping ImageView::mapping() const
+{
+    return d->mapping;
+}
+
+void ImageView::setViewMode(ViewMode m)
+{
+    d->viewMode = m;
+    update();
+}
+
+ImageView::ViewMode ImageView::viewMode() const
+{
+    return d->viewMode;
+}
+
+void ImageView::setSplitPosition(double t)
+{
+    if (!std::isfinite(t))
+        return;
+    d->split = std::clamp(t, 0.0, 1.0);
+    update();
+}
+
+double ImageView::splitPosition() const
+{
+    return d->split;
+}
+
+double ImageView::zoom() const
+{
+    return d->zoom;
+}
+
+void ImageView::setZoom(double z, QPointF anchorWidgetPos)
+{
+    d->autoFit = false;
+    const bool aboutCentre = anchorWidgetPos == QPointF(-1, -1);
+    if (aboutCentre)
+        anchorWidgetPos = QPointF(width() / 2.0, height() / 2.0);
+    zoomTo(z, anchorWidgetPos, aboutCentre && d->centred);
+}
+
+void ImageView::zoomTo(double z, QPointF anchor, bool keepCentred)
+{
+    if (!std::isfinite(z))
+        return;
+    z = std::clamp(z, kMinZoom, kMaxZoom);
+    const double old = d->zoom;
+    d->origin = anchor - (anchor - d->origin) * (z / old);
+    d->zoom = z;
+    d->centred = keepCentred;
+    applyLayout();
+    update();
+    if (z != old)
+        emit zoomChanged(z);
+}
+
+void ImageView::fitToWindow()
+{
+    d->autoFit = d->centred = true;
+    applyLayout();
+    update();
+}
+
+void ImageView::actualSize()
+{
+    d->autoFit = false;
+    zoomTo(1.0, QPointF(width() / 2.0, height() / 2.0), true);
+}
+
+void ImageView::applyLayout()
+{
+    const Slot& ref = d->reference();
+    if (ref.channels == 0 || width() <= 0 || height() <= 0)
+        return;
+    if (d->autoFit) {
+        const double old = d->zoom;
+        const double z = std::min(double(width()) / ref.width, double(height()) / ref.height);
+        d->zoom = std::clamp(z, kMinZoom, kMaxZoom);
+        if (d->zoom != old)
+            emit zoomChanged(d->zoom);
+    }
+    if (d->autoFit || d->centred) {
+        // Whole widget pixels keep single image pixels crisp at integer zooms.
+        d->origin = QPointF(std::round((width() - ref.width * d->zoom) / 2.0),
+                            std::round((height() - ref.height * d->zoom) / 2.0));
+    }
+}
+
+QPointF ImageView::widgetToImage(QPointF widgetPos) const
+{
+    return (widgetPos - d->origin) / d->zoom;
+}
+
+QPoint ImageView::pixelAt(QPointF widgetPos) const
+{
+    const QPointF p = widgetToImage(widgetPos);
+    const int x = static_cast<int>(std::floor(p.x()));
+    const int y = static_cast<int>(std::floor(p.y()));
+    const Slot& ref = d->reference();
+    return ref.contains(x, y) ? QPoint(x, y) : QPoint(-1, -1);
+}
+
+void ImageView::updateHover(QPointF widgetPos)
+{
+    const QPoint px = QRectF(rect()).contains(widgetPos) ? pixelAt(widgetPos) : QPoint(-1, -1);
+    if (px == d->hovered)
+        return;
+    d->hovered = px;
+    emit pixelHovered(px.x(), px.y());
+}
+
+bool ImageView::nearDivider(QPointF widgetPos) const
+{
+    return d->viewMode == ViewMode::Split && std::abs(widgetPos.x() - d->split * width()) <= kDividerGrab;
+}
+
+static QVector<float> valuesAt(const Slot& s, int x, int y)
+{
+    QVector<float> v;
+    if (!s.contains(x, y) || !s.hostValid)
+        return v;
+    for (int c = 0; c < s.channels; ++c)
+        v.push_back(s.host.at(c, y, x));
+    return v;
+}
+
+QVector<float> ImageView::resultValues(int x, int y) const
+{
+    Slot& r = d->result;
+    if (r.contains(x, y) && !r.hostValid && d->gl) {
+        // A GPU producer wrote the buffer: fetch it once for this result.
+        auto* self = const_cast<ImageView*>(this);
+        const bool wasCurrent = QOpenGLContext::currentContext() == context();
+        if (!wasCurrent)
+            self->makeCurrent();
+        d->readBack(r);
+        if (!wasCurrent)
+            self->doneCurrent();
+    }
+    return valuesAt(r, x, y);
+}
+
+QVector<float> ImageView::sourceValues(int x, int y) const
+{
+    return valuesAt(d->source, x, y);
+}
+
+unsigned int ImageView::resultBuffer(int width, int height, int channels)
+{
+    checkShape(width, height, channels, "result buffer");
+    if (!d->gl)
+        return 0;
+    Slot& r = d->result;
+    const std::size_t bytes = static_cast<std::size_t>(width) * height * channels * sizeof(float);
+    const bool wasCurrent = QOpenGLContext::currentContext() == context();
+    if (!wasCurrent)
+        makeCurrent();
+    if (!r.pbo)
+        d->gl->glGenBuffers(1, &r.pbo);
+    if (r.pboBytes != bytes) {
+        // The previous contents (if any) stay in the texture and the host copy.
+        d->gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, r.pbo);
+        d->gl->glBufferData(GL_PIXEL_UNPACK_BUFFER, static_cast<GLsizeiptr>(bytes), nullptr, GL_STREAM_DRAW);
+        d->gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+        r.pboBytes = bytes;
+    }
+    if (!wasCurrent)
+        doneCurrent();
+    return r.pbo;
+}
+
+void ImageView::resultBufferWritten(int width, int height, int channels)
+{
+    checkShape(width, height, channels, "result buffer");
+    Slot& r = d->result;
+    const std::size_t bytes = static_cast<std::size_t>(width) * height * channels * sizeof(float);
+    if (!d->gl || !r.pbo || r.pboBytes != bytes)
+        throw convlab::Error("image view: result buffer written as " + std::to_string(width) + "x" +
+                             std::to_string(height) + "x" + std::to_string(channels) +
+                             " but not requested at that shape through resultBuffer()");
+    r.host = convlab::Image();
+    r.hostValid = false;
+    r.width = width;
+    r.height = height;
+    r.channels = channels;
+    // The engine keeps the source's value scale, so the result shares its nominal range.
+    r.depth = d->source.channels ? d->source.depth : convlab::SampleDepth::F32;
+    r.statChannels = colourChannels(channels);
+    r.statsValid = false;
+    r.pending = Slot::Pending::FromBuffer;
+    applyLayout();
+    update();
+}
+
+double ImageView::lastDisplayMs() const
+{
+    return d->lastDisplayMs;
+}
+
+void ImageView::wheelEvent(QWheelEvent* e)
+{
+    const double notches = e->angleDelta().y() / 120.0;
+    if (notches == 0.0) {
+        e->ignore();
+        return;
+    }
+    d->autoFit = false;
+    zoomTo(d->zoom * std::pow(kWheelFactor, notches), e->position(), false);
+    updateHover(e->position());
+    e->accept();
+}
+
+void ImageView::mousePressEvent(QMouseEvent* e)
+{
+    if (e->button() != Qt::LeftButton) {
+        QOpenGLWidget::mousePressEvent(e);
+        return;
+    }
+    d->pressPos = e->position();
+    d->originAtPress = d->origin;
+    d->drag = nearDivider(e->position()) ? State::Drag::Divider : State::Drag::Pending;
+    e->accept();
+}
+
+void ImageView::mouseMoveEvent(QMouseEvent* e)
+{
+    const QPointF pos = e->position();
+    switch (d->drag) {
+    case State::Drag::Divider:
+        setSplitPosition(width() > 0 ? pos.x() / width() : 0.5);
+        break;
+    case State::Drag::Pending:
+        if ((pos - d->pressPos).manhattanLength() < QGuiApplication::styleHints()->startDragDistance())
+            break;
+        d->drag = State::Drag::Pan;
+        setCursor(Qt::ClosedHandCursor);
+        [[fallthrough]];
+    case State::Drag::Pan:
+        d->origin = d->originAtPress + (pos - d->pressPos);
+        d->autoFit = d->centred = false;
+        update();
+        break;
+    case State::Drag::None:
+        if (nearDivider(pos))
+            setCursor(Qt::SplitHCursor);
+        else
+            unsetCursor();
+        break;
+    }
+    updateHover(pos);
+}
+
+void ImageView::mouseReleaseEvent(QMouseEvent* e)
+{
+    if (e->button() != Qt::LeftButton) {
+        QOpenGLWidget::mouseReleaseEvent(e);
+        return;
+    }
+    if (d->drag == State::Drag::Pending) {
+        const QPoint px = pixelAt(e->position());
+        if (px.x() >= 0)
+            emit pixelClicked(px.x(), px.y());
+    }
+    if (d->drag == State::Drag::Pan)
+        unsetCursor();
+    d->drag = State::Drag::None;
+    e->accept();
+}
+
+void ImageView::leaveEvent(QEvent* e)
+{
+    updateHover(QPointF(-1, -1));
+    QOpenGLWidget::leaveEvent(e);
+}

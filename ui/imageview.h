@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The image view: float images drawn through OpenGL 3.3 core. A result reaches the GPU through
+// a pixel buffer object (PBO) that either producer fills: the CPU path writes it from host
+// memory (setResult), a GPU path writes it directly given only the buffer id (resultBuffer()),
+// then calls resultBufferWritten(). The fragment shader maps values for display.
+#pragma once
+#include <QOpenGLWidget>
+#include <QPointF>
+#include <QVector>
+
+#include <memory>
+
+#include "convlab/image.h"
+
+class ImageView : public QOpenGLWidget {
+    Q_OBJECT
+public:
+    // How float values become display intensities (shaders/image.frag).
+    enum class Mapping { Clamp, Abs, Normalize, Offset, Diverging };
+    Q_ENUM(Mapping)
+    enum class ViewMode { Result, Original, Split, Difference };
+    Q_ENUM(ViewMode)
+
+    explicit ImageView(QWidget* parent = nullptr);
+    ~ImageView() override;
+
+    // The source image (shown in Original/Split, read out under the cursor). Copies the data.
+    void setSource(const convlab::Image& source);
+    // The CPU producer: uploads the result through the PBO. Copies what it needs.
+    void setResult(const convlab::Image& result);
+    // A difference image (A - B) for ViewMode::Difference, drawn as a heat map.
+    void setDifference(const convlab::Image& diff);
+
+    void setMapping(Mapping m);
+    Mapping mapping() const;
+    void setViewMode(ViewMode m);
+    ViewMode viewMode() const;
+    // Split position in [0,1] of the widget width (original left, result right).
+    void setSplitPosition(double t);
+    double splitPosition() const;
+
+    // Zoom: 1.0 = one image pixel per device-independent pixel.
+    double zoom() const;
+    void setZoom(double z, QPointF anchorWidgetPos = QPointF(-1, -1));
+    void fitToWindow();
+    void actualSize();
+    // Maps widget coordinates to image pixel coordinates (may be outside the image).
+    QPointF widgetToImage(QPointF widgetPos) const;
+
+    // Reads the pixel values of the last uploaded result / source (host copies kept for the
+    // readout); empty when (x,y) is outside.
+    QVector<float> resultValues(int x, int y) const;
+    QVector<float> sourceValues(int x, int y) const;
+
+    // GPU producer interface: the PBO id (0 before initializeGL) sized for width*height*channels
+    // float32 values, and the notification that it holds a new result of that shape.
+    unsigned int resultBuffer(int width, int height, int channels);
+    void resultBufferWritten(int width, int height, int channels);
+
+    // Wall time of the last display update (upload + draw) in ms, for the timings panel.
+    double lastDisplayMs() const;
+
+signals:
+    // Emitted as the cursor moves over the image: pixel coordinates (or -1,-1 when outside).
+    void pixelHovered(int x, int y);
+    void pixelClicked(int x, int y);
+    void zoomChanged(double zoom);
+
+protected:
+    void initializeGL() override;
+    void resizeGL(int w, int h) override;
+    void paintGL() override;
+    void wheelEvent(QWheelEvent* e) override;
+    void mousePressEvent(QMouseEvent* e) override;
+    void mouseMoveEvent(QMouseEvent* e) override;
+    void mouseReleaseEvent(QMouseEvent* e) override;
+    void leaveEvent(QEvent* e) override;
+
+private:
+    struct State;
+    std::unique_ptr<State> d;
+
+    // Frees the GL objects (hellogl2 style: on QOpenGLContext::aboutToBeDestroyed and in the
+    // destructor); with keepData, GPU-written contents are read back first so that a new
+    // context (after reparenting) shows the same images.
+    void releaseGL(bool keepData);
+    void applyLayout();
+    void zoomTo(double z, QPointF anchor, bool keepCentred);
+    QPoint pixelAt(QPointF widgetPos) const;
+    void updateHover(QPointF widgetPos);
+    bool nearDivider(QPointF widgetPos) const;
+};
