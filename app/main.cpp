@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// convlab [IMAGE]                        the workbench, on IMAGE or the bundled sample
+// convlab --benchmark-latency [IMAGE]    edit-to-display latency of 5x5 kernel edits
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QSurfaceFormat>
+#include <QTimer>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "convlab/kernel.h"
+#include "convlab/testchart.h"
+#include "kerneldocument.h"
+#include "mainwindow.h"
+#include "rendercontroller.h"
+
+namespace {
+
+constexpr int kEdits = 30;
+constexpr int kTimeoutMs = 120000;
+
+// Waits until the window has drawn the result of a render; false on timeout.
+bool waitForDisplay(MainWindow& w)
+{
+    QEventLoop loop;
+    QTimer timeout;
+    timeout.setSingleShot(true);
+    QObject::connect(&timeout, &QTimer::timeout, &loop, [&loop] { loop.exit(1); });
+    QObject::connect(&w, &MainWindow::resultDisplayed, &loop, [&loop, &w](quint64 id) {
+        if (id == w.renderController()->latestId()) loop.exit(0);
+    });
+    QObject::connect(&w, &MainWindow::errorReported, &loop, [&loop](const QString& m) {
+        std::fprintf(stderr, "convlab: %s\n", qPrintable(m));
+        loop.exit(2);
+    });
+    timeout.start(kTimeoutMs);
+    return loop.exec() == 0;
+}
+
+double percentile(std::vector<double> v, double q)
+{
+    std::sort(v.begin(), v.end());
+    const double pos = q * (v.size() - 1);
+    const auto lo = static_cast<std::size_t>(std::floor(pos));
+    const auto hi = std::min(lo + 1, v.size() - 1);
+    return v[lo] + (pos - lo) * (v[hi] - v[lo]);
+}
+
+// Each edit goes through the kernel document exactly as a typed cell does; the clock stops
+// when the view has drawn that edit's result.
+int benchmarkLatency(MainWindow& w, const QString& imagePath)
+{
+    w.setErrorReporter({});
+    if (imagePath.isEmpty())
+        w.setSourceImage(convlab::makeTestChart(1920, 1080), QObject::tr("test chart"));
+    else if (!w.openImage(imagePath))
+        return 1;
+    w.kernelDocument()->setKernel(convlab::makePreset("box", "size=5"), QObject::tr("Benchmark kernel"));
+    w.show();
+    if (!waitForDisplay(w)) {
+        std::fprintf(stderr, "convlab: the first result was not displayed\n");
+        return 1;
+    }
+    std::vector<double> ms;
+    for (int i = 0; i < kEdits; ++i) {
+        QElapsedTimer t;
+        t.start();
+        w.kernelDocument()->setCell(i % 5, (i / 5) % 5, 0.04f * float(1 + i % 7));
+        if (!waitForDisplay(w)) {
+            std::fprintf(stderr, "convlab: edit %d was not displayed\n", i + 1);
+            return 1;
+        }
+        ms.push_back(double(t.nsecsElapsed()) / 1e6);
+    }
+    const auto& img = *w.sourceImage();
+    std::printf("edit-to-display latency, %d edits of a 5x5 kernel on %dx%dx%d: median %.2f ms, p90 %.2f ms "
+                "(min %.2f, max %.2f)\n",
+                kEdits, img.width, img.height, img.channels, percentile(ms, 0.5), percentile(ms, 0.9),
+                *std::min_element(ms.begin(), ms.end()), *std::max_element(ms.begin(), ms.end()));
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    QSurfaceFormat format;
+    format.setVersion(3, 3);
+    format.setProfile(QSurfaceFormat::CoreProfile);
+    QSurfaceFormat::setDefaultFormat(format);
+
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName("ConvLab");
+    QApplication::setApplicationName("ConvLab");
+    QApplication::setApplicationVersion(MainWindow::versionString());
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QObject::tr("ConvLab: a workbench for image convolution"));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    QCommandLineOption latency("benchmark-latency",
+                               QObject::tr("Measure edit-to-display latency of %1 kernel edits (default image: "
+                                           "a 1920x1080 test chart), print median and p90, exit.")
+                                   .arg(kEdits));
+    parser.addOption(latency);
+    parser.addPositionalArgument("image", QObject::tr("Image to open (default: the bundled sample)"), "[IMAGE]");
+    parser.process(app);
+    const QStringList args = parser.positionalArguments();
+    const QString path = args.isEmpty() ? QString() : args.first();
+
+    if (parser.isSet(latency)) {
+        MainWindow w(false);
+        w.resize(1280, 800);
+        return benchmarkLatency(w, path);
+    }
+
+    MainWindow w;
+    w.show();
+    if (path.isEmpty() || !w.openImage(path)) w.openSample();
+    return app.exec();
+}
