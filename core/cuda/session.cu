@@ -149,6 +149,30 @@ public:
     bool hasImage() const override { return w_ > 0; }
     std::string deviceName() const override { return name_; }
 
+    double copyBandwidthGBs() override
+    {
+        const size_t n = size_t(256) << 20; // floats: 1 GiB each way
+        DeviceBuffer<float> a, b;
+        a.reserve(n);
+        b.reserve(n);
+        cudaEvent_t e0, e1;
+        check(cudaEventCreate(&e0), "event");
+        check(cudaEventCreate(&e1), "event");
+        float best = 1e30f;
+        for (int i = 0; i < 4; ++i) {
+            cudaEventRecord(e0, stream_);
+            check(cudaMemcpyAsync(b.get(), a.get(), n * sizeof(float), cudaMemcpyDeviceToDevice, stream_), "copy");
+            cudaEventRecord(e1, stream_);
+            check(cudaEventSynchronize(e1), "copy");
+            float ms = 0.0f;
+            cudaEventElapsedTime(&ms, e0, e1);
+            if (i > 0) best = std::min(best, ms); // the first copy warms up
+        }
+        cudaEventDestroy(e0);
+        cudaEventDestroy(e1);
+        return 2.0 * n * sizeof(float) / (best * 1e-3) / 1e9;
+    }
+
     Image run(const ConvolveParams& params, RunReport* report) override
     {
         requireImage();

@@ -36,6 +36,9 @@ public:
     virtual void releaseGlBuffer(unsigned int glBuffer) = 0;
 
     virtual std::string deviceName() const = 0;
+    // Measured device-to-device copy bandwidth in GB/s (bytes read + written per second), the
+    // yardstick for memory-bound kernels.
+    virtual double copyBandwidthGBs() = 0;
 };
 
 } // namespace convlab

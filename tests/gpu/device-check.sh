@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# One-shot check on a machine with an NVIDIA GPU, nvcc, CMake and ninja but no Debian packages
+# and no network: builds the engine, the CLI, the gpu tests and the GPU benchmark for sm_90
+# from the .deb files that fetch-debs.sh put in .debs/, runs the gpu tests, then the benchmark
+# and its peers (CuPy, cuDNN through PyTorch). Logs and tables go to $OUT (default ./device-out).
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+out=${OUT:-$root/device-out}
+mkdir -p "$out"
+prefix=/tmp/convlab-prefix
+build=/tmp/convlab-build
+exec > >(tee "$out/device-check.log") 2>&1
+cd "$root"
+
+echo "== machine"; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+nvcc --version | tail -1
+
+echo "== prefix from .debs"
+mkdir -p "$prefix"
+for f in .debs/*.deb; do dpkg -x "$f" "$prefix"; done
+lib="$prefix/usr/lib/x86_64-linux-gnu"
+export LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PKG_CONFIG_LIBDIR="$lib/pkgconfig:$prefix/usr/share/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$prefix"
+
+echo "== configure and build (sm_90)"
+t0=$(date +%s)
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCONVLAB_WITH_GUI=OFF -DCONVLAB_WITH_OPENCV=OFF \
+  -DCONVLAB_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_PREFIX_PATH="$prefix/usr" \
+  -DCMAKE_EXE_LINKER_FLAGS="-Wl,--disable-new-dtags" || exit 1
+cmake --build "$build" -j"$(nproc)" --target convlab-cli test_gpu test_methods convlab-gpu-bench || exit 1
+echo "build took $(( $(date +%s) - t0 )) s"
+
+echo "== gpu tests"
+"$build/tests/test_gpu" -o "$out/test_gpu.txt,txt" -o -,txt
+gpu_rc=$?
+"$build/tests/test_methods" -o "$out/test_methods.txt,txt" > /dev/null
+echo "test_gpu exit $gpu_rc, test_methods exit $?"
+
+echo "== CLI on the GPU"
+"$build/app/convlab-cli" --version
+python3 - <<'PY'
+import numpy as np; np.save('/tmp/in.npy', np.random.default_rng(1).standard_normal((2048, 2048)).astype(np.float32))
+PY
+"$build/app/convlab-cli" /tmp/in.npy /tmp/out.npy -k "1 1 1; 1 -8 1; 1 1 1" -d cuda --compare reference@cpu --json \
+  > "$out/cli-gpu.json" && echo "cli ok: $(python3 -c "import json;d=json.load(open('$out/cli-gpu.json'));print(d['device'],d['compare'])")"
+
+echo "== benchmark"
+timeout 240 "$build/tests/convlab-gpu-bench" --json "$out/gpu-bench.json" | tee "$out/gpu-bench.txt"
+echo "== peers"
+timeout 150 python3 tests/gpu/peers_gpu.py --ours "$out/gpu-bench.json" | tee "$out/gpu-peers.txt"
+exit $gpu_rc

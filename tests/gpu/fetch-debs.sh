@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Downloads (does not install) the Debian 12 packages that the GPU machine's build of the
+# engine, the CLI and the gpu tests needs, into .debs/ (ignored by git). device-check.sh
+# extracts them there into a prefix of its own.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+mkdir -p "$root/.debs"
+cd "$root/.debs"
+pkgs=(qt6-base-dev qt6-base-dev-tools qmake6 libqt6core6 libqt6test6 libicu72 libdouble-conversion3
+      libpcre2-16-0 libb2-1 libglib2.0-0 libfftw3-dev libfftw3-single3 libfftw3-double3 libeigen3-dev
+      libcli11-dev nlohmann-json3-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  compgen -G "${p}_*.deb" >/dev/null || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  apt-get download "${missing[@]}"
+fi
+du -sh "$root/.debs"

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""GPU peers on the same cases as convlab-gpu-bench: CuPy's cupyx.scipy.ndimage.convolve and
+cupyx.scipy.signal.fftconvolve, and cuDNN through torch.nn.functional.conv2d; kernel time from
+CUDA events (median of N after a warm-up). With --ours FILE (convlab-gpu-bench --json) it prints
+the ratios ours/peer. Peers that are not installed are reported as absent."""
+import argparse
+import json
+import sys
+
+import numpy as np
+
+CASES = ['3x3 edge8', '5x5 gaussian', '11x11 dense', '17x17 dense', '31x31 dense', '31x31 gaussian',
+         '63x63 dense']
+
+
+def kernel(name, rng):
+    n = int(name.split('x')[0])
+    if 'edge8' in name:
+        k = np.ones((3, 3)); k[1, 1] = -8
+    elif 'gaussian' in name:
+        sigma = 1.0 if n == 5 else 5.0
+        x = np.arange(n) - n // 2
+        g = np.exp(-x * x / (2 * sigma * sigma)); g /= g.sum()
+        k = np.outer(g, g)
+    else:
+        k = rng.standard_normal((n, n))
+    return k.astype(np.float32)
+
+
+def time_gpu(fn, runs, cp):
+    fn()
+    cp.cuda.Device().synchronize()
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    times = []
+    for _ in range(runs):
+        start.record(); fn(); stop.record(); stop.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, stop))
+    return float(np.median(times))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--sizes', default='4096,8192')
+    ap.add_argument('--runs', type=int, default=7)
+    ap.add_argument('--ours')
+    a = ap.parse_args()
+    try:
+        import cupy as cp
+        import cupyx.scipy.ndimage as cndi
+        import cupyx.scipy.signal as csig
+    except ImportError as e:
+        print('CuPy absent (%s): no GPU peers' % e)
+        return 1
+    try:
+        import torch
+        import torch.nn.functional as F
+        torch.backends.cudnn.benchmark = True
+    except ImportError:
+        torch = None
+    ours = {}
+    if a.ours:
+        for r in json.load(open(a.ours)):
+            key = (r['size'], r['kernel'])
+            ours[key] = min(ours.get(key, 1e30), r['kernel_ms'])
+    rng = np.random.default_rng(5)
+    print('%-6s %-15s %12s %12s %12s %10s %10s %10s' % ('size', 'kernel', 'cupy ndi ms', 'cupy fft ms',
+                                                      'cudnn ms', 'ours ms', 'ours/cupy', 'ours/cudnn'))
+    for n in [int(s) for s in a.sizes.split(',')]:
+        img = cp.asarray(rng.standard_normal((n, n)).astype(np.float32))
+        for name in CASES:
+            k = kernel(name, rng)
+            kd = cp.asarray(k)
+            t_ndi = time_gpu(lambda: cndi.convolve(img, kd, mode='reflect'), a.runs, cp)
+            t_fft = time_gpu(lambda: csig.fftconvolve(img, kd, mode='same'), a.runs, cp)
+            t_dnn = float('nan')
+            if torch is not None:
+                x = torch.as_tensor(img, device='cuda').reshape(1, 1, n, n)
+                w = torch.as_tensor(kd, device='cuda').flip(0, 1).reshape(1, 1, *k.shape).contiguous()
+                pad = k.shape[0] // 2
+                t_dnn = time_gpu(lambda: F.conv2d(F.pad(x, (pad, pad, pad, pad), mode='reflect'), w), a.runs, cp)
+            o = ours.get((n, name), float('nan'))
+            print('%-6d %-15s %12.3f %12.3f %12.3f %10.3f %10.2f %10.2f' % (
+                n, name, t_ndi, t_fft, t_dnn, o, o / t_ndi, o / t_dnn))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
