@@ -36,50 +36,38 @@ void checkFft(cufftResult r, const char* what)
     if (r != CUFFT_SUCCESS) throw Error(std::string("cuFFT ") + what + " failed (code " + std::to_string(int(r)) + ")");
 }
 
-// RAII device memory that grows on demand.
-template <class T> class DeviceBuffer {
+// RAII memory that grows on demand: device memory, or pinned host memory for staging.
+template <class T, bool kPinned = false> class Buffer {
 public:
-    DeviceBuffer() = default;
-    DeviceBuffer(const DeviceBuffer&) = delete;
-    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-    ~DeviceBuffer() { cudaFree(ptr_); }
+    Buffer() = default;
+    Buffer(const Buffer&) = delete;
+    Buffer& operator=(const Buffer&) = delete;
+    ~Buffer() { release(); }
     T* get() const { return ptr_; }
     void reserve(size_t n)
     {
         if (n <= size_) return;
-        cudaFree(ptr_);
-        ptr_ = nullptr;
-        size_ = 0;
-        check(cudaMalloc(&ptr_, sizeof(T) * std::max<size_t>(n, 1)), "allocation (out of device memory?)");
+        release();
+        const size_t bytes = sizeof(T) * std::max<size_t>(n, 1);
+        void* p = nullptr;
+        check(kPinned ? cudaMallocHost(&p, bytes) : cudaMalloc(&p, bytes),
+              kPinned ? "pinned allocation" : "allocation (out of device memory?)");
+        ptr_ = static_cast<T*>(p);
         size_ = n;
     }
 
 private:
+    void release()
+    {
+        if (ptr_) kPinned ? cudaFreeHost(ptr_) : cudaFree(ptr_);
+        ptr_ = nullptr;
+        size_ = 0;
+    }
     T* ptr_ = nullptr;
     size_t size_ = 0;
 };
-
-class PinnedBuffer {
-public:
-    PinnedBuffer() = default;
-    PinnedBuffer(const PinnedBuffer&) = delete;
-    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-    ~PinnedBuffer() { cudaFreeHost(ptr_); }
-    float* get() const { return ptr_; }
-    void reserve(size_t n)
-    {
-        if (n <= size_) return;
-        cudaFreeHost(ptr_);
-        ptr_ = nullptr;
-        size_ = 0;
-        check(cudaMallocHost(&ptr_, sizeof(float) * std::max<size_t>(n, 1)), "pinned allocation");
-        size_ = n;
-    }
-
-private:
-    float* ptr_ = nullptr;
-    size_t size_ = 0;
-};
+template <class T> using DeviceBuffer = Buffer<T>;
+using PinnedBuffer = Buffer<float, true>;
 
 // Named stage timings from CUDA events recorded on the session's stream.
 class EventClock {
@@ -252,14 +240,7 @@ private:
     {
         p.kernel.validate();
         const Kernel k = correlationKernel(p.kernel, p.semantics);
-        double scale = p.scale;
-        if (p.normalize) {
-            const double s = p.kernel.sum();
-            if (std::fabs(s) > 1e-12 * std::max(1.0, p.kernel.absSum()))
-                scale /= s;
-            else
-                rep.notices.push_back("zero-sum kernel left unnormalized");
-        }
+        const double scale = detail::effectiveScale(p, rep.notices);
         rep.effectiveScale = scale;
         rep.device = Device::Cuda;
         rep.threads = 1;

@@ -60,6 +60,15 @@ Choice chooseMethod(const Kernel& k, const SeparableFactors& f, const std::vecto
 } // namespace
 } // namespace detail
 
+double detail::effectiveScale(const ConvolveParams& p, std::vector<std::string>& notices)
+{
+    if (!p.normalize) return p.scale;
+    const double s = p.kernel.sum();
+    if (std::fabs(s) > 1e-12 * std::max(1.0, p.kernel.absSum())) return p.scale / s;
+    notices.push_back("zero-sum kernel left unnormalized");
+    return p.scale;
+}
+
 Kernel correlationKernel(const Kernel& k, Semantics s)
 {
     Kernel out = k;
@@ -127,17 +136,10 @@ Image convolve(const Image& in, const ConvolveParams& p, RunReport* report)
     job.channels = (in.hasAlpha && !p.filterAlpha && in.channels > 1) ? in.channels - 1 : in.channels;
     job.kernel = correlationKernel(p.kernel, p.semantics);
     job.border = p.border;
-    job.scale = p.scale;
+    job.scale = effectiveScale(p, rep.notices);
     job.offset = p.offset;
     job.threads = resolveThreads(p.threads);
     job.cancel = p.cancel;
-    if (p.normalize) {
-        const double s = p.kernel.sum();
-        if (std::fabs(s) > 1e-12 * std::max(1.0, p.kernel.absSum()))
-            job.scale /= s;
-        else
-            rep.notices.push_back("zero-sum kernel left unnormalized");
-    }
     rep.effectiveScale = job.scale;
     rep.threads = job.threads;
 

@@ -41,6 +41,10 @@ struct Job {
     }
 };
 
+// scale, divided by the kernel's sum when normalizing (zero-sum kernels are left alone, with
+// a notice).
+double effectiveScale(const ConvolveParams& p, std::vector<std::string>& notices);
+
 // Pads plane `src` (w x h) by top/bottom/left/right with the border rule into `dst`
 // ((h+top+bottom) rows of (w+left+right) values).
 void padPlane(const float* src, int w, int h, const Border& border, int top, int bottom, int left,
