@@ -310,6 +310,26 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(Error, convolve(Image(), p));
     }
 
+    void convolveIntoReusesStorage()
+    {
+        const Image in = randomImage(50, 40, 3, 2);
+        ConvolveParams p;
+        p.kernel = randomKernel(5, 3, KernelKind::Dense, 4);
+        Image out(50, 40, 3);
+        const float* storage = out.data.data();
+        for (Method m : {Method::Direct, Method::Separable, Method::Fft}) {
+            p.method = m;
+            convolveInto(in, p, out, nullptr);
+            QCOMPARE(out.data.data(), storage);
+            QCOMPARE(out.data, convolve(in, p).data);
+        }
+        Image other(7, 7, 1); // wrong shape: reallocated
+        convolveInto(in, p, other, nullptr);
+        QVERIFY(other.sameShape(in));
+        Image self = in;
+        QVERIFY_THROWS_EXCEPTION(Error, convolveInto(self, p, self, nullptr));
+    }
+
     void cancelStopsTheRun()
     {
         const Image in = randomImage(64, 64, 1, 1);

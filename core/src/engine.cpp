@@ -94,8 +94,16 @@ SvdInfo analyzeRank(const Kernel& k)
 
 Image convolve(const Image& in, const ConvolveParams& p, RunReport* report)
 {
+    Image out;
+    convolveInto(in, p, out, report);
+    return out;
+}
+
+void convolveInto(const Image& in, const ConvolveParams& p, Image& out, RunReport* report)
+{
     using namespace detail;
     const auto t0 = std::chrono::steady_clock::now();
+    if (&in == &out) throw Error("the output image must not be the input image");
     if (in.empty() || in.channels < 1 || in.channels > 4 ||
         in.data.size() != in.planeSize() * static_cast<std::size_t>(in.channels))
         throw Error("input image is empty or malformed");
@@ -114,9 +122,9 @@ Image convolve(const Image& in, const ConvolveParams& p, RunReport* report)
             try {
                 gpu->setImage(in);
                 clock.mark("upload");
-                Image out = gpu->run(p, &rep);
+                out = gpu->run(p, &rep);
                 rep.totalMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-                return out;
+                return;
             } catch (const Error& e) {
                 if (p.device == Device::Cuda) throw;
                 rep = RunReport{};
@@ -164,7 +172,8 @@ Image convolve(const Image& in, const ConvolveParams& p, RunReport* report)
     }
     rep.method = method;
 
-    Image out(in.width, in.height, in.channels, in.depth);
+    if (!out.sameShape(in)) out = Image(in.width, in.height, in.channels); // else reused as is
+    out.depth = in.depth;
     out.hasAlpha = in.hasAlpha;
     clock.restart();
     switch (method) {
@@ -177,7 +186,6 @@ Image convolve(const Image& in, const ConvolveParams& p, RunReport* report)
     for (int c = job.channels; c < in.channels; ++c)
         std::copy(in.plane(c), in.plane(c) + in.planeSize(), out.plane(c));
     rep.totalMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    return out;
 }
 
 } // namespace convlab

@@ -72,6 +72,9 @@ struct RunReport {
 // channels, depth and alpha flag. Throws convlab::Error for invalid kernels/params, Cancelled
 // when params.cancel is raised.
 Image convolve(const Image& in, const ConvolveParams& params, RunReport* report = nullptr);
+// The same, writing into `out`, whose storage is reused when it already has the input's shape
+// (no allocation, no page faults: the form for repeated runs). `out` must not be `in`.
+void convolveInto(const Image& in, const ConvolveParams& params, Image& out, RunReport* report = nullptr);
 
 // ---- names (all case-insensitive; aliases from OpenCV, scipy, MATLAB, GIMP, G'MIC) ----
 // "constant[:VALUE]", "replicate", "nearest", "clamp", "reflect", "symmetric", "mirror",
