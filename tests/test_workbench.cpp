@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The workbench window end to end: kernel edits through the grid, undo, border modes against
+// the engine, stale results, bad files and bad kernel text, the CUDA backend item.
+// Run under Xvfb (xvfb-run -a): the image view is a QOpenGLWidget.
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QComboBox>
+#include <QFile>
+#include <QLineEdit>
+#include <QRandomGenerator>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStandardItemModel>
+#include <QTableView>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+#include <memory>
+
+#include "controlspanel.h"
+#include "convlab/convolve.h"
+#include "convlab/io.h"
+#include "differencepanel.h"
+#include "kerneldocument.h"
+#include "kerneleditor.h"
+#include "kernelmodel.h"
+#include "mainwindow.h"
+#include "rendercontroller.h"
+#include "testutil.h"
+
+using namespace convlab;
+
+namespace {
+
+constexpr int kWaitMs = 20000;
+
+// The engine called directly on the parameters the window holds now.
+Image engineResult(const MainWindow& w)
+{
+    return convolve(*w.sourceImage(), w.currentParams());
+}
+
+bool sameImage(const Image& a, const Image& b) { return a.sameShape(b) && a.data == b.data; }
+
+Kernel kernel5x5Distinct()
+{
+    std::vector<float> v(25);
+    for (int i = 0; i < 25; ++i) v[i] = float(i + 1) / 325.0f;
+    return Kernel(5, 5, std::move(v));
+}
+
+} // namespace
+
+class TestWorkbench : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void typingIntoCellChangesResult();
+    void undoRestoresKernelAndResult();
+    void rejectsBadCellText_data();
+    void rejectsBadCellText();
+    void anchorAndResizeAreUndoable();
+    void borderModesMatchEngine();
+    void staleResultIsDropped();
+    void windowDropsSupersededRender();
+    void openImageFileRenders();
+    void corruptFileKeepsImage();
+    void pasteKernel();
+    void compareShowsDifference();
+    void cudaItemDisabledWithReason();
+    void cancelAndCloseDuringRun();
+    void settingsRestoreKernelAndControls();
+
+private:
+    // Runs `action` and waits until the render it starts has been received.
+    bool renderAfter(const std::function<void()>& action);
+    // Types `text` into the editor of kernel cell (row, column) and presses Enter.
+    void typeIntoCell(int row, int column, const QString& text);
+    RenderController* render() const { return w_->renderController(); }
+
+    std::unique_ptr<MainWindow> w_;
+    QStringList errors_;
+};
+
+void TestWorkbench::initTestCase()
+{
+    // Settings go to Qt's test location, never to the user's.
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName("ConvLabTest");
+    QCoreApplication::setApplicationName("test_workbench");
+    QSettings().clear();
+}
+
+void TestWorkbench::init()
+{
+    errors_.clear();
+    w_ = std::make_unique<MainWindow>(false);
+    w_->setErrorReporter([this](const QString& m) { errors_ << m; });
+    w_->resize(900, 600);
+    w_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(w_.get()));
+    QVERIFY(renderAfter([&] { w_->setSourceImage(test::randomImage(23, 17, 3, 7), "random"); }));
+}
+
+void TestWorkbench::cleanup() { w_.reset(); }
+
+bool TestWorkbench::renderAfter(const std::function<void()>& action)
+{
+    const quint64 before = render()->latestId();
+    action();
+    const quint64 id = render()->latestId();
+    return id > before && QTest::qWaitFor([&] { return !render()->busy() && render()->resultId() == id; }, kWaitMs);
+}
+
+void TestWorkbench::typeIntoCell(int row, int column, const QString& text)
+{
+    QTableView* table = w_->kernelEditor()->table();
+    const QModelIndex index = table->model()->index(row, column);
+    table->setCurrentIndex(index);
+    table->edit(index);
+    auto* editor = qobject_cast<QLineEdit*>(table->indexWidget(index));
+    QVERIFY(editor);
+    editor->selectAll();
+    QTest::keyClick(editor, Qt::Key_Backspace);
+    QTest::keyClicks(editor, text);
+    QTest::keyClick(editor, Qt::Key_Return);
+    // The delegate commits and closes the editor from the event loop.
+    QTRY_VERIFY(!table->indexWidget(index));
+}
+
+void TestWorkbench::typingIntoCellChangesResult()
+{
+    const Image before = *render()->result();
+    const Kernel identity = w_->kernelDocument()->kernel();
+    QVERIFY(test::relativeError(before, *w_->sourceImage(), identity, before) < 1e-6);
+    QVERIFY(renderAfter([&] { typeIntoCell(0, 2, "0.5"); }));
+    QCOMPARE(w_->kernelDocument()->kernel().at(0, 2), 0.5f);
+    QCOMPARE(w_->kernelEditor()->message(), QString());
+    const Image after = *render()->result();
+    QVERIFY(!sameImage(after, before));
+    QVERIFY(test::relativeError(after, engineResult(*w_), w_->kernelDocument()->kernel(), before) < 1e-6);
+}
+
+void TestWorkbench::undoRestoresKernelAndResult()
+{
+    const Kernel k0 = w_->kernelDocument()->kernel();
+    const Image r0 = *render()->result();
+    QVERIFY(renderAfter([&] { typeIntoCell(1, 1, "1/4"); }));
+    QCOMPARE(w_->kernelDocument()->kernel().at(1, 1), 0.25f);
+    QVERIFY(!sameImage(*render()->result(), r0));
+
+    QVERIFY(renderAfter([&] { w_->kernelDocument()->undoStack()->undo(); }));
+    QCOMPARE(w_->kernelDocument()->kernel().values, k0.values);
+    QVERIFY(sameImage(*render()->result(), r0));
+    // The grid shows the restored value.
+    QCOMPARE(w_->kernelEditor()->model()->index(1, 1).data(Qt::EditRole).toString(), QString("1"));
+
+    QVERIFY(renderAfter([&] { w_->kernelDocument()->undoStack()->redo(); }));
+    QCOMPARE(w_->kernelDocument()->kernel().at(1, 1), 0.25f);
+}
+
+void TestWorkbench::rejectsBadCellText_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::newRow("word") << "abc";
+    QTest::newRow("nan") << "nan";
+    QTest::newRow("inf") << "inf";
+    QTest::newRow("-inf") << "-inf";
+    QTest::newRow("overflow") << "1e999";
+    QTest::newRow("two numbers") << "1 2";
+    QTest::newRow("empty") << "";
+}
+
+void TestWorkbench::rejectsBadCellText()
+{
+    QFETCH(QString, text);
+    const Kernel k0 = w_->kernelDocument()->kernel();
+    const int steps = w_->kernelDocument()->undoStack()->count();
+    const quint64 requests = render()->latestId();
+    typeIntoCell(1, 1, text);
+    QCOMPARE(w_->kernelDocument()->kernel().values, k0.values);
+    QCOMPARE(w_->kernelDocument()->undoStack()->count(), steps);
+    QCOMPARE(render()->latestId(), requests);
+    QVERIFY2(w_->kernelEditor()->message().contains("not a finite number"), qPrintable(w_->kernelEditor()->message()));
+    // A good value afterwards clears the message.
+    typeIntoCell(1, 1, "2");
+    QCOMPARE(w_->kernelDocument()->kernel().at(1, 1), 2.0f);
+    QCOMPARE(w_->kernelEditor()->message(), QString());
+}
+
+void TestWorkbench::anchorAndResizeAreUndoable()
+{
+    KernelDocument* doc = w_->kernelDocument();
+    QTableView* table = w_->kernelEditor()->table();
+    const QModelIndex cell = table->model()->index(0, 2);
+    QVERIFY(renderAfter([&] {
+        QTest::mouseClick(table->viewport(), Qt::LeftButton, Qt::ControlModifier, table->visualRect(cell).center());
+    }));
+    QCOMPARE(doc->kernel().ax(), 2);
+    QCOMPARE(doc->kernel().ay(), 0);
+    QVERIFY(test::relativeError(*render()->result(), engineResult(*w_), doc->kernel(), *w_->sourceImage()) < 1e-6);
+
+    QSpinBox* width = w_->kernelEditor()->widthSpin();
+    QVERIFY(renderAfter([&] { width->setValue(5); }));
+    QCOMPARE(doc->kernel().width, 5);
+    QCOMPARE(doc->kernel().height, 3);
+    QCOMPARE(doc->kernel().at(1, 2), 1.0f); // the centre stays the centre
+    QCOMPARE(doc->kernel().ax(), 3);        // and the anchor moves with it
+    QCOMPARE(table->model()->columnCount(), 5);
+
+    doc->undoStack()->undo();
+    QCOMPARE(doc->kernel().width, 3);
+    QCOMPARE(width->value(), 3);
+    doc->undoStack()->undo();
+    QCOMPARE(doc->kernel().ax(), 1);
+    QCOMPARE(doc->kernel().ay(), 1);
+}
+
+void TestWorkbench::borderModesMatchEngine()
+{
+    QVERIFY(renderAfter([&] { w_->kernelDocument()->setKernel(kernel5x5Distinct(), "test kernel"); }));
+    const Image& src = *w_->sourceImage();
+    QList<float> corners;
+    for (int m = 0; m <= int(BorderMode::Wrap); ++m) {
+        const auto mode = BorderMode(m);
+        QVERIFY(renderAfter([&] {
+            QComboBox* combo = w_->controls()->borderCombo();
+            combo->setCurrentIndex(combo->findData(m));
+        }));
+        QCOMPARE(w_->currentParams().border.mode, mode);
+        ConvolveParams p = w_->currentParams();
+        p.border = Border{mode, 0.0f};
+        const Image want = convolve(src, p);
+        const Image& got = *render()->result();
+        QVERIFY(got.sameShape(want));
+        for (int c = 0; c < src.channels; ++c)
+            for (const auto& [x, y] : {std::pair{0, 0}, std::pair{src.width - 1, src.height - 1}})
+                QVERIFY2(std::fabs(got.at(c, y, x) - want.at(c, y, x)) <= 1e-4f * 255,
+                         qPrintable(QString("mode %1 c %2 (%3,%4): %5 vs %6")
+                                        .arg(QString::fromStdString(borderName(mode)))
+                                        .arg(c)
+                                        .arg(x)
+                                        .arg(y)
+                                        .arg(got.at(c, y, x))
+                                        .arg(want.at(c, y, x))));
+        corners << got.at(0, 0, 0);
+    }
+    // Every mode gives the top-left pixel its own value.
+    for (int i = 0; i < corners.size(); ++i)
+        for (int j = i + 1; j < corners.size(); ++j)
+            QVERIFY2(std::fabs(corners[i] - corners[j]) > 1e-3f, qPrintable(QString("modes %1 and %2").arg(i).arg(j)));
+}
+
+void TestWorkbench::staleResultIsDropped()
+{
+    RenderController controller;
+    auto src = std::make_shared<const Image>(test::randomImage(400, 300, 3, 11));
+    ConvolveParams slow;
+    slow.kernel = test::randomKernel(9, 9, test::KernelKind::Dense, 3);
+    slow.method = Method::Reference;
+    ConvolveParams fast;
+    fast.kernel = Kernel(3, 3, {0, 0, 0, 0, 2, 0, 0, 0, 0});
+    fast.method = Method::Direct;
+
+    QSignalSpy ready(&controller, &RenderController::resultReady);
+    QSignalSpy dropped(&controller, &RenderController::resultDropped);
+    const quint64 first = controller.request(src, slow);
+    const quint64 second = controller.request(src, fast);
+    QVERIFY(second > first);
+    QVERIFY(ready.wait(kWaitMs));
+    QTRY_COMPARE_WITH_TIMEOUT(dropped.count(), 1, kWaitMs);
+    QCOMPARE(dropped.at(0).at(0).toULongLong(), first);
+    QCOMPARE(controller.droppedResults(), 1);
+    QCOMPARE(ready.count(), 1);
+    QCOMPARE(ready.at(0).at(0).toULongLong(), second);
+    QCOMPARE(controller.resultId(), second);
+    QVERIFY(test::relativeError(*controller.result(), convolve(*src, fast), fast.kernel, *src) < 1e-6);
+    QVERIFY(!controller.busy());
+    QTest::qWait(50);
+    QCOMPARE(ready.count(), 1);
+    QCOMPARE(controller.resultId(), second);
+}
+
+void TestWorkbench::windowDropsSupersededRender()
+{
+    KernelDocument* doc = w_->kernelDocument();
+    const int dropped0 = render()->droppedResults();
+    const quint64 before = render()->latestId();
+    doc->setCell(1, 1, 3.0f);
+    doc->setCell(1, 1, 5.0f);
+    QCOMPARE(render()->latestId(), before + 2);
+    QVERIFY(QTest::qWaitFor([&] { return render()->resultId() == before + 2; }, kWaitMs));
+    QTRY_COMPARE_WITH_TIMEOUT(render()->droppedResults(), dropped0 + 1, kWaitMs);
+    const Image& src = *w_->sourceImage();
+    QVERIFY(test::relativeError(*render()->result(), engineResult(*w_), doc->kernel(), src) < 1e-6);
+    QVERIFY(std::fabs(render()->result()->at(0, 5, 5) - 5.0f * src.at(0, 5, 5)) < 1e-3f);
+}
+
+void TestWorkbench::openImageFileRenders()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath("ramp.npy");
+    Image img(6, 4, 1);
+    for (std::size_t i = 0; i < img.data.size(); ++i) img.data[i] = float(i);
+    writeNpy(img, path.toStdString());
+    QVERIFY(renderAfter([&] { QVERIFY(w_->openImage(path)); }));
+    QVERIFY(errors_.isEmpty());
+    QCOMPARE(w_->sourceImage()->width, 6);
+    QCOMPARE(w_->sourceImage()->channels, 1);
+    QCOMPARE(render()->resultSource(), w_->sourceImage());
+    QVERIFY(w_->windowTitle().contains("ramp.npy"));
+}
+
+void TestWorkbench::corruptFileKeepsImage()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath("corrupt.png");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    QByteArray junk(4096, '\0');
+    QRandomGenerator rng(42);
+    for (char& c : junk) c = char(rng.bounded(256));
+    f.write(junk);
+    f.close();
+
+    const auto source = w_->sourceImage();
+    const auto result = render()->result();
+    const quint64 requests = render()->latestId();
+    const Kernel k0 = w_->kernelDocument()->kernel();
+    QVERIFY(!w_->openImage(path));
+    QCOMPARE(errors_.size(), 1);
+    QVERIFY2(errors_.first().contains("corrupt.png"), qPrintable(errors_.first()));
+    QCOMPARE(w_->sourceImage(), source);
+    QCOMPARE(render()->result(), result);
+    QCOMPARE(render()->latestId(), requests);
+    QCOMPARE(w_->kernelDocument()->kernel().values, k0.values);
+
+    errors_.clear();
+    QVERIFY(!w_->openImage(dir.filePath("missing.png")));
+    QCOMPARE(errors_.size(), 1);
+    QCOMPARE(w_->sourceImage(), source);
+}
+
+void TestWorkbench::pasteKernel()
+{
+    QAction* paste = nullptr;
+    for (QAction* a : w_->findChildren<QAction*>())
+        if (a->text().remove('&') == "Paste Kernel") paste = a;
+    QVERIFY(paste);
+    KernelDocument* doc = w_->kernelDocument();
+    const Kernel k0 = doc->kernel();
+    const int steps = doc->undoStack()->count();
+
+    for (const char* bad : {"1 2; 3", "1 x 2", "nan 1", ""}) {
+        errors_.clear();
+        QGuiApplication::clipboard()->setText(bad);
+        paste->trigger();
+        QCOMPARE(errors_.size(), 1);
+        QCOMPARE(doc->kernel().width, k0.width);
+        QCOMPARE(doc->kernel().values, k0.values);
+        QCOMPARE(doc->undoStack()->count(), steps);
+    }
+
+    errors_.clear();
+    QGuiApplication::clipboard()->setText("1 2 1\n2 4 2\n1 2 1");
+    QVERIFY(renderAfter([&] { paste->trigger(); }));
+    QVERIFY(errors_.isEmpty());
+    QCOMPARE(doc->kernel().values, (std::vector<float>{1, 2, 1, 2, 4, 2, 1, 2, 1}));
+    QCOMPARE(doc->undoStack()->count(), steps + 1);
+    QVERIFY(test::relativeError(*render()->result(), engineResult(*w_), doc->kernel(), *w_->sourceImage()) < 1e-6);
+}
+
+void TestWorkbench::compareShowsDifference()
+{
+    QVERIFY(renderAfter([&] {
+        w_->kernelDocument()->setKernel(kernel5x5Distinct(), "test kernel");
+        w_->controls()->setMethod(Method::Fft);
+    }));
+    QCOMPARE(render()->report().method, Method::Fft);
+    QSignalSpy compared(w_->compareController(), &RenderController::resultReady);
+    emit w_->differencePanel()->compareRequested();
+    QVERIFY(compared.wait(kWaitMs));
+    QCOMPARE(w_->compareController()->report().method, Method::Reference);
+    QCOMPARE(w_->imageView()->viewMode(), ImageView::ViewMode::Difference);
+    const DiffStats s = compareImages(*render()->result(), *w_->compareController()->result());
+    QVERIFY(s.maxAbs > 0.0);   // FFT and the double reference differ in float rounding...
+    QVERIFY(s.maxAbs < 1e-2);  // ...and nothing more.
+
+    // "Show" on the largest difference centres the view on that pixel.
+    ImageView* view = w_->imageView();
+    emit w_->differencePanel()->locateRequested(s.maxX, s.maxY);
+    const QPointF centre = view->widgetToImage(QPointF(view->width() / 2.0, view->height() / 2.0));
+    QVERIFY(view->zoom() >= 4.0);
+    QVERIFY2(std::fabs(centre.x() - (s.maxX + 0.5)) < 0.5 && std::fabs(centre.y() - (s.maxY + 0.5)) < 0.5,
+             qPrintable(QString("centre at (%1, %2), pixel (%3, %4)").arg(centre.x()).arg(centre.y()).arg(s.maxX).arg(s.maxY)));
+}
+
+void TestWorkbench::cudaItemDisabledWithReason()
+{
+    QComboBox* combo = w_->controls()->backendCombo();
+    const int cuda = combo->findData(int(Device::Cuda));
+    QVERIFY(cuda >= 0);
+    auto* model = qobject_cast<QStandardItemModel*>(combo->model());
+    QVERIFY(model);
+    std::string reason;
+    if (cudaAvailable(&reason)) {
+        QVERIFY(model->item(cuda)->isEnabled());
+        return;
+    }
+    QVERIFY(!model->item(cuda)->isEnabled());
+    const QString tip = combo->itemData(cuda, Qt::ToolTipRole).toString();
+    QVERIFY2(tip.contains(QString::fromStdString(reason)), qPrintable(tip));
+    // Asking for it anyway keeps the CPU.
+    w_->controls()->setDevice(Device::Cuda);
+    QCOMPARE(w_->controls()->device(), Device::Cpu);
+}
+
+void TestWorkbench::cancelAndCloseDuringRun()
+{
+    const auto before = render()->result();
+    const quint64 heldId = render()->resultId();
+    QPushButton* cancel = nullptr;
+    for (QPushButton* b : w_->findChildren<QPushButton*>())
+        if (b->text() == "Cancel") cancel = b;
+    QVERIFY(cancel);
+    QVERIFY(cancel->isHidden());
+
+    // A run long enough (the double-precision reference, 31x31) to be caught in flight.
+    QSignalSpy cancelled(render(), &RenderController::cancelled);
+    w_->controls()->setMethod(Method::Reference);
+    w_->kernelDocument()->setKernel(test::randomKernel(31, 31, test::KernelKind::Dense, 5), "big");
+    w_->setSourceImage(test::randomImage(600, 400, 3, 9), "big");
+    QVERIFY(render()->busy());
+    QVERIFY(!cancel->isHidden());
+    cancel->click();
+    QVERIFY(cancelled.wait(kWaitMs));
+    QCOMPARE(cancelled.count(), 1);
+    QVERIFY(!render()->busy());
+    QVERIFY(cancel->isHidden());
+    QCOMPARE(render()->resultId(), heldId);
+    QCOMPARE(render()->result(), before);
+
+    // Closing and destroying the window while a run is in flight waits for it safely.
+    w_->kernelDocument()->setCell(0, 0, 2.0f);
+    QVERIFY(render()->busy());
+    w_->close();
+    w_.reset();
+}
+
+void TestWorkbench::settingsRestoreKernelAndControls()
+{
+    const Kernel k = kernel5x5Distinct();
+    {
+        MainWindow first(true);
+        first.kernelDocument()->setKernel(k, "test kernel");
+        first.kernelDocument()->setNormalize(true);
+        first.controls()->setBorder(Border{BorderMode::Constant, 2.5f});
+        first.controls()->setMethod(Method::Separable);
+        first.close();
+    }
+    MainWindow second(true);
+    QCOMPARE(second.kernelDocument()->kernel().width, 5);
+    QCOMPARE(second.kernelDocument()->kernel().values, k.values);
+    QVERIFY(second.kernelDocument()->state().normalize);
+    QCOMPARE(second.controls()->border().mode, BorderMode::Constant);
+    QCOMPARE(second.controls()->border().value, 2.5f);
+    QCOMPARE(second.controls()->method(), Method::Separable);
+    // A restored kernel is a starting point, not an undo step.
+    QCOMPARE(second.kernelDocument()->undoStack()->count(), 0);
+    QSettings().clear();
+}
+
+QTEST_MAIN(TestWorkbench)
+#include "test_workbench.moc"

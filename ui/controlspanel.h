@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Border mode (with its names in OpenCV, scipy.ndimage and MATLAB), method, backend, threads.
+#pragma once
+#include <QWidget>
+
+#include "convlab/convolve.h"
+
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QSpinBox;
+
+class ControlsPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit ControlsPanel(QWidget* parent = nullptr);
+
+    convlab::Border border() const;
+    convlab::Method method() const;
+    convlab::Device device() const;
+    int threads() const;
+
+    void setBorder(const convlab::Border& b);
+    void setMethod(convlab::Method m);
+    void setDevice(convlab::Device d);
+    void setThreads(int n);
+
+    QComboBox* borderCombo() const { return border_; }
+    QComboBox* methodCombo() const { return method_; }
+    QComboBox* backendCombo() const { return backend_; }
+
+    // "OpenCV BORDER_REFLECT · scipy 'reflect' · MATLAB 'symmetric'" and the rule.
+    static QString borderAliases(convlab::BorderMode m);
+
+signals:
+    void changed();
+
+private:
+    void updateBorderInfo();
+
+    QComboBox* border_;
+    QDoubleSpinBox* constant_;
+    QLabel* borderInfo_;
+    QComboBox* method_;
+    QComboBox* backend_;
+    QSpinBox* threads_;
+};
+
+// Fills a combo with CPU and CUDA; the CUDA item is disabled with the reason when unavailable.
+void fillBackendCombo(QComboBox* combo);
+// Fills a combo with the five methods (auto first).
+void fillMethodCombo(QComboBox* combo);

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "differencepanel.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QVBoxLayout>
+#include <cmath>
+
+#include "controlspanel.h"
+
+DifferencePanel::DifferencePanel(QWidget* parent) : QWidget(parent)
+{
+    method_ = new QComboBox;
+    fillMethodCombo(method_);
+    method_->setCurrentIndex(method_->findData(int(convlab::Method::Reference)));
+    backend_ = new QComboBox;
+    fillBackendCombo(backend_);
+    compare_ = new QPushButton(tr("Compare"));
+    compare_->setToolTip(tr("Run path B with the parameters of the shown result and compare"));
+    stats_ = new QLabel(tr("Pick path B and press Compare."));
+    stats_->setWordWrap(true);
+    stats_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    locate_ = new QPushButton;
+    locate_->setFlat(true);
+    locate_->setCursor(Qt::PointingHandCursor);
+    locate_->setToolTip(tr("Centre the view on the largest difference"));
+    locate_->hide();
+
+    auto* form = new QFormLayout;
+    form->addRow(tr("Path B method"), method_);
+    form->addRow(tr("Path B backend"), backend_);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(compare_);
+    layout->addWidget(stats_);
+    layout->addWidget(locate_);
+    layout->addStretch(1);
+
+    connect(compare_, &QPushButton::clicked, this, &DifferencePanel::compareRequested);
+    connect(locate_, &QPushButton::clicked, this, [this] { emit locateRequested(maxX_, maxY_); });
+}
+
+convlab::Method DifferencePanel::method() const { return convlab::Method(method_->currentData().toInt()); }
+convlab::Device DifferencePanel::device() const { return convlab::Device(backend_->currentData().toInt()); }
+
+void DifferencePanel::setRunning(bool running)
+{
+    compare_->setEnabled(!running);
+    if (running) {
+        stats_->setText(tr("Comparing…"));
+        locate_->hide();
+    }
+}
+
+void DifferencePanel::showMessage(const QString& text)
+{
+    stats_->setText(text);
+    locate_->hide();
+}
+
+void DifferencePanel::showStats(const convlab::DiffStats& s, const QString& pathA, const QString& pathB)
+{
+    const QString psnr = std::isinf(s.psnr) ? tr("∞ (identical)") : tr("%1 dB").arg(s.psnr, 0, 'f', 2);
+    stats_->setText(tr("A: %1\nB: %2\nmax |A−B|  %3\nmean |A−B|  %4\nRMSE  %5\nPSNR  %6")
+                        .arg(pathA, pathB)
+                        .arg(s.maxAbs, 0, 'g', 6)
+                        .arg(s.meanAbs, 0, 'g', 6)
+                        .arg(s.rmse, 0, 'g', 6)
+                        .arg(psnr));
+    maxX_ = s.maxX;
+    maxY_ = s.maxY;
+    locate_->setText(tr("largest at (%1, %2), channel %3 — show").arg(s.maxX).arg(s.maxY).arg(s.maxC));
+    locate_->show();
+}
+
+convlab::Image DifferencePanel::difference(const convlab::Image& a, const convlab::Image& b)
+{
+    convlab::Image d(a.width, a.height, a.channels, convlab::SampleDepth::F32);
+    for (std::size_t i = 0; i < d.data.size(); ++i) d.data[i] = a.data[i] - b.data[i];
+    return d;
+}

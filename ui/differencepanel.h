@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Compares the held result (path A: the method and backend of the Controls panel) with a second
+// path B run in the background on the same parameters: max/mean abs, RMSE, PSNR and where the
+// largest difference lies.
+#pragma once
+#include <QWidget>
+
+#include "convlab/convolve.h"
+
+class QComboBox;
+class QLabel;
+class QPushButton;
+
+class DifferencePanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit DifferencePanel(QWidget* parent = nullptr);
+
+    convlab::Method method() const;
+    convlab::Device device() const;
+    void setRunning(bool running);
+    void showStats(const convlab::DiffStats& s, const QString& pathA, const QString& pathB);
+    void showMessage(const QString& text);
+
+    // a - b per channel, as float (shape of a and b).
+    static convlab::Image difference(const convlab::Image& a, const convlab::Image& b);
+
+signals:
+    void compareRequested();
+    void locateRequested(int x, int y);
+
+private:
+    QComboBox* method_;
+    QComboBox* backend_;
+    QPushButton* compare_;
+    QLabel* stats_;
+    QPushButton* locate_;
+    int maxX_ = 0, maxY_ = 0;
+};

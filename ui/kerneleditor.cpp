@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "kerneleditor.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QContextMenuEvent>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMouseEvent>
+#include <QSpinBox>
+#include <QStyledItemDelegate>
+#include <QTableView>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+#include "convlab/convolve.h"
+#include "convlab/error.h"
+#include "kerneldocument.h"
+#include "kernelmodel.h"
+
+namespace {
+
+// A plain line edit for every cell, so any text reaches the model, which accepts or rejects it.
+class CellDelegate : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+    QWidget* createEditor(QWidget* parent, const QStyleOptionViewItem&, const QModelIndex&) const override
+    {
+        auto* e = new QLineEdit(parent);
+        e->setFrame(false);
+        e->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        return e;
+    }
+    void setEditorData(QWidget* editor, const QModelIndex& index) const override
+    {
+        auto* e = static_cast<QLineEdit*>(editor);
+        e->setText(index.data(Qt::EditRole).toString());
+        e->selectAll();
+    }
+    void setModelData(QWidget* editor, QAbstractItemModel* model, const QModelIndex& index) const override
+    {
+        model->setData(index, static_cast<QLineEdit*>(editor)->text(), Qt::EditRole);
+    }
+};
+
+// Kernels up to this side get their rank on every edit; bigger ones get it from the next run.
+constexpr int kLiveRankSide = 63;
+constexpr int kMaxStretchColumns = 9;
+
+} // namespace
+
+PresetDialog::PresetDialog(const convlab::PresetInfo& preset, QWidget* parent) : QDialog(parent), preset_(preset)
+{
+    setWindowTitle(tr("Preset: %1").arg(QString::fromStdString(preset.name)));
+    auto* layout = new QVBoxLayout(this);
+    auto* description = new QLabel(QString::fromStdString(preset.description));
+    description->setWordWrap(true);
+    layout->addWidget(description);
+    auto* form = new QFormLayout;
+    for (const convlab::PresetParam& p : preset.params) {
+        auto* spin = new QDoubleSpinBox;
+        spin->setDecimals(3);
+        spin->setRange(p.minValue, p.maxValue);
+        spin->setValue(p.defaultValue);
+        spin->setToolTip(QString::fromStdString(p.help));
+        spin->setObjectName(QString::fromStdString(p.name));
+        form->addRow(QString::fromStdString(p.name), spin);
+        spins_.append(spin);
+    }
+    layout->addLayout(form);
+    message_ = new QLabel;
+    message_->setWordWrap(true);
+    message_->setStyleSheet("color: #c0392b");
+    message_->hide();
+    layout->addWidget(message_);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    layout->addWidget(buttons);
+}
+
+QString PresetDialog::parameterText() const
+{
+    QStringList parts;
+    for (const QDoubleSpinBox* s : spins_) parts << s->objectName() + '=' + QString::number(s->value(), 'g', 10);
+    return parts.join(',');
+}
+
+void PresetDialog::accept()
+{
+    try {
+        kernel_ = convlab::makePreset(preset_.name, parameterText().toStdString());
+    } catch (const convlab::Error& e) {
+        message_->setText(QString::fromUtf8(e.what()));
+        message_->show();
+        return;
+    }
+    QDialog::accept();
+}
+
+KernelEditor::KernelEditor(KernelDocument* doc, QWidget* parent) : QWidget(parent), doc_(doc)
+{
+    model_ = new KernelModel(doc_, this);
+
+    width_ = new QSpinBox;
+    height_ = new QSpinBox;
+    for (QSpinBox* s : {width_, height_}) {
+        s->setRange(1, kMaxEditSide);
+        s->setKeyboardTracking(false); // resize once the number is complete, not per digit
+    }
+    width_->setToolTip(tr("Kernel width (columns)"));
+    height_->setToolTip(tr("Kernel height (rows)"));
+    auto resize = [this] { guarded([this] { doc_->resize(width_->value(), height_->value()); }); };
+    connect(width_, &QSpinBox::valueChanged, this, resize);
+    connect(height_, &QSpinBox::valueChanged, this, resize);
+
+    presets_ = new QToolButton;
+    presets_->setText(tr("Presets"));
+    presets_->setPopupMode(QToolButton::InstantPopup);
+    auto* presetMenu = new QMenu(presets_);
+    for (const convlab::PresetInfo& p : convlab::presetList()) {
+        const QString name = QString::fromStdString(p.name);
+        QAction* a = presetMenu->addAction(name, this, [this, name] { choosePreset(name); });
+        a->setToolTip(QString::fromStdString(p.description));
+        a->setObjectName("preset-" + name);
+    }
+    presetMenu->setToolTipsVisible(true);
+    presets_->setMenu(presetMenu);
+
+    auto* sizeRow = new QHBoxLayout;
+    sizeRow->addWidget(new QLabel(tr("Size")));
+    sizeRow->addWidget(width_);
+    sizeRow->addWidget(new QLabel(QStringLiteral("×")));
+    sizeRow->addWidget(height_);
+    sizeRow->addStretch(1);
+    sizeRow->addWidget(presets_);
+
+    normalize_ = new QCheckBox(tr("Normalize"));
+    normalize_->setToolTip(tr("Multiply the scale by 1/sum(K) (zero-sum kernels are left alone)"));
+    connect(normalize_, &QCheckBox::toggled, this, [this](bool on) { guarded([&] { doc_->setNormalize(on); }); });
+    scale_ = new QDoubleSpinBox;
+    offset_ = new QDoubleSpinBox;
+    for (QDoubleSpinBox* s : {scale_, offset_}) {
+        s->setDecimals(6);
+        s->setRange(-1e6, 1e6);
+        s->setSingleStep(0.1);
+    }
+    scale_->setToolTip(tr("final = scale × (K ∗ image) + offset"));
+    offset_->setToolTip(scale_->toolTip());
+    connect(scale_, &QDoubleSpinBox::valueChanged, this, [this](double v) { guarded([&] { doc_->setScale(v); }); });
+    connect(offset_, &QDoubleSpinBox::valueChanged, this, [this](double v) { guarded([&] { doc_->setOffset(v); }); });
+    semantics_ = new QComboBox;
+    semantics_->addItem(tr("Convolution"), int(convlab::Semantics::Convolution));
+    semantics_->addItem(tr("Correlation"), int(convlab::Semantics::Correlation));
+    semantics_->setItemData(0, tr("out(y,x) = Σ K(v,u)·in(y+ay−v, x+ax−u): the kernel is flipped"), Qt::ToolTipRole);
+    semantics_->setItemData(1, tr("out(y,x) = Σ K(v,u)·in(y−ay+v, x−ax+u): what OpenCV filter2D computes"),
+                            Qt::ToolTipRole);
+    connect(semantics_, &QComboBox::activated, this, [this](int i) {
+        guarded([&] { doc_->setSemantics(static_cast<convlab::Semantics>(semantics_->itemData(i).toInt())); });
+    });
+
+    auto* scaleRow = new QHBoxLayout;
+    scaleRow->addWidget(normalize_);
+    scaleRow->addWidget(new QLabel(tr("Scale")));
+    scaleRow->addWidget(scale_, 1);
+    scaleRow->addWidget(new QLabel(tr("Offset")));
+    scaleRow->addWidget(offset_, 1);
+
+    table_ = new QTableView;
+    table_->setModel(model_);
+    table_->setItemDelegate(new CellDelegate(table_));
+    table_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed |
+                            QAbstractItemView::AnyKeyPressed);
+    table_->horizontalHeader()->setMinimumSectionSize(44);
+    table_->horizontalHeader()->setDefaultSectionSize(84);
+    table_->setWordWrap(false);
+    table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    table_->setContextMenuPolicy(Qt::CustomContextMenu);
+    table_->viewport()->installEventFilter(this);
+    table_->setToolTip(tr("Double-click or type to edit a cell; Ctrl+click sets the anchor"));
+    connect(table_, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+        const QModelIndex index = table_->indexAt(pos);
+        if (!index.isValid()) return;
+        QMenu menu;
+        menu.addAction(tr("Set anchor here"), this,
+                       [&] { guarded([&] { doc_->setAnchor(index.column(), index.row()); }); });
+        menu.addAction(tr("Reset anchor to the centre"), this, [&] {
+            guarded([&] { doc_->setAnchor(doc_->kernel().width / 2, doc_->kernel().height / 2); });
+        });
+        menu.exec(table_->viewport()->mapToGlobal(pos));
+    });
+
+    message_ = new QLabel;
+    message_->setWordWrap(true);
+    message_->setStyleSheet("color: #c0392b");
+    message_->hide();
+    connect(model_, &KernelModel::inputRejected, this, &KernelEditor::showMessage);
+    connect(model_, &KernelModel::inputAccepted, this, [this] { showMessage({}); });
+
+    sum_ = new QLabel;
+    rank_ = new QLabel;
+    rank_->setWordWrap(true);
+    sum_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    rank_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(sizeRow);
+    layout->addLayout(scaleRow);
+    layout->addWidget(semantics_);
+    layout->addWidget(table_, 1);
+    layout->addWidget(message_);
+    layout->addWidget(sum_);
+    layout->addWidget(rank_);
+
+    connect(doc_, &KernelDocument::changed, this, &KernelEditor::syncFromDocument);
+    syncFromDocument();
+}
+
+QString KernelEditor::message() const { return message_->isVisible() ? message_->text() : QString(); }
+
+void KernelEditor::showMessage(const QString& text)
+{
+    message_->setText(text);
+    message_->setVisible(!text.isEmpty());
+}
+
+void KernelEditor::guarded(const std::function<void()>& edit)
+{
+    try {
+        edit();
+    } catch (const convlab::Error& e) {
+        emit errorOccurred(QString::fromUtf8(e.what()));
+        syncFromDocument();
+    }
+}
+
+void KernelEditor::choosePreset(const QString& name)
+{
+    const auto& list = convlab::presetList();
+    const auto it = std::find_if(list.begin(), list.end(),
+                                 [&](const convlab::PresetInfo& p) { return QString::fromStdString(p.name) == name; });
+    if (it == list.end()) return;
+    PresetDialog dialog(*it, this);
+    if (dialog.exec() != QDialog::Accepted) return;
+    guarded([&] {
+        doc_->setKernel(dialog.kernel(), tr("Preset %1 (%2)").arg(name, dialog.parameterText()));
+    });
+}
+
+bool KernelEditor::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == table_->viewport() && event->type() == QEvent::MouseButtonPress) {
+        auto* me = static_cast<QMouseEvent*>(event);
+        if (me->button() == Qt::LeftButton && (me->modifiers() & Qt::ControlModifier)) {
+            const QModelIndex index = table_->indexAt(me->position().toPoint());
+            if (index.isValid()) {
+                guarded([&] { doc_->setAnchor(index.column(), index.row()); });
+                return true;
+            }
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+void KernelEditor::syncFromDocument()
+{
+    const KernelState& s = doc_->state();
+    const convlab::Kernel& k = s.kernel;
+    {
+        const QSignalBlocker b1(width_), b2(height_), b3(normalize_), b4(scale_), b5(offset_), b6(semantics_);
+        // Presets and files may be bigger than the editing limit: the spin boxes follow them.
+        width_->setMaximum(std::max(kMaxEditSide, k.width));
+        height_->setMaximum(std::max(kMaxEditSide, k.height));
+        width_->setValue(k.width);
+        height_->setValue(k.height);
+        normalize_->setChecked(s.normalize);
+        scale_->setValue(s.scale);
+        offset_->setValue(s.offset);
+        semantics_->setCurrentIndex(semantics_->findData(int(s.semantics)));
+    }
+    // Small kernels fill the panel; big ones (presets, files) scroll at a readable cell width.
+    table_->horizontalHeader()->setSectionResizeMode(k.width <= kMaxStretchColumns ? QHeaderView::Stretch
+                                                                                 : QHeaderView::Fixed);
+    const double sum = k.sum();
+    QString sumText = tr("sum %1   Σ|K| %2   anchor (%3, %4)")
+                          .arg(QString::number(sum, 'g', 7), QString::number(k.absSum(), 'g', 7))
+                          .arg(k.ax())
+                          .arg(k.ay());
+    if (s.normalize && std::fabs(sum) <= 1e-12 * std::max(1.0, k.absSum()))
+        sumText += tr("   (zero sum: normalize leaves it alone)");
+    sum_->setText(sumText);
+    if (std::max(k.width, k.height) <= kLiveRankSide) {
+        const convlab::SvdInfo svd = convlab::analyzeRank(k);
+        QStringList sv;
+        for (std::size_t i = 0; i < std::min<std::size_t>(svd.singularValues.size(), 4); ++i)
+            sv << QString::number(svd.singularValues[i], 'g', 4);
+        if (svd.singularValues.size() > 4) sv << QStringLiteral("…");
+        rank_->setText(tr("rank %1 (singular values %2)%3")
+                           .arg(svd.rank)
+                           .arg(sv.join(", "), svd.rank == 1 ? tr(": separable") : QString()));
+    } else {
+        rank_->setText(tr("rank: reported by the next run (see Timings)"));
+    }
+}

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The kernel editor panel: size, presets, normalize/scale/offset, semantics, the cell grid with
+// the anchor highlighted (Ctrl+click or the context menu moves it), and live sum and rank.
+#pragma once
+#include <QDialog>
+#include <QWidget>
+#include <functional>
+
+#include "convlab/kernel.h"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QSpinBox;
+class QTableView;
+class QToolButton;
+class KernelDocument;
+class KernelModel;
+
+// Parameters of one preset: a QDoubleSpinBox per PresetParam. kernel() is valid after accept().
+class PresetDialog : public QDialog {
+    Q_OBJECT
+public:
+    PresetDialog(const convlab::PresetInfo& preset, QWidget* parent = nullptr);
+    const convlab::Kernel& kernel() const { return kernel_; }
+    // "name=value,..." for makePreset.
+    QString parameterText() const;
+    void accept() override;
+
+private:
+    const convlab::PresetInfo preset_;
+    QList<QDoubleSpinBox*> spins_;
+    QLabel* message_;
+    convlab::Kernel kernel_;
+};
+
+class KernelEditor : public QWidget {
+    Q_OBJECT
+public:
+    explicit KernelEditor(KernelDocument* doc, QWidget* parent = nullptr);
+
+    QTableView* table() const { return table_; }
+    KernelModel* model() const { return model_; }
+    QSpinBox* widthSpin() const { return width_; }
+    QSpinBox* heightSpin() const { return height_; }
+    // The inline message under the grid (rejected input); empty when none.
+    QString message() const;
+
+    // Shown as a modal dialog: applies a preset through the document (one undo step).
+    void choosePreset(const QString& name);
+
+    static constexpr int kMaxEditSide = 31;
+
+signals:
+    void errorOccurred(const QString& message);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    void syncFromDocument();
+    void showMessage(const QString& text);
+    void guarded(const std::function<void()>& edit);
+
+    KernelDocument* doc_;
+    KernelModel* model_;
+    QTableView* table_;
+    QSpinBox* width_;
+    QSpinBox* height_;
+    QToolButton* presets_;
+    QCheckBox* normalize_;
+    QDoubleSpinBox* scale_;
+    QDoubleSpinBox* offset_;
+    QComboBox* semantics_;
+    QLabel* message_;
+    QLabel* sum_;
+    QLabel* rank_;
+};

@@ -1,0 +1,594 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "mainwindow.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QClipboard>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QUndoStack>
+
+#include "controlspanel.h"
+#include "convlab/error.h"
+#include "convlab/io.h"
+#include "convlab/testchart.h"
+#include "differencepanel.h"
+#include "kerneldocument.h"
+#include "kerneleditor.h"
+#include "rendercontroller.h"
+#include "timingspanel.h"
+
+#ifndef CONVLAB_VERSION
+#define CONVLAB_VERSION "unknown"
+#endif
+
+namespace {
+
+constexpr int kMaxRecent = 8;
+
+// "fft on cpu", marked when auto chose the method.
+QString pathLabel(const convlab::ConvolveParams& p, const convlab::RunReport& r)
+{
+    QString label = QString::fromStdString(convlab::methodName(r.method) + " on " + convlab::deviceName(r.device));
+    if (p.method == convlab::Method::Auto) label += QObject::tr(" (chosen by auto)");
+    return label;
+}
+
+// Depth and value mapping for Save Result; the format comes from the file's extension.
+bool askSaveOptions(QWidget* parent, const QString& path, convlab::SaveOptions& opts)
+{
+    QDialog dialog(parent);
+    dialog.setWindowTitle(QObject::tr("Save %1").arg(QFileInfo(path).fileName()));
+    auto* depth = new QComboBox;
+    const bool npy = path.endsWith(".npy", Qt::CaseInsensitive);
+    depth->addItem(npy ? QObject::tr("32-bit float") : QObject::tr("as the source"), -1);
+    depth->addItem(QObject::tr("8-bit"), int(convlab::SampleDepth::U8));
+    depth->addItem(QObject::tr("16-bit"), int(convlab::SampleDepth::U16));
+    depth->addItem(QObject::tr("32-bit float"), int(convlab::SampleDepth::F32));
+    auto* map = new QComboBox;
+    for (convlab::OutputMap m : {convlab::OutputMap::Clamp, convlab::OutputMap::Abs, convlab::OutputMap::Normalize,
+                                 convlab::OutputMap::Offset})
+        map->addItem(QString::fromStdString(convlab::outputMapName(m)), int(m));
+    map->setToolTip(QObject::tr("How float results become integer samples (float output keeps the values)"));
+    auto* form = new QFormLayout(&dialog);
+    form->addRow(QObject::tr("Depth"), depth);
+    form->addRow(QObject::tr("Mapping"), map);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel);
+    QObject::connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    QObject::connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    form->addRow(buttons);
+    if (dialog.exec() != QDialog::Accepted) return false;
+    if (const int d = depth->currentData().toInt(); d >= 0) opts.depth = convlab::SampleDepth(d);
+    opts.map = convlab::OutputMap(map->currentData().toInt());
+    return true;
+}
+
+} // namespace
+
+MainWindow::MainWindow(bool persistent, QWidget* parent) : QMainWindow(parent), persistent_(persistent)
+{
+    setWindowTitle(tr("ConvLab"));
+    setAcceptDrops(true);
+    doc_ = new KernelDocument(this);
+    render_ = new RenderController(this);
+    compare_ = new RenderController(this);
+    reporter_ = [this](const QString& message) { QMessageBox::warning(this, tr("ConvLab"), message); };
+
+    view_ = new ImageView;
+    view_->setFocusPolicy(Qt::StrongFocus);
+    setCentralWidget(view_);
+
+    buildDocks();
+    buildMenus();
+
+    pixelLabel_ = new QLabel;
+    busy_ = new QProgressBar;
+    busy_->setRange(0, 0);
+    busy_->setMaximumWidth(120);
+    busy_->hide();
+    cancel_ = new QPushButton(tr("Cancel"));
+    cancel_->setToolTip(tr("Abandon the running convolution"));
+    cancel_->hide();
+    statusBar()->addWidget(pixelLabel_, 1);
+    statusBar()->addPermanentWidget(busy_);
+    statusBar()->addPermanentWidget(cancel_);
+    connect(cancel_, &QPushButton::clicked, this, [this] {
+        render_->cancel();
+        compare_->cancel();
+    });
+
+    connect(doc_, &KernelDocument::changed, this, &MainWindow::requestRender);
+    connect(controls_, &ControlsPanel::changed, this, &MainWindow::requestRender);
+    connect(editor_, &KernelEditor::errorOccurred, this, &MainWindow::reportError);
+
+    auto updateBusy = [this] {
+        const bool busy = render_->busy() || compare_->busy();
+        busy_->setVisible(busy);
+        cancel_->setVisible(busy);
+    };
+    connect(render_, &RenderController::busyChanged, this, updateBusy);
+    connect(compare_, &RenderController::busyChanged, this, updateBusy);
+    connect(render_, &RenderController::resultReady, this, &MainWindow::onResultReady);
+    connect(render_, &RenderController::failed, this,
+            [this](quint64, const QString& m) { reportError(tr("Convolution failed: %1").arg(m)); });
+    connect(render_, &RenderController::cancelled, this,
+            [this] { statusBar()->showMessage(tr("Cancelled: the view shows the previous result"), 4000); });
+    connect(compare_, &RenderController::resultReady, this, &MainWindow::onCompareReady);
+    connect(compare_, &RenderController::failed, this, [this](quint64, const QString& m) {
+        difference_->setRunning(false);
+        difference_->showMessage(tr("Path B failed: %1").arg(m));
+    });
+    connect(compare_, &RenderController::cancelled, this, [this] {
+        difference_->setRunning(false);
+        difference_->showMessage(tr("Comparison cancelled."));
+    });
+    connect(difference_, &DifferencePanel::compareRequested, this, &MainWindow::startCompare);
+    connect(difference_, &DifferencePanel::locateRequested, this, &MainWindow::centreViewOn);
+
+    connect(view_, &ImageView::pixelHovered, this, &MainWindow::showPixel);
+    connect(view_, &QOpenGLWidget::frameSwapped, this, [this] {
+        if (pendingDisplayId_ == 0) return;
+        const quint64 id = pendingDisplayId_;
+        pendingDisplayId_ = 0;
+        timings_->setDisplayMs(view_->lastDisplayMs());
+        emit resultDisplayed(id);
+    });
+
+    if (persistent_) readSettings();
+    rebuildRecentMenu();
+}
+
+MainWindow::~MainWindow()
+{
+    render_->shutdown();
+    compare_->shutdown();
+}
+
+QString MainWindow::versionString() { return QStringLiteral(CONVLAB_VERSION); }
+
+void MainWindow::setErrorReporter(std::function<void(const QString&)> reporter) { reporter_ = std::move(reporter); }
+
+void MainWindow::reportError(const QString& message)
+{
+    statusBar()->showMessage(message, 8000);
+    emit errorReported(message);
+    if (reporter_) reporter_(message);
+}
+
+void MainWindow::buildDocks()
+{
+    editor_ = new KernelEditor(doc_);
+    controls_ = new ControlsPanel;
+    timings_ = new TimingsPanel;
+    difference_ = new DifferencePanel;
+    auto dock = [this](QWidget* w, const QString& title, const QString& name, Qt::DockWidgetArea area) {
+        auto* d = new QDockWidget(title, this);
+        d->setObjectName(name);
+        d->setWidget(w);
+        addDockWidget(area, d);
+        return d;
+    };
+    dock(editor_, tr("Kernel"), "kernelDock", Qt::LeftDockWidgetArea);
+    dock(controls_, tr("Controls"), "controlsDock", Qt::LeftDockWidgetArea);
+    QDockWidget* t = dock(timings_, tr("Timings"), "timingsDock", Qt::RightDockWidgetArea);
+    QDockWidget* d = dock(difference_, tr("Difference"), "differenceDock", Qt::RightDockWidgetArea);
+    tabifyDockWidget(t, d);
+    t->raise();
+}
+
+void MainWindow::buildMenus()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::openDialog);
+    recentMenu_ = file->addMenu(tr("Open &Recent"));
+    file->addAction(tr("&Save Result…"), QKeySequence::Save, this, &MainWindow::saveResultDialog);
+    file->addSeparator();
+    file->addAction(tr("Open &Kernel…"), QKeySequence(tr("Ctrl+K")), this, &MainWindow::openKernelDialog);
+    file->addAction(tr("Save K&ernel…"), QKeySequence(tr("Ctrl+Shift+K")), this, &MainWindow::saveKernelDialog);
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+    quit->setMenuRole(QAction::QuitRole);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = doc_->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction* redo = doc_->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcut(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
+    edit->addSeparator();
+    edit->addAction(tr("&Copy Kernel as Text"), QKeySequence(tr("Ctrl+Shift+C")), this, &MainWindow::copyKernel);
+    edit->addAction(tr("&Paste Kernel"), QKeySequence(tr("Ctrl+Shift+V")), this, &MainWindow::pasteKernel);
+
+    QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
+    modeGroup_ = new QActionGroup(this);
+    const std::pair<ImageView::ViewMode, QString> modes[] = {{ImageView::ViewMode::Result, tr("&Result")},
+                                                             {ImageView::ViewMode::Original, tr("&Original")},
+                                                             {ImageView::ViewMode::Split, tr("&Split")},
+                                                             {ImageView::ViewMode::Difference, tr("&Difference")}};
+    int key = Qt::Key_1;
+    for (const auto& [mode, text] : modes) {
+        QAction* a = viewMenu->addAction(text, this, [this, m = mode] { view_->setViewMode(m); });
+        a->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(key++)));
+        a->setCheckable(true);
+        a->setChecked(mode == ImageView::ViewMode::Result);
+        a->setData(int(mode));
+        modeGroup_->addAction(a);
+    }
+    viewMenu->addSeparator();
+    QMenu* mapping = viewMenu->addMenu(tr("&Mapping"));
+    auto* mapGroup = new QActionGroup(this);
+    const std::pair<ImageView::Mapping, QString> maps[] = {
+        {ImageView::Mapping::Clamp, tr("&Clamp to the source range")},
+        {ImageView::Mapping::Abs, tr("&Absolute value")},
+        {ImageView::Mapping::Normalize, tr("&Normalize min–max")},
+        {ImageView::Mapping::Offset, tr("&Offset to mid-grey")},
+        {ImageView::Mapping::Diverging, tr("&Diverging colour map")}};
+    for (const auto& [m, text] : maps) {
+        QAction* a = mapping->addAction(text, this, [this, m = m] { view_->setMapping(m); });
+        a->setCheckable(true);
+        a->setChecked(m == ImageView::Mapping::Clamp);
+        mapGroup->addAction(a);
+    }
+    viewMenu->addSeparator();
+    // Single-key shortcuts live on the view so they never steal keys typed into the kernel grid.
+    QAction* fit = viewMenu->addAction(tr("&Fit to Window"), this, [this] { view_->fitToWindow(); });
+    fit->setShortcut(QKeySequence(Qt::Key_F));
+    QAction* actual = viewMenu->addAction(tr("&Actual Size (1:1)"), this, [this] { view_->actualSize(); });
+    actual->setShortcut(QKeySequence(Qt::Key_1));
+    for (QAction* a : {fit, actual}) {
+        a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+        view_->addAction(a);
+    }
+    viewMenu->addSeparator();
+    for (QDockWidget* d : findChildren<QDockWidget*>()) viewMenu->addAction(d->toggleViewAction());
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* aboutAction = help->addAction(tr("&About ConvLab"), this, &MainWindow::about);
+    aboutAction->setMenuRole(QAction::AboutRole);
+}
+
+convlab::ConvolveParams MainWindow::currentParams() const
+{
+    const KernelState& s = doc_->state();
+    convlab::ConvolveParams p;
+    p.kernel = s.kernel;
+    p.semantics = s.semantics;
+    p.normalize = s.normalize;
+    p.scale = s.scale;
+    p.offset = s.offset;
+    p.border = controls_->border();
+    p.method = controls_->method();
+    p.device = controls_->device();
+    p.threads = controls_->threads();
+    return p;
+}
+
+void MainWindow::requestRender()
+{
+    if (!source_) return;
+    render_->request(source_, currentParams());
+}
+
+void MainWindow::onResultReady(quint64 id)
+{
+    const auto result = render_->result();
+    view_->setResult(*result);
+    if (view_->viewMode() == ImageView::ViewMode::Difference) {
+        showViewMode(ImageView::ViewMode::Result);
+        difference_->showMessage(tr("The parameters changed: press Compare again."));
+    }
+    pendingDisplayId_ = id;
+    view_->update();
+    timings_->addRun(render_->report(), double(result->planeSize()));
+}
+
+void MainWindow::startCompare()
+{
+    const auto a = render_->result();
+    if (!a) {
+        difference_->showMessage(tr("No result yet: open an image first."));
+        return;
+    }
+    convlab::ConvolveParams p = render_->resultParams();
+    p.method = difference_->method();
+    p.device = difference_->device();
+    compareA_ = a;
+    difference_->setRunning(true);
+    compare_->request(render_->resultSource(), p);
+}
+
+void MainWindow::onCompareReady(quint64)
+{
+    difference_->setRunning(false);
+    const auto b = compare_->result();
+    if (render_->result() != compareA_ || !b || !compareA_->sameShape(*b)) {
+        difference_->showMessage(tr("The result changed during the comparison: press Compare again."));
+        return;
+    }
+    difference_->showStats(convlab::compareImages(*compareA_, *b),
+                           pathLabel(render_->resultParams(), render_->report()),
+                           pathLabel(compare_->resultParams(), compare_->report()));
+    view_->setDifference(DifferencePanel::difference(*compareA_, *b));
+    showViewMode(ImageView::ViewMode::Difference);
+}
+
+void MainWindow::showViewMode(ImageView::ViewMode m)
+{
+    view_->setViewMode(m);
+    for (QAction* a : modeGroup_->actions()) a->setChecked(a->data().toInt() == int(m));
+}
+
+void MainWindow::centreViewOn(int x, int y)
+{
+    // Zoom in (about the point itself, so it stays put) until single pixels are visible.
+    auto widgetPos = [this](QPointF img) {
+        const QPointF o = view_->widgetToImage(QPointF(0, 0));
+        const QPointF e = view_->widgetToImage(QPointF(1, 1)) - o; // image pixels per widget pixel
+        return QPointF((img.x() - o.x()) / e.x(), (img.y() - o.y()) / e.y());
+    };
+    const QPointF pixel(x + 0.5, y + 0.5);
+    const double z = std::max(view_->zoom(), 4.0);
+    view_->setZoom(z, widgetPos(pixel));
+    // The view zooms about a fixed point; a zoom by f about A followed by 1/f about B moves
+    // every point by (B - A)(1 - 1/f): a pure pan that brings the pixel to the centre.
+    const QPointF shift = QPointF(view_->width() / 2.0, view_->height() / 2.0) - widgetPos(pixel);
+    const double f = 0.5;
+    const QPointF a = widgetPos(pixel);
+    const QPointF b = a + shift / (1.0 - 1.0 / f);
+    view_->setZoom(z * f, a);
+    view_->setZoom(z, b);
+}
+
+void MainWindow::showPixel(int x, int y)
+{
+    if (x < 0 || y < 0 || !source_ || x >= source_->width || y >= source_->height) {
+        pixelLabel_->clear();
+        return;
+    }
+    auto values = [x, y](const convlab::Image& img) {
+        QStringList parts;
+        for (int c = 0; c < img.channels; ++c) parts << QString::number(img.at(c, y, x), 'g', 6);
+        return parts.join(' ');
+    };
+    QString text = tr("(%1, %2)  source %3").arg(x).arg(y).arg(values(*source_));
+    const auto result = render_->result();
+    if (result && render_->resultSource() == source_) text += tr("  result %1").arg(values(*result));
+    pixelLabel_->setText(text);
+}
+
+bool MainWindow::openImage(const QString& path)
+{
+    convlab::Image image;
+    try {
+        image = convlab::loadImage(path.toStdString());
+    } catch (const convlab::Error& e) {
+        reportError(tr("Cannot open %1: %2").arg(QFileInfo(path).fileName(), QString::fromUtf8(e.what())));
+        return false;
+    } catch (const std::bad_alloc&) {
+        reportError(tr("Cannot open %1: out of memory").arg(QFileInfo(path).fileName()));
+        return false;
+    }
+    currentPath_ = QFileInfo(path).absoluteFilePath();
+    setSourceImage(std::move(image), QFileInfo(path).fileName());
+    addRecent(currentPath_);
+    return true;
+}
+
+void MainWindow::setSourceImage(convlab::Image image, const QString& title)
+{
+    source_ = std::make_shared<const convlab::Image>(std::move(image));
+    compareA_.reset();
+    view_->setSource(*source_);
+    view_->fitToWindow();
+    setWindowTitle(tr("%1 (%2×%3×%4) — ConvLab")
+                       .arg(title)
+                       .arg(source_->width)
+                       .arg(source_->height)
+                       .arg(source_->channels));
+    difference_->showMessage(tr("Pick path B and press Compare."));
+    requestRender();
+}
+
+void MainWindow::openSample()
+{
+    Q_INIT_RESOURCE(resources);
+    // The engine reads files: the embedded photograph goes through a temporary copy.
+    const QString name = QStringLiteral("coffee.png");
+    QTemporaryDir dir;
+    const QString copy = dir.filePath(name);
+    if (dir.isValid() && QFile::copy(":/samples/" + name, copy)) {
+        try {
+            setSourceImage(convlab::loadImage(copy.toStdString()), name);
+            return;
+        } catch (const convlab::Error&) {
+            // Builds without image codecs read only .npy: the chart below needs no file.
+        }
+    }
+    setSourceImage(convlab::makeTestChart(), tr("test chart"));
+}
+
+bool MainWindow::pasteKernelText(const QString& text)
+{
+    try {
+        doc_->setKernel(convlab::parseKernelText(text.toStdString()), tr("Paste kernel"));
+    } catch (const convlab::Error& e) {
+        reportError(tr("Cannot paste the kernel: %1").arg(QString::fromUtf8(e.what())));
+        return false;
+    }
+    return true;
+}
+
+void MainWindow::copyKernel() { QGuiApplication::clipboard()->setText(QString::fromStdString(doc_->kernel().toText())); }
+
+void MainWindow::pasteKernel() { pasteKernelText(QGuiApplication::clipboard()->text()); }
+
+QString MainWindow::lastDir() const { return currentPath_.isEmpty() ? QString() : QFileInfo(currentPath_).path(); }
+
+void MainWindow::openDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open Image"), lastDir(),
+        tr("Images (*.png *.jpg *.jpeg *.tif *.tiff *.bmp *.pgm *.ppm *.pnm *.webp *.npy);;All files (*)"));
+    if (!path.isEmpty()) openImage(path);
+}
+
+void MainWindow::saveResultDialog()
+{
+    const auto result = render_->result();
+    if (!result) {
+        reportError(tr("There is no result to save yet."));
+        return;
+    }
+    QString path = QFileDialog::getSaveFileName(this, tr("Save Result"), lastDir(),
+                                                tr("PNG (*.png);;TIFF (*.tif *.tiff);;NumPy array (*.npy)"));
+    if (path.isEmpty()) return;
+    if (QFileInfo(path).suffix().isEmpty()) path += ".png";
+    convlab::SaveOptions opts;
+    if (!askSaveOptions(this, path, opts)) return;
+    try {
+        convlab::saveImage(*result, path.toStdString(), opts);
+        statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
+    } catch (const convlab::Error& e) {
+        reportError(tr("Cannot save %1: %2").arg(QFileInfo(path).fileName(), QString::fromUtf8(e.what())));
+    }
+}
+
+void MainWindow::openKernelDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open Kernel"), lastDir(),
+                                                      tr("Kernels (*.json *.txt *.kernel);;All files (*)"));
+    if (path.isEmpty()) return;
+    try {
+        if (!QFileInfo(path).isFile()) throw convlab::Error("no such file: " + path.toStdString());
+        doc_->setSpec(convlab::loadKernelSpec(path.toStdString()), tr("Open kernel %1").arg(QFileInfo(path).fileName()));
+    } catch (const convlab::Error& e) {
+        reportError(tr("Cannot open the kernel %1: %2").arg(QFileInfo(path).fileName(), QString::fromUtf8(e.what())));
+    }
+}
+
+void MainWindow::saveKernelDialog()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save Kernel"), lastDir(),
+                                                      tr("JSON kernel (*.json);;Text kernel (*.txt)"));
+    if (path.isEmpty()) return;
+    try {
+        convlab::saveKernelFile(doc_->state().toSpec(), path.toStdString());
+        statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
+    } catch (const convlab::Error& e) {
+        reportError(tr("Cannot save the kernel %1: %2").arg(QFileInfo(path).fileName(), QString::fromUtf8(e.what())));
+    }
+}
+
+void MainWindow::about()
+{
+    std::string why;
+    const bool cuda = convlab::cudaAvailable(&why);
+    const QString formats = convlab::imageFormatsAvailable()
+                                ? tr("PNG, JPEG, TIFF, BMP, PNM, WebP through OpenCV imgcodecs (via the engine); .npy")
+                                : tr(".npy only (this build has no OpenCV)");
+    QMessageBox::about(this, tr("About ConvLab"),
+                       tr("<h3>ConvLab %1</h3><p>A workbench for image convolution.</p>"
+                          "<p>Qt %2 (built with %3)<br>Image files: %4<br>CUDA: %5</p>"
+                          "<p>License: GPL-3.0-or-later</p>")
+                           .arg(versionString(), QString::fromLatin1(qVersion()), QStringLiteral(QT_VERSION_STR),
+                                formats,
+                                cuda ? tr("available") : tr("unavailable — %1").arg(QString::fromStdString(why))));
+}
+
+void MainWindow::addRecent(const QString& path)
+{
+    recent_.removeAll(path);
+    recent_.prepend(path);
+    while (recent_.size() > kMaxRecent) recent_.removeLast();
+    rebuildRecentMenu();
+    if (persistent_) QSettings().setValue("recentFiles", recent_);
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    recentMenu_->clear();
+    for (const QString& path : recent_)
+        recentMenu_->addAction(QFileInfo(path).fileName(), this, [this, path] { openImage(path); })->setToolTip(path);
+    recentMenu_->setToolTipsVisible(true);
+    recentMenu_->setEnabled(!recent_.isEmpty());
+}
+
+void MainWindow::readSettings()
+{
+    QSettings s;
+    restoreGeometry(s.value("geometry").toByteArray());
+    restoreState(s.value("windowState").toByteArray());
+    recent_ = s.value("recentFiles").toStringList();
+    // Entries written by another version may not parse: each falls back to its default.
+    try {
+        if (s.contains("border")) controls_->setBorder(convlab::parseBorder(s.value("border").toString().toStdString()));
+    } catch (const convlab::Error&) {
+    }
+    try {
+        if (s.contains("method")) controls_->setMethod(convlab::parseMethod(s.value("method").toString().toStdString()));
+        if (s.contains("device")) controls_->setDevice(convlab::parseDevice(s.value("device").toString().toStdString()));
+    } catch (const convlab::Error&) {
+    }
+    controls_->setThreads(s.value("threads", 0).toInt());
+    try {
+        if (s.contains("kernel"))
+            doc_->reset(KernelState::fromSpec(convlab::parseKernelJson(s.value("kernel").toString().toStdString())));
+    } catch (const convlab::Error&) {
+    }
+}
+
+void MainWindow::writeSettings()
+{
+    QSettings s;
+    s.setValue("geometry", saveGeometry());
+    s.setValue("windowState", saveState());
+    s.setValue("recentFiles", recent_);
+    const convlab::Border b = controls_->border();
+    QString border = QString::fromStdString(convlab::borderName(b.mode));
+    if (b.mode == convlab::BorderMode::Constant) border += ':' + QString::number(b.value, 'g', 9);
+    s.setValue("border", border);
+    s.setValue("method", QString::fromStdString(convlab::methodName(controls_->method())));
+    s.setValue("device", QString::fromStdString(convlab::deviceName(controls_->device())));
+    s.setValue("threads", controls_->threads());
+    s.setValue("kernel", QString::fromStdString(convlab::kernelToJson(doc_->state().toSpec())));
+}
+
+void MainWindow::closeEvent(QCloseEvent* e)
+{
+    if (persistent_) writeSettings();
+    render_->shutdown();
+    compare_->shutdown();
+    e->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e)
+{
+    const QList<QUrl> urls = e->mimeData()->urls();
+    if (!urls.isEmpty() && urls.first().isLocalFile()) e->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* e)
+{
+    const QList<QUrl> urls = e->mimeData()->urls();
+    if (urls.isEmpty() || !urls.first().isLocalFile()) return;
+    e->acceptProposedAction();
+    openImage(urls.first().toLocalFile());
+}

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The workbench window: the image view in the centre, docks for the kernel editor, controls,
+// timings and difference. The window only edits parameters; every convolution runs in a
+// RenderController on a worker thread and only the newest result is shown.
+#pragma once
+#include <QMainWindow>
+#include <functional>
+#include <memory>
+
+#include "convlab/convolve.h"
+#include "convlab/image.h"
+#include "imageview.h"
+
+class QActionGroup;
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QPushButton;
+class ControlsPanel;
+class DifferencePanel;
+class KernelDocument;
+class KernelEditor;
+class RenderController;
+class TimingsPanel;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    // `persistent`: read and write QSettings (recent files, kernel, border, method, geometry).
+    explicit MainWindow(bool persistent = true, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Loads an image file (any format of convlab::loadImage). On failure the error reporter
+    // gets the message and the previous image stays. Returns whether it loaded.
+    bool openImage(const QString& path);
+    // Shows an image that did not come from a file (sample chart, tests).
+    void setSourceImage(convlab::Image image, const QString& title);
+    // The bundled sample photograph; the synthetic test chart if it cannot be read.
+    void openSample();
+    // Parses kernel text (as Paste does); bad text is reported and the kernel kept.
+    bool pasteKernelText(const QString& text);
+
+    // Where errors go: a message box by default; tests install a recorder.
+    void setErrorReporter(std::function<void(const QString&)> reporter);
+
+    KernelDocument* kernelDocument() const { return doc_; }
+    KernelEditor* kernelEditor() const { return editor_; }
+    ControlsPanel* controls() const { return controls_; }
+    DifferencePanel* differencePanel() const { return difference_; }
+    RenderController* renderController() const { return render_; }
+    RenderController* compareController() const { return compare_; }
+    ImageView* imageView() const { return view_; }
+    std::shared_ptr<const convlab::Image> sourceImage() const { return source_; }
+    // The parameters a render would use now (cancel flag unset).
+    convlab::ConvolveParams currentParams() const;
+
+    static QString versionString();
+
+signals:
+    // The result of request `id` has been drawn by the view.
+    void resultDisplayed(quint64 id);
+    void errorReported(const QString& message);
+
+protected:
+    void closeEvent(QCloseEvent* e) override;
+    void dragEnterEvent(QDragEnterEvent* e) override;
+    void dropEvent(QDropEvent* e) override;
+
+private:
+    void buildMenus();
+    void buildDocks();
+    void requestRender();
+    void onResultReady(quint64 id);
+    void onCompareReady(quint64 id);
+    void startCompare();
+    void reportError(const QString& message);
+    void showPixel(int x, int y);
+    void centreViewOn(int x, int y);
+    // Sets the view mode and checks its menu entry.
+    void showViewMode(ImageView::ViewMode m);
+
+    void openDialog();
+    void saveResultDialog();
+    void openKernelDialog();
+    void saveKernelDialog();
+    void copyKernel();
+    void pasteKernel();
+    void about();
+
+    void addRecent(const QString& path);
+    void rebuildRecentMenu();
+    void readSettings();
+    void writeSettings();
+    QString lastDir() const;
+
+    bool persistent_;
+    KernelDocument* doc_;
+    ImageView* view_;
+    KernelEditor* editor_;
+    ControlsPanel* controls_;
+    TimingsPanel* timings_;
+    DifferencePanel* difference_;
+    RenderController* render_;
+    RenderController* compare_;
+    QLabel* pixelLabel_;
+    QProgressBar* busy_;
+    QPushButton* cancel_;
+    QMenu* recentMenu_;
+    QActionGroup* modeGroup_;
+    QStringList recent_;
+    QString currentPath_;
+    std::shared_ptr<const convlab::Image> source_;
+    std::shared_ptr<const convlab::Image> compareA_;
+    quint64 pendingDisplayId_ = 0;
+    std::function<void(const QString&)> reporter_;
+};

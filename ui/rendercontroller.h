@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Runs convlab::convolve off the UI thread. Each request gets an increasing id and carries a
+// snapshot of every parameter plus the shared source image. A newer request supersedes the
+// older ones: their cancel flags are raised and whatever they return is dropped, so only the
+// newest result is ever held.
+#pragma once
+#include <QObject>
+#include <QThreadPool>
+#include <atomic>
+#include <memory>
+
+#include "convlab/convolve.h"
+
+class RenderController : public QObject {
+    Q_OBJECT
+public:
+    explicit RenderController(QObject* parent = nullptr);
+    // Cancels whatever runs and waits for it: the worker never outlives the controller.
+    ~RenderController() override;
+
+    // Starts a run; params.cancel is set by the controller. Returns the request id.
+    quint64 request(std::shared_ptr<const convlab::Image> source, convlab::ConvolveParams params);
+    // Raises the cancel flag of the newest request (it then ends with cancelled()).
+    void cancel();
+    // Cancels and blocks until no run is left (window closing).
+    void shutdown();
+
+    bool busy() const { return pendingId_ != 0; }
+    quint64 latestId() const { return latestId_; }
+
+    // The held result: the newest request that finished successfully.
+    quint64 resultId() const { return resultId_; }
+    std::shared_ptr<const convlab::Image> result() const { return result_; }
+    std::shared_ptr<const convlab::Image> resultSource() const { return resultSource_; }
+    const convlab::ConvolveParams& resultParams() const { return resultParams_; }
+    const convlab::RunReport& report() const { return report_; }
+    // Results (or cancellations) of superseded requests that arrived and were thrown away.
+    int droppedResults() const { return dropped_; }
+
+signals:
+    void busyChanged(bool busy);
+    void resultReady(quint64 id);
+    void failed(quint64 id, const QString& message);
+    void cancelled(quint64 id);
+    void resultDropped(quint64 id);
+
+private:
+    struct Outcome;
+    void finish(const std::shared_ptr<Outcome>& outcome);
+
+    QThreadPool pool_;
+    quint64 latestId_ = 0;
+    quint64 pendingId_ = 0;
+    std::shared_ptr<std::atomic<bool>> pendingCancel_;
+    quint64 resultId_ = 0;
+    std::shared_ptr<const convlab::Image> result_;
+    std::shared_ptr<const convlab::Image> resultSource_;
+    convlab::ConvolveParams resultParams_;
+    convlab::RunReport report_;
+    int dropped_ = 0;
+};

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Timings of the last run: per-stage table and bar chart, total, median of the last 20 runs,
+// throughput, the method that ran and why, the rank, and the display time of the view.
+#pragma once
+#include <QWidget>
+#include <deque>
+
+#include "convlab/convolve.h"
+
+class QLabel;
+class QTableWidget;
+
+// Horizontal bars, one per stage, lengths proportional to the stage's share of the run.
+class StageChart : public QWidget {
+    Q_OBJECT
+public:
+    explicit StageChart(QWidget* parent = nullptr);
+    void setStages(const std::vector<convlab::StageTiming>& stages);
+    QSize sizeHint() const override;
+
+protected:
+    void paintEvent(QPaintEvent*) override;
+
+private:
+    std::vector<convlab::StageTiming> stages_;
+};
+
+class TimingsPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit TimingsPanel(QWidget* parent = nullptr);
+    // A finished run over an image of `pixels` pixels.
+    void addRun(const convlab::RunReport& report, double pixels);
+    void setDisplayMs(double ms);
+    double medianMs() const;
+
+private:
+    std::deque<double> history_;
+    QTableWidget* table_;
+    StageChart* chart_;
+    QLabel* summary_;
+    QLabel* reason_;
+    QLabel* display_;
+};
