@@ -2,6 +2,7 @@
 #include "rendercontroller.h"
 
 #include <new>
+#include <utility>
 
 #include "convlab/error.h"
 
@@ -10,6 +11,7 @@ struct RenderController::Outcome {
     std::shared_ptr<const convlab::Image> source;
     convlab::ConvolveParams params;
     std::shared_ptr<std::atomic<bool>> cancel;
+    std::shared_ptr<convlab::Image> buffer; // the output, recycled from an earlier result
     std::shared_ptr<const convlab::Image> image;
     convlab::RunReport report;
     bool wasCancelled = false;
@@ -31,6 +33,7 @@ quint64 RenderController::request(std::shared_ptr<const convlab::Image> source, 
     job->id = ++latestId_;
     job->source = std::move(source);
     job->cancel = std::make_shared<std::atomic<bool>>(false);
+    job->buffer = spare_ ? std::move(spare_) : std::make_shared<convlab::Image>();
     params.cancel = job->cancel.get();
     job->params = std::move(params);
 
@@ -43,8 +46,8 @@ quint64 RenderController::request(std::shared_ptr<const convlab::Image> source, 
         try {
             if (job->cancel->load()) throw convlab::Cancelled();
             if (!job->source) throw convlab::Error("no image loaded");
-            job->image = std::make_shared<const convlab::Image>(
-                convlab::convolve(*job->source, job->params, &job->report));
+            convlab::convolveInto(*job->source, job->params, *job->buffer, &job->report);
+            job->image = job->buffer;
         } catch (const convlab::Cancelled&) {
             job->wasCancelled = true;
         } catch (const std::bad_alloc&) {
@@ -68,9 +71,17 @@ void RenderController::shutdown()
     pool_.waitForDone();
 }
 
+void RenderController::recycle(std::shared_ptr<convlab::Image> buffer)
+{
+    // Only a buffer nobody else holds (the view and the difference panel copy what they keep).
+    if (buffer && buffer.use_count() == 1) spare_ = std::move(buffer);
+}
+
 void RenderController::finish(const std::shared_ptr<Outcome>& outcome)
 {
+    outcome->image.reset();
     if (outcome->id != pendingId_) { // superseded: never shown
+        recycle(std::move(outcome->buffer));
         ++dropped_;
         emit resultDropped(outcome->id);
         return;
@@ -79,12 +90,14 @@ void RenderController::finish(const std::shared_ptr<Outcome>& outcome)
     pendingCancel_.reset();
     emit busyChanged(false);
     if (outcome->wasCancelled) {
+        recycle(std::move(outcome->buffer));
         emit cancelled(outcome->id);
     } else if (!outcome->error.isEmpty()) {
         emit failed(outcome->id, outcome->error);
     } else {
         resultId_ = outcome->id;
-        result_ = outcome->image;
+        auto previous = std::exchange(result_, outcome->buffer);
+        recycle(std::const_pointer_cast<convlab::Image>(std::move(previous)));
         resultSource_ = outcome->source;
         resultParams_ = outcome->params;
         resultParams_.cancel = nullptr;

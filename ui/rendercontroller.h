@@ -47,6 +47,8 @@ signals:
 private:
     struct Outcome;
     void finish(const std::shared_ptr<Outcome>& outcome);
+    // Keeps a finished output buffer for the next run (no allocation, no page faults).
+    void recycle(std::shared_ptr<convlab::Image> buffer);
 
     QThreadPool pool_;
     quint64 latestId_ = 0;
@@ -58,4 +60,5 @@ private:
     convlab::ConvolveParams resultParams_;
     convlab::RunReport report_;
     int dropped_ = 0;
+    std::shared_ptr<convlab::Image> spare_;
 };

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Direct method: bands of output rows over threads; each band pads the input rows it needs
 // into a small ring (rowcache.h), so the taps run over contiguous rows with no border tests,
-// and the row kernels (rowkernels.inc) keep 32 outputs in registers across every tap.
+// and the row kernels (rowkernels.inc) keep 2 rows x 32 outputs in registers across every tap.
 #include <vector>
 
 #include "methods.h"
@@ -21,16 +21,20 @@ void runDirect(const Job& job, Image& out, StageClock& clock)
     const RowKernels& rk = rowKernels();
 
     parallelFor(h, job.threads, [&](int y0, int y1) {
-        PaddedRows rows(w, h, job.border, top, left, right, k.height);
-        std::vector<const float*> window(k.height);
+        PaddedRows rows(w, h, job.border, top, left, right, k.height + 1);
+        std::vector<const float*> window(k.height + 1);
         for (int c = 0; c < job.channels; ++c) {
             rows.reset(in.plane(c));
             float* dst = out.plane(c);
-            for (int y = y0; y < y1; ++y) {
+            for (int y = y0; y < y1; y += 2) {
                 if ((y & 15) == 0) job.checkCancel();
-                for (int v = 0; v < k.height; ++v) window[v] = rows.row(y + v);
-                rk.correlate2d(window.data(), k.values.data(), k.width, k.height, w, scale, offset,
-                               dst + static_cast<std::size_t>(y) * w);
+                const bool pair = y + 1 < y1;
+                for (int v = 0; v < k.height + (pair ? 1 : 0); ++v) window[v] = rows.row(y + v);
+                float* o = dst + static_cast<std::size_t>(y) * w;
+                if (pair)
+                    rk.correlate2dPair(window.data(), k.values.data(), k.width, k.height, w, scale, offset, o, o + w);
+                else
+                    rk.correlate2d(window.data(), k.values.data(), k.width, k.height, w, scale, offset, o);
             }
         }
     });
