@@ -77,7 +77,7 @@ void checkShape(int w, int h, int c, const char* what)
 struct Slot {
     enum class Pending { None, FromHost, FromBuffer };
 
-    convlab::Image host;    // the values, when hostValid
+    std::shared_ptr<const convlab::Image> host; // the values, when hostValid (shared, not copied)
     bool hostValid = false; // false after a GPU producer wrote the buffer, until read back
     bool keepHost = true;   // false: the host copy is dropped once uploaded
     int width = 0, height = 0, channels = 0; // shape of the contents; channels 0 = empty
@@ -96,32 +96,35 @@ struct Slot {
     std::size_t bytes() const { return static_cast<std::size_t>(width) * height * channels * sizeof(float); }
     bool contains(int x, int y) const { return channels > 0 && x >= 0 && y >= 0 && x < width && y < height; }
 
-    void assign(const convlab::Image& im, bool allChannelStats)
+    // Takes the image without copying it. Statistics are computed only where eager (the
+    // difference heat map) or when a mapping needs them (paintGL).
+    void assign(std::shared_ptr<const convlab::Image> image, bool eagerStats)
     {
-        if (im.empty()) {
+        if (!image || image->empty()) {
             clear();
             return;
         }
+        const convlab::Image& im = *image;
         checkShape(im.width, im.height, im.channels, "image");
         if (im.data.size() != static_cast<std::size_t>(im.width) * im.height * im.channels)
             throw convlab::Error("image view: image data holds " + std::to_string(im.data.size()) +
                                  " values, not width*height*channels");
-        host = im;
+        host = std::move(image);
         hostValid = true;
         width = im.width;
         height = im.height;
         channels = im.channels;
         depth = im.depth;
-        statChannels = allChannelStats ? channels : colourChannels(channels);
-        stats = computeStats(host, statChannels);
-        statsValid = true;
+        statChannels = eagerStats ? channels : colourChannels(channels);
+        statsValid = eagerStats;
+        if (eagerStats) stats = computeStats(*host, statChannels);
         pending = Pending::FromHost;
     }
 
     // Nothing to show; the GL objects stay for the next image.
     void clear()
     {
-        host = convlab::Image();
+        host.reset();
         hostValid = false;
         width = height = channels = 0;
         stats = Stats();
@@ -180,9 +183,9 @@ struct ImageView::State {
         if (fromHost) {
             const auto bytes = static_cast<GLsizeiptr>(s.bytes());
             if (s.pboBytes == s.bytes()) {
-                gl->glBufferSubData(GL_PIXEL_UNPACK_BUFFER, 0, bytes, s.host.data.data());
+                gl->glBufferSubData(GL_PIXEL_UNPACK_BUFFER, 0, bytes, s.host->data.data());
             } else {
-                gl->glBufferData(GL_PIXEL_UNPACK_BUFFER, bytes, s.host.data.data(), GL_STREAM_DRAW);
+                gl->glBufferData(GL_PIXEL_UNPACK_BUFFER, bytes, s.host->data.data(), GL_STREAM_DRAW);
                 s.pboBytes = s.bytes();
             }
         }
@@ -214,7 +217,7 @@ struct ImageView::State {
         }
         gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
         if (!s.keepHost) {
-            s.host = convlab::Image();
+            s.host.reset();
             s.hostValid = false;
         }
         return true;
@@ -225,10 +228,11 @@ struct ImageView::State {
     {
         if (s.hostValid || s.channels == 0 || !s.pbo || s.pboBytes < s.bytes())
             return;
-        s.host = convlab::Image(s.width, s.height, s.channels, s.depth);
+        auto copy = std::make_shared<convlab::Image>(s.width, s.height, s.channels, s.depth);
         gl->glBindBuffer(GL_COPY_READ_BUFFER, s.pbo);
-        gl->glGetBufferSubData(GL_COPY_READ_BUFFER, 0, static_cast<GLsizeiptr>(s.bytes()), s.host.data.data());
+        gl->glGetBufferSubData(GL_COPY_READ_BUFFER, 0, static_cast<GLsizeiptr>(s.bytes()), copy->data.data());
         gl->glBindBuffer(GL_COPY_READ_BUFFER, 0);
+        s.host = std::move(copy);
         s.hostValid = true;
     }
 
@@ -344,13 +348,17 @@ void ImageView::paintGL()
     bool uploaded = false;
     for (Slot* s : {&d->source, &d->result, &d->diff})
         uploaded = d->upload(*s) || uploaded;
-    // Statistics of a GPU-written result are needed only by the mappings that use them.
-    Slot& r = d->result;
-    if (r.channels && !r.statsValid && (d->mapping == Mapping::Normalize || d->mapping == Mapping::Diverging)) {
-        d->readBack(r);
-        if (r.hostValid) {
-            r.stats = computeStats(r.host, r.statChannels);
-            r.statsValid = true;
+    // Statistics (min, max, max |v|) are computed only when a mapping needs them; a
+    // GPU-written result is read back for that once.
+    if (d->mapping == Mapping::Normalize || d->mapping == Mapping::Diverging) {
+        for (Slot* s : {&d->source, &d->result}) {
+            if (!s->channels || s->statsValid)
+                continue;
+            d->readBack(*s);
+            if (s->hostValid) {
+                s->stats = computeStats(*s->host, s->statChannels);
+                s->statsValid = true;
+            }
         }
     }
 
@@ -394,21 +402,26 @@ void ImageView::paintGL()
 
 void ImageView::setSource(const convlab::Image& source)
 {
-    d->source.assign(source, false);
+    d->source.assign(std::make_shared<const convlab::Image>(source), false);
     applyLayout();
     update();
 }
 
 void ImageView::setResult(const convlab::Image& result)
 {
-    d->result.assign(result, false);
+    setResult(std::make_shared<const convlab::Image>(result));
+}
+
+void ImageView::setResult(std::shared_ptr<const convlab::Image> result)
+{
+    d->result.assign(std::move(result), false);
     applyLayout();
     update();
 }
 
 void ImageView::setDifference(const convlab::Image& diff)
 {
-    d->diff.assign(diff, true);
+    d->diff.assign(std::make_shared<const convlab::Image>(diff), true);
     applyLayout();
     update();
 }
@@ -543,7 +556,7 @@ static QVector<float> valuesAt(const Slot& s, int x, int y)
     if (!s.contains(x, y) || !s.hostValid)
         return v;
     for (int c = 0; c < s.channels; ++c)
-        v.push_back(s.host.at(c, y, x));
+        v.push_back(s.host->at(c, y, x));
     return v;
 }
 
@@ -601,7 +614,7 @@ void ImageView::resultBufferWritten(int width, int height, int channels)
         throw convlab::Error("image view: result buffer written as " + std::to_string(width) + "x" +
                              std::to_string(height) + "x" + std::to_string(channels) +
                              " but not requested at that shape through resultBuffer()");
-    r.host = convlab::Image();
+    r.host.reset();
     r.hostValid = false;
     r.width = width;
     r.height = height;

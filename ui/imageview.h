@@ -28,6 +28,8 @@ public:
     void setSource(const convlab::Image& source);
     // The CPU producer: uploads the result through the PBO. Copies what it needs.
     void setResult(const convlab::Image& result);
+    // The same without a copy: the view shares the image (and never modifies it).
+    void setResult(std::shared_ptr<const convlab::Image> result);
     // A difference image (A - B) for ViewMode::Difference, drawn as a heat map.
     void setDifference(const convlab::Image& diff);
 

@@ -290,7 +290,7 @@ void MainWindow::requestRender()
 void MainWindow::onResultReady(quint64 id)
 {
     const auto result = render_->result();
-    view_->setResult(*result);
+    view_->setResult(result);
     if (view_->viewMode() == ImageView::ViewMode::Difference) {
         showViewMode(ImageView::ViewMode::Result);
         difference_->showMessage(tr("The parameters changed: press Compare again."));

@@ -33,7 +33,7 @@ quint64 RenderController::request(std::shared_ptr<const convlab::Image> source, 
     job->id = ++latestId_;
     job->source = std::move(source);
     job->cancel = std::make_shared<std::atomic<bool>>(false);
-    job->buffer = spare_ ? std::move(spare_) : std::make_shared<convlab::Image>();
+    job->buffer = takeSpare();
     params.cancel = job->cancel.get();
     job->params = std::move(params);
 
@@ -73,8 +73,21 @@ void RenderController::shutdown()
 
 void RenderController::recycle(std::shared_ptr<convlab::Image> buffer)
 {
-    // Only a buffer nobody else holds (the view and the difference panel copy what they keep).
-    if (buffer && buffer.use_count() == 1) spare_ = std::move(buffer);
+    if (!buffer) return;
+    retired_.push_back(std::move(buffer));
+    if (retired_.size() > 3) retired_.erase(retired_.begin());
+}
+
+std::shared_ptr<convlab::Image> RenderController::takeSpare()
+{
+    // A retired output that nobody shares any more (the view lets go when it gets a newer one).
+    for (auto it = retired_.begin(); it != retired_.end(); ++it)
+        if (it->use_count() == 1) {
+            auto buffer = std::move(*it);
+            retired_.erase(it);
+            return buffer;
+        }
+    return std::make_shared<convlab::Image>();
 }
 
 void RenderController::finish(const std::shared_ptr<Outcome>& outcome)

@@ -8,6 +8,7 @@
 #include <QThreadPool>
 #include <atomic>
 #include <memory>
+#include <vector>
 
 #include "convlab/convolve.h"
 
@@ -47,8 +48,10 @@ signals:
 private:
     struct Outcome;
     void finish(const std::shared_ptr<Outcome>& outcome);
-    // Keeps a finished output buffer for the next run (no allocation, no page faults).
+    // Output buffers are reused from run to run (no allocation, no page faults): finished ones
+    // are retired here and taken again once nobody else holds them.
     void recycle(std::shared_ptr<convlab::Image> buffer);
+    std::shared_ptr<convlab::Image> takeSpare();
 
     QThreadPool pool_;
     quint64 latestId_ = 0;
@@ -60,5 +63,5 @@ private:
     convlab::ConvolveParams resultParams_;
     convlab::RunReport report_;
     int dropped_ = 0;
-    std::shared_ptr<convlab::Image> spare_;
+    std::vector<std::shared_ptr<convlab::Image>> retired_;
 };
