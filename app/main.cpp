@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // convlab [IMAGE]                        the workbench, on IMAGE or the bundled sample
 // convlab --benchmark-latency [IMAGE]    edit-to-display latency of 5x5 kernel edits
+// convlab --screenshot FILE [IMAGE]      a picture of the window, for the documentation
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
+#include <QSaveFile>
 #include <QEventLoop>
 #include <QSurfaceFormat>
 #include <QTimer>
@@ -15,6 +17,7 @@
 #include "convlab/kernel.h"
 #include "convlab/testchart.h"
 #include "kerneldocument.h"
+#include "imageview.h"
 #include "mainwindow.h"
 #include "rendercontroller.h"
 
@@ -86,6 +89,36 @@ int benchmarkLatency(MainWindow& w, const QString& imagePath)
     return 0;
 }
 
+// Opens IMAGE (or the bundled sample) with the edge kernel in split view, waits for the result
+// to be drawn and saves a picture of the whole window (for the documentation).
+int screenshot(MainWindow& w, const QString& imagePath, const QString& outPath)
+{
+    w.setErrorReporter([](const QString& m) { std::fprintf(stderr, "convlab: %s\n", qPrintable(m)); });
+    if (imagePath.isEmpty())
+        w.openSample();
+    else if (!w.openImage(imagePath))
+        return 1;
+    w.kernelDocument()->setKernel(convlab::makePreset("laplacian8"), QObject::tr("Edge kernel"));
+    w.imageView()->setMapping(ImageView::Mapping::Abs);
+    w.imageView()->setViewMode(ImageView::ViewMode::Split);
+    w.show();
+    if (!waitForDisplay(w)) {
+        std::fprintf(stderr, "convlab: the result was not displayed\n");
+        return 1;
+    }
+    // Let pending layout and paint events settle before the picture is taken.
+    QEventLoop settle;
+    QTimer::singleShot(500, &settle, &QEventLoop::quit);
+    settle.exec();
+    QSaveFile file(outPath);
+    if (!file.open(QIODevice::WriteOnly) || !w.grab().save(&file, "PNG") || !file.commit()) {
+        std::fprintf(stderr, "convlab: cannot write '%s': %s\n", qPrintable(outPath), qPrintable(file.errorString()));
+        return 1;
+    }
+    std::printf("%s\n", qPrintable(outPath));
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -109,6 +142,9 @@ int main(int argc, char** argv)
                                            "a 1920x1080 test chart), print median and p90, exit.")
                                    .arg(kEdits));
     parser.addOption(latency);
+    QCommandLineOption shot("screenshot", QObject::tr("Save a picture of the window (edge kernel, split view) to FILE, exit."),
+                            QObject::tr("FILE"));
+    parser.addOption(shot);
     parser.addPositionalArgument("image", QObject::tr("Image to open (default: the bundled sample)"), "[IMAGE]");
     parser.process(app);
     const QStringList args = parser.positionalArguments();
@@ -118,6 +154,12 @@ int main(int argc, char** argv)
         MainWindow w(false);
         w.resize(1280, 800);
         return benchmarkLatency(w, path);
+    }
+
+    if (parser.isSet(shot)) {
+        MainWindow w(false);
+        w.resize(1400, 860);
+        return screenshot(w, path, parser.value(shot));
     }
 
     MainWindow w;

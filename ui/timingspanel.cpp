@@ -4,6 +4,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPainter>
+#include <QPlainTextEdit>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -21,7 +22,7 @@ StageChart::StageChart(QWidget* parent) : QWidget(parent)
 void StageChart::setStages(const std::vector<convlab::StageTiming>& stages)
 {
     stages_ = stages;
-    updateGeometry();
+    setFixedHeight(sizeHint().height()); // one bar per stage, all of them visible
     update();
 }
 
@@ -64,18 +65,20 @@ TimingsPanel::TimingsPanel(QWidget* parent) : QWidget(parent)
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     chart_ = new StageChart;
     summary_ = new QLabel(tr("no run yet"));
-    reason_ = new QLabel;
+    reason_ = new QPlainTextEdit;
+    reason_->setReadOnly(true);
+    reason_->setMaximumHeight(fontMetrics().lineSpacing() * 6);
+    reason_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // never widens the dock
+    reason_->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     display_ = new QLabel;
-    for (QLabel* l : {summary_, reason_, display_}) {
-        l->setWordWrap(true);
-        l->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    }
+    for (QLabel* l : {summary_, display_}) l->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(summary_);
     layout->addWidget(reason_);
-    layout->addWidget(table_, 1);
+    layout->addWidget(table_);
     layout->addWidget(chart_);
     layout->addWidget(display_);
+    layout->addStretch(1);
 }
 
 double TimingsPanel::medianMs() const
@@ -103,9 +106,12 @@ void TimingsPanel::addRun(const convlab::RunReport& report, double pixels)
     for (const auto& s : report.stages) setRow(QString::fromStdString(s.name), s.ms);
     setRow(tr("total"), report.totalMs);
     chart_->setStages(report.stages);
+    // As tall as its rows, so the chart and the display time sit right below it.
+    table_->setMaximumHeight(table_->horizontalHeader()->height() + 2 * table_->frameWidth() +
+                             table_->verticalHeader()->length());
 
     const double mpxPerS = report.totalMs > 0 ? pixels / 1e6 / (report.totalMs / 1e3) : 0.0;
-    summary_->setText(tr("total %1 ms · median of last %2: %3 ms · %4 Mpx/s · %5 thread(s)")
+    summary_->setText(tr("total %1 ms\nmedian of last %2: %3 ms\n%4 Mpx/s · %5 thread(s)")
                           .arg(report.totalMs, 0, 'f', 2)
                           .arg(history_.size())
                           .arg(medianMs(), 0, 'f', 2)
@@ -117,7 +123,7 @@ void TimingsPanel::addRun(const convlab::RunReport& report, double pixels)
                               QString::fromStdString(report.reason));
     if (report.rank >= 0) reason += tr(" · rank %1").arg(report.rank);
     for (const std::string& n : report.notices) reason += "\n" + QString::fromStdString(n);
-    reason_->setText(reason);
+    reason_->setPlainText(reason);
 }
 
 void TimingsPanel::setDisplayMs(double ms) { display_->setText(tr("display (upload + draw): %1 ms").arg(ms, 0, 'f', 2)); }

@@ -8,6 +8,7 @@
 #include "convlab/convolve.h"
 
 class QLabel;
+class QPlainTextEdit;
 class QTableWidget;
 
 // Horizontal bars, one per stage, lengths proportional to the stage's share of the run.
@@ -39,6 +40,6 @@ private:
     QTableWidget* table_;
     StageChart* chart_;
     QLabel* summary_;
-    QLabel* reason_;
+    QPlainTextEdit* reason_; // the planner's reasoning can be long: scrollable, selectable
     QLabel* display_;
 };
