@@ -37,7 +37,9 @@ private slots:
         QTest::addColumn<int>("kw");
         QTest::addColumn<int>("kh");
         QTest::addColumn<int>("kind");
-        const int sizes[][3] = {{1, 1, 1}, {1, 9, 1}, {8, 1, 3}, {2, 3, 1}, {13, 7, 3}, {31, 17, 4}, {64, 37, 1}};
+        // Widths cover every path of the SIMD row kernels: scalar tails, one vector, 4 vectors of 8 or 16.
+    const int sizes[][3] = {{1, 1, 1}, {1, 9, 1}, {8, 1, 3}, {2, 3, 1}, {13, 7, 3}, {31, 17, 4}, {64, 37, 1},
+                            {150, 11, 1}};
         const int kernels[][2] = {{1, 1}, {3, 3}, {2, 4}, {5, 5}, {1, 7}, {6, 1}, {9, 9}, {4, 3}, {17, 15}};
         int seed = 1;
         for (const auto& s : sizes)

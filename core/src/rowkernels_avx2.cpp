@@ -6,6 +6,7 @@
 
 namespace convlab::detail::avx2 {
 #define ROWKERNELS_ISA "avx2+fma"
+#define ROWKERNELS_LANES 8
 #include "rowkernels.inc"
 const RowKernels& get() { return kRowKernels; }
 } // namespace convlab::detail::avx2

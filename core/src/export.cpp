@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Code export: the current filter as a snippet for scipy.ndimage, cupyx.scipy.ndimage or
+// OpenCV (Python and C++). The translations, checked against the engine by the tests:
+//  - scipy/cupyx: correlate/convolve with origin = anchor - size // 2 on both axes (the same
+//    formula for both functions); modes nearest, reflect, mirror, wrap, constant + cval.
+//  - OpenCV: filter2D correlates with the anchor given, so convolution flips the kernel both
+//    ways and mirrors the anchor; BORDER_REPLICATE, BORDER_REFLECT, BORDER_REFLECT_101 and
+//    BORDER_CONSTANT (zero) are native; wrap and non-zero constants pad with copyMakeBorder by
+//    the kernel's reach first, filter, and crop the padding away.
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <sstream>
+
+#include "convlab/analysis.h"
+#include "convlab/error.h"
+#include "methods.h"
+
+namespace convlab {
+namespace {
+
+constexpr std::array<std::pair<ExportTarget, const char*>, 4> kTargets{{
+    {ExportTarget::Scipy, "scipy"},
+    {ExportTarget::OpencvPython, "opencv-python"},
+    {ExportTarget::OpencvCpp, "opencv-cpp"},
+    {ExportTarget::Cupy, "cupy"},
+}};
+
+// Shortest spelling that reads back as the same value.
+template <class T> std::string shortest(T v)
+{
+    char buf[64];
+    const auto res = std::to_chars(buf, buf + sizeof buf, v);
+    return std::string(buf, res.ptr);
+}
+
+std::string cppFloat(float v)
+{
+    std::string s = shortest(v);
+    if (s.find_first_of(".e") == std::string::npos) s += ".0";
+    return s + "f";
+}
+
+// What every target needs, resolved once.
+struct Plan {
+    const ConvolveParams& p;
+    Kernel applied; // correlation form
+    double scale = 1.0;
+    std::vector<std::string> notices;
+    bool convolution() const { return p.semantics == Semantics::Convolution; }
+};
+
+std::string header(const Plan& plan, const char* comment)
+{
+    const ConvolveParams& p = plan.p;
+    const Kernel& k = p.kernel;
+    std::ostringstream s;
+    s << comment << " ConvLab: " << (plan.convolution() ? "convolution" : "correlation") << " with the " << k.width
+      << 'x' << k.height << " kernel";
+    if (!k.name.empty()) s << " '" << k.name << '\'';
+    s << ", anchor (" << k.ax() << ',' << k.ay() << "), border " << borderName(p.border.mode);
+    if (p.border.mode == BorderMode::Constant) s << '(' << shortest(p.border.value) << ')';
+    s << ", scale " << shortest(plan.scale) << (p.normalize ? " (normalized)" : "") << ", offset "
+      << shortest(p.offset) << '\n';
+    for (const std::string& n : plan.notices) s << comment << " note: " << n << '\n';
+    return s.str();
+}
+
+// The kernel as a numpy float32 array literal, one row per line.
+std::string numpyKernel(const Kernel& k)
+{
+    std::ostringstream s;
+    s << "np.array([";
+    for (int v = 0; v < k.height; ++v) {
+        s << (v ? ",\n              " : "") << '['; // aligned under "k = np.array(["
+        for (int u = 0; u < k.width; ++u) s << (u ? ", " : "") << shortest(k.at(v, u));
+        s << ']';
+    }
+    s << "], dtype=np.float32)";
+    return s.str();
+}
+
+std::string scipyLike(const Plan& plan, bool cupy)
+{
+    const ConvolveParams& p = plan.p;
+    const Kernel& k = p.kernel;
+    const char* mode = "reflect";
+    switch (p.border.mode) {
+    case BorderMode::Constant: mode = "constant"; break;
+    case BorderMode::Replicate: mode = "nearest"; break;
+    case BorderMode::Reflect: mode = "reflect"; break;
+    case BorderMode::Mirror: mode = "mirror"; break;
+    case BorderMode::Wrap: mode = "wrap"; break;
+    }
+    std::ostringstream s;
+    s << header(plan, "#");
+    s << "import numpy as np\n";
+    if (cupy) s << "import cupy as cp\nfrom cupyx.scipy import ndimage\n";
+    else s << "from scipy import ndimage\n";
+    s << "\n# ConvLab kernels hold float32 values; the filter runs in float64.\n";
+    s << "k = " << numpyKernel(k) << ".astype(np.float64)\n";
+    s << "# origin = anchor - size // 2, as (row, column); the same rule for convolve and correlate.\n";
+    s << "origin = (" << k.ay() - k.height / 2 << ", " << k.ax() - k.width / 2 << ")\n";
+    s << "src = " << (cupy ? "cp" : "np") << ".asarray(img, dtype=" << (cupy ? "cp" : "np") << ".float64)\n";
+    s << "if src.ndim == 3:  # (H, W, C): a size-1 kernel axis filters each channel on its own\n"
+      << "    k, origin = k[:, :, None], origin + (0,)\n";
+    s << "out = ndimage." << (plan.convolution() ? "convolve" : "correlate") << "(src, "
+      << (cupy ? "cp.asarray(k)" : "k") << ", mode=\"" << mode << '"';
+    if (p.border.mode == BorderMode::Constant) s << ", cval=" << shortest(p.border.value);
+    s << ", origin=origin)\n";
+    s << "out = (" << shortest(plan.scale) << " * out + " << shortest(p.offset) << ")"
+      << (cupy ? ".get().astype(np.float32)\n" : ".astype(np.float32)\n");
+    return s.str();
+}
+
+// OpenCV border handling: the native flag, or the flag for copyMakeBorder when filter2D cannot
+// do it alone.
+struct CvBorder {
+    const char* flag;
+    bool pad;
+};
+CvBorder cvBorder(const Border& b)
+{
+    switch (b.mode) {
+    case BorderMode::Constant: return {"BORDER_CONSTANT", b.value != 0.0f};
+    case BorderMode::Replicate: return {"BORDER_REPLICATE", false};
+    case BorderMode::Reflect: return {"BORDER_REFLECT", false};
+    case BorderMode::Mirror: return {"BORDER_REFLECT_101", false};
+    case BorderMode::Wrap: return {"BORDER_WRAP", true};
+    }
+    return {"BORDER_REFLECT", false};
+}
+
+std::string opencvPython(const Plan& plan)
+{
+    const ConvolveParams& p = plan.p;
+    const Kernel& k = p.kernel;
+    const Kernel& a = plan.applied;
+    const CvBorder b = cvBorder(p.border);
+    std::ostringstream s;
+    s << header(plan, "#");
+    s << "import numpy as np\nimport cv2\n\n";
+    s << "# ConvLab kernels hold float32 values; the filter runs in float64.\n";
+    s << "k = " << numpyKernel(k) << ".astype(np.float64)\n";
+    if (plan.convolution()) {
+        s << "# cv2.filter2D computes a correlation: for a convolution flip the kernel both ways and\n"
+          << "# mirror the anchor, (w - 1 - ax, h - 1 - ay).\n"
+          << "k = cv2.flip(k, -1)\n";
+    }
+    s << "anchor = (" << a.ax() << ", " << a.ay() << ")  # (x, y)\n";
+    s << "src = np.asarray(img, dtype=np.float64)\n";
+    if (b.pad) {
+        s << "# filter2D has no " << (p.border.mode == BorderMode::Wrap ? "wrap border" : "non-zero constant border")
+          << ": pad by the kernel's reach with copyMakeBorder,\n# filter, and crop the padding away.\n";
+        s << "top, bottom, left, right = " << a.ay() << ", " << a.height - 1 - a.ay() << ", " << a.ax() << ", "
+          << a.width - 1 - a.ax() << '\n';
+        s << "padded = cv2.copyMakeBorder(src, top, bottom, left, right, cv2." << b.flag;
+        if (p.border.mode == BorderMode::Constant) s << ", value=(" << shortest(p.border.value) << ",) * 4";
+        s << ")\n";
+        s << "out = cv2.filter2D(padded, -1, k, anchor=anchor, borderType=cv2.BORDER_CONSTANT)\n";
+        s << "out = out[top:top + src.shape[0], left:left + src.shape[1]]\n";
+    } else {
+        s << "out = cv2.filter2D(src, -1, k, anchor=anchor, borderType=cv2." << b.flag << ")\n";
+    }
+    s << "out = (" << shortest(plan.scale) << " * out + " << shortest(p.offset)
+      << ").astype(np.float32).reshape(src.shape)\n";
+    return s.str();
+}
+
+std::string opencvCpp(const Plan& plan)
+{
+    const ConvolveParams& p = plan.p;
+    const Kernel& k = p.kernel;
+    const Kernel& a = plan.applied;
+    const CvBorder b = cvBorder(p.border);
+    std::ostringstream s;
+    s << header(plan, "//");
+    s << "#include <opencv2/core.hpp>\n#include <opencv2/imgproc.hpp>\n\n";
+    s << "// img: CV_32FC1..CV_32FC4. Returns ConvLab's result: CV_32F with the same channels.\n";
+    s << "cv::Mat convlabFilter(const cv::Mat& img)\n{\n";
+    s << "    // ConvLab kernels hold float32 values; the filter runs in double.\n";
+    s << "    cv::Mat k = (cv::Mat_<float>(" << k.height << ", " << k.width << ") <<";
+    for (int v = 0; v < k.height; ++v) {
+        s << "\n        ";
+        for (int u = 0; u < k.width; ++u)
+            s << cppFloat(k.at(v, u)) << (v == k.height - 1 && u == k.width - 1 ? ");" : u == k.width - 1 ? "," : ", ");
+    }
+    s << "\n    k.convertTo(k, CV_64F);\n";
+    if (plan.convolution()) {
+        s << "    // filter2D computes a correlation: for a convolution flip the kernel both ways and\n"
+          << "    // mirror the anchor, (w - 1 - ax, h - 1 - ay).\n"
+          << "    cv::flip(k, k, -1);\n";
+    }
+    s << "    const cv::Point anchor(" << a.ax() << ", " << a.ay() << ");\n";
+    s << "    cv::Mat src, out;\n    img.convertTo(src, CV_64F);\n";
+    if (b.pad) {
+        s << "    // filter2D has no "
+          << (p.border.mode == BorderMode::Wrap ? "wrap border" : "non-zero constant border")
+          << ": pad by the kernel's reach with copyMakeBorder,\n    // filter, and crop the padding away.\n";
+        s << "    const int top = " << a.ay() << ", bottom = " << a.height - 1 - a.ay() << ", left = " << a.ax()
+          << ", right = " << a.width - 1 - a.ax() << ";\n";
+        s << "    cv::Mat padded;\n";
+        s << "    cv::copyMakeBorder(src, padded, top, bottom, left, right, cv::" << b.flag;
+        if (p.border.mode == BorderMode::Constant) s << ", cv::Scalar::all(" << shortest(p.border.value) << ')';
+        s << ");\n";
+        s << "    cv::filter2D(padded, out, -1, k, anchor, 0, cv::BORDER_CONSTANT);\n";
+        s << "    out = out(cv::Rect(left, top, img.cols, img.rows));\n";
+    } else {
+        s << "    cv::filter2D(src, out, -1, k, anchor, 0, cv::" << b.flag << ");\n";
+    }
+    s << "    out.convertTo(out, CV_32F, " << shortest(plan.scale) << ", " << shortest(p.offset) << ");\n";
+    s << "    return out;\n}\n";
+    return s.str();
+}
+
+} // namespace
+
+ExportTarget parseExportTarget(std::string_view text)
+{
+    std::string names;
+    for (const auto& [t, name] : kTargets) {
+        if (text == name) return t;
+        names += std::string(names.empty() ? "" : ", ") + name;
+    }
+    throw Error("unknown export target '" + std::string(text) + "' (expected " + names + ")");
+}
+
+std::string exportTargetName(ExportTarget t)
+{
+    for (const auto& [target, name] : kTargets)
+        if (target == t) return name;
+    return "scipy";
+}
+
+std::string exportCode(const ConvolveParams& p, ExportTarget target)
+{
+    p.kernel.validate();
+    if (!std::isfinite(p.scale) || !std::isfinite(p.offset) || !std::isfinite(p.border.value))
+        throw Error("scale, offset and border constant must be finite numbers");
+    Plan plan{p, correlationKernel(p.kernel, p.semantics), 1.0, {}};
+    plan.scale = detail::effectiveScale(p, plan.notices);
+    switch (target) {
+    case ExportTarget::Scipy: return scipyLike(plan, false);
+    case ExportTarget::Cupy: return scipyLike(plan, true);
+    case ExportTarget::OpencvPython: return opencvPython(plan);
+    case ExportTarget::OpencvCpp: return opencvCpp(plan);
+    }
+    return {};
+}
+
+} // namespace convlab
