@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "convlab/analysis.h"
 #include "convlab/convolve.h"
 #include "convlab/error.h"
 #include "convlab/io.h"
@@ -44,6 +45,11 @@ struct Options {
     bool correlate = false, convolve = false, normalize = false, noNormalize = false;
     bool json = false, filterAlpha = false, listPresets = false, version = false;
     int threads = 0, repeat = 1;
+    // Teaching modes: each replaces the ordinary run.
+    std::string probe, exportTarget, response;
+    int channel = 0, responseSize = 256;
+    bool analyze = false, logResponse = false;
+    std::optional<int> padMargin;
 };
 
 std::string oneLine(std::string s)
@@ -94,34 +100,43 @@ bool isNpy(const std::string& path)
     return ext == ".npy";
 }
 
-// "X,Y": whole numbers inside the kernel.
-void setAnchor(Kernel& k, const std::string& text)
+// "X,Y": two whole numbers; `what` names the option in the message.
+std::pair<int, int> parsePair(const std::string& text, const std::string& what)
 {
-    const auto bad = [&](const std::string& why) { return Error("bad --anchor '" + text + "': " + why); };
     const auto comma = text.find(',');
-    if (comma == std::string::npos) throw bad("expected X,Y");
+    const std::string parts[2] = {text.substr(0, comma), comma == std::string::npos ? "" : text.substr(comma + 1)};
     int xy[2] = {0, 0};
-    const std::string parts[2] = {text.substr(0, comma), text.substr(comma + 1)};
     for (int i = 0; i < 2; ++i) {
         const char* first = parts[i].data();
         const char* last = first + parts[i].size();
         const auto [end, ec] = std::from_chars(first, last, xy[i]);
-        if (parts[i].empty() || ec != std::errc() || end != last) throw bad("expected X,Y as whole numbers");
+        if (comma == std::string::npos || parts[i].empty() || ec != std::errc() || end != last)
+            throw Error("bad " + what + " '" + text + "': expected X,Y as whole numbers");
     }
-    if (xy[0] < 0 || xy[1] < 0 || xy[0] >= k.width || xy[1] >= k.height)
-        throw bad("outside the " + std::to_string(k.width) + "x" + std::to_string(k.height) + " kernel");
-    k.anchorX = xy[0];
-    k.anchorY = xy[1];
+    return {xy[0], xy[1]};
 }
 
-// Refuses an output that would overwrite the input or land in a folder that does not exist.
+// "X,Y": whole numbers inside the kernel.
+void setAnchor(Kernel& k, const std::string& text)
+{
+    const auto [x, y] = parsePair(text, "--anchor");
+    if (x < 0 || y < 0 || x >= k.width || y >= k.height)
+        throw Error("bad --anchor '" + text + "': outside the " + std::to_string(k.width) + "x" +
+                    std::to_string(k.height) + " kernel");
+    k.anchorX = x;
+    k.anchorY = y;
+}
+
+// Refuses an output that would overwrite the input (when there is one) or land in a folder that
+// does not exist.
 void checkOutputPath(const std::string& input, const std::string& output)
 {
     std::error_code ec, inEc, outEc;
     const fs::path out(output);
     if (fs::is_directory(out, ec)) throw Error("output '" + output + "' is a folder");
     const fs::path inCanon = fs::weakly_canonical(input, inEc), outCanon = fs::weakly_canonical(out, outEc);
-    const bool same = fs::equivalent(input, out, ec) || (!inEc && !outEc && inCanon == outCanon);
+    const bool same =
+        !input.empty() && (fs::equivalent(input, out, ec) || (!inEc && !outEc && inCanon == outCanon));
     if (same) throw Error("output '" + output + "' is the input file; choose another name");
     const fs::path dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
     if (!fs::is_directory(dir, ec)) throw Error("output folder '" + dir.string() + "' does not exist");
@@ -190,13 +205,14 @@ struct Outcome {
     double mpxPerS = 0.0;
 };
 
-Outcome convolveFile(const Options& o)
+// The filter the options describe: kernel (with JSON file settings), anchor, border,
+// semantics, scale, offset, normalize and the schedule.
+ConvolveParams buildParams(const Options& o)
 {
     if (o.kernel.empty()) throw Error("no kernel given (-k)");
     KernelSpec spec = loadKernelSpec(o.kernel);
 
-    Outcome r;
-    ConvolveParams& p = r.params;
+    ConvolveParams p;
     p.kernel = std::move(spec.kernel);
     if (p.kernel.name.empty()) p.kernel.name = "inline";
     if (!o.anchor.empty()) setAnchor(p.kernel, o.anchor);
@@ -214,6 +230,14 @@ Outcome convolveFile(const Options& o)
     p.method = parseMethod(o.method);
     p.device = parseDevice(o.device);
     p.threads = o.threads;
+    return p;
+}
+
+Outcome convolveFile(const Options& o)
+{
+    Outcome r;
+    ConvolveParams& p = r.params;
+    p = buildParams(o);
 
     r.cuda = cudaAvailable(&r.cudaWhy);
     if (p.device == Device::Cuda && !r.cuda) throw Error("CUDA unavailable: " + r.cudaWhy);
@@ -333,6 +357,234 @@ void printSummary(const Options& o, const Outcome& r)
               << (*r.save.depth == SampleDepth::F32 ? "" : ", map " + outputMapName(r.save.map)) << ")\n";
 }
 
+// ---- teaching modes: --probe, --analyze, --export, --pad-preview ----
+
+Json jsonArray2d(const std::vector<double>& values, int width, int height)
+{
+    Json rows = Json::array();
+    for (int v = 0; v < height; ++v)
+        rows.push_back(std::vector<double>(values.begin() + std::ptrdiff_t(v) * width,
+                                           values.begin() + std::ptrdiff_t(v + 1) * width));
+    return rows;
+}
+
+// A right-aligned grid of numbers with an optional mark after some cells.
+void printGrid(const std::vector<std::string>& cells, int width, const std::string& indent)
+{
+    std::size_t w = 0;
+    for (const std::string& c : cells) w = std::max(w, c.size());
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        if (i % width == 0) std::cout << indent;
+        std::cout << std::string(w - cells[i].size() + (i % width ? 2 : 0), ' ') << cells[i];
+        if (i % width == std::size_t(width) - 1) std::cout << '\n';
+    }
+}
+
+std::string sourceText(const ProbeTap& t, const Border& b)
+{
+    if (t.sourceX < 0) return "constant " + num(b.value, 9);
+    return "(" + std::to_string(t.sourceX) + "," + std::to_string(t.sourceY) + ")";
+}
+
+// The one-line explanation of how the kernel is applied.
+std::string semanticsNote(const ConvolveParams& p, const Kernel& applied)
+{
+    const std::string a = "(" + std::to_string(applied.ax()) + "," + std::to_string(applied.ay()) + ")";
+    if (p.semantics == Semantics::Correlation)
+        return "correlation: the kernel is applied as written, out(y,x) = sum K(v,u) in(y-ay+v, x-ax+u)";
+    return "convolution: out(y,x) = sum K(v,u) in(y+ay-v, x+ax-u) walks the neighbourhood backwards, so the kernel is "
+           "applied flipped in x and y with the anchor mirrored to " + a + ", a correlation with the flipped kernel";
+}
+
+int runProbe(const Options& o)
+{
+    const auto [x, y] = parsePair(o.probe, "--probe");
+    ConvolveParams p = buildParams(o);
+    if (!o.output.empty()) checkOutputPath(o.input, o.output);
+    const Image in = loadImage(o.input);
+    const PixelProbe pr = probePixel(in, p, x, y, o.channel);
+    if (!o.output.empty()) {
+        SaveOptions save;
+        save.map = parseOutputMap(o.map);
+        save.depth = !o.depth.empty() ? parseDepth(o.depth) : isNpy(o.output) ? SampleDepth::F32 : in.depth;
+        saveImage(convolve(in, p), o.output, save);
+    }
+    const Kernel& k = pr.applied;
+    if (o.json) {
+        Json taps = Json::array();
+        std::vector<double> values, products;
+        for (const ProbeTap& t : pr.taps) {
+            taps.push_back({{"x", t.x}, {"y", t.y}, {"value", t.value}, {"weight", t.weight}, {"product", t.product},
+                            {"padded", t.padded},
+                            {"source", t.sourceX < 0 ? Json() : Json::array({t.sourceX, t.sourceY})}});
+            values.push_back(t.value);
+            products.push_back(t.product);
+        }
+        std::vector<double> weights(k.values.begin(), k.values.end());
+        Json j;
+        j["input"] = {{"path", o.input}, {"width", in.width}, {"height", in.height}, {"channels", in.channels}};
+        j["pixel"] = Json::array({x, y});
+        j["channel"] = o.channel;
+        j["kernel"] = {{"name", p.kernel.name}, {"width", p.kernel.width}, {"height", p.kernel.height},
+                       {"anchor", Json::array({p.kernel.ax(), p.kernel.ay()})}};
+        j["semantics"] = semanticsName(p.semantics);
+        j["border"] = {{"mode", borderName(p.border.mode)}, {"value", p.border.value}};
+        j["applied"] = {{"flipped", p.semantics == Semantics::Convolution},
+                        {"anchor", Json::array({k.ax(), k.ay()})},
+                        {"values", jsonArray2d(weights, k.width, k.height)},
+                        {"note", semanticsNote(p, k)}};
+        j["passed_through"] = pr.passedThrough;
+        j["neighbourhood"] = pr.passedThrough ? Json::array() : jsonArray2d(values, k.width, k.height);
+        j["products"] = pr.passedThrough ? Json::array() : jsonArray2d(products, k.width, k.height);
+        j["taps"] = std::move(taps);
+        j["sum"] = pr.sum;
+        j["scale"] = pr.scale;
+        j["offset"] = pr.offset;
+        j["value"] = pr.value;
+        j["notices"] = pr.notices;
+        if (!o.output.empty()) j["output"] = o.output;
+        std::cout << j.dump(2) << '\n';
+        return 0;
+    }
+    for (const std::string& n : pr.notices) std::cerr << kProgram << ": note: " << n << '\n';
+    std::cout << "pixel    (" << x << ',' << y << "), channel " << o.channel << " of " << o.input << " (" << in.width
+              << 'x' << in.height << ", " << in.channels << (in.channels == 1 ? " channel)" : " channels)") << '\n';
+    std::cout << "kernel   " << p.kernel.name << ' ' << p.kernel.width << 'x' << p.kernel.height << ", anchor ("
+              << p.kernel.ax() << ',' << p.kernel.ay() << "), border " << borderName(p.border.mode)
+              << (p.border.mode == BorderMode::Constant ? "(" + num(p.border.value, 9) + ")" : "") << '\n';
+    if (pr.passedThrough) {
+        std::cout << "value    " << num(pr.value, 9)
+                  << " (the alpha channel is passed through unfiltered; --filter-alpha filters it)\n";
+        return 0;
+    }
+    std::cout << "note     " << semanticsNote(p, k) << '\n';
+    std::vector<std::string> cells;
+    std::vector<std::string> padded;
+    for (const ProbeTap& t : pr.taps) {
+        cells.push_back(num(t.value, 6) + (t.padded ? "*" : " "));
+        if (t.padded)
+            padded.push_back("(" + std::to_string(t.x) + "," + std::to_string(t.y) + ")<-" + sourceText(t, p.border));
+    }
+    std::cout << "\nneighbourhood: input at x " << x - k.ax() << ".." << x - k.ax() + k.width - 1 << ", y "
+              << y - k.ay() << ".." << y - k.ay() + k.height - 1 << " (* outside the image, filled by the border rule)\n";
+    printGrid(cells, k.width, "  ");
+    if (!padded.empty()) {
+        std::cout << "padded taps (x,y)<-source:\n";
+        for (std::size_t i = 0; i < padded.size(); ++i)
+            std::cout << "  " << padded[i] << (i % 6 == 5 || i + 1 == padded.size() ? "\n" : "");
+    }
+    cells.clear();
+    for (float v : k.values) cells.push_back(num(v, 6));
+    std::cout << "\napplied kernel" << (p.semantics == Semantics::Convolution ? " (flipped)" : "") << ", anchor ("
+              << k.ax() << ',' << k.ay() << "):\n";
+    printGrid(cells, k.width, "  ");
+    cells.clear();
+    for (const ProbeTap& t : pr.taps) cells.push_back(num(t.product, 6));
+    std::cout << "\nproducts (kernel x neighbourhood):\n";
+    printGrid(cells, k.width, "  ");
+    std::cout << "\nsum      " << num(pr.sum, 17) << '\n'
+              << "scale    " << num(pr.scale, 17) << (p.normalize ? " (normalized)" : "") << '\n'
+              << "offset   " << num(pr.offset, 17) << '\n'
+              << "value    " << num(pr.value, 9) << " = float(scale * sum + offset)\n";
+    if (!o.output.empty()) std::cout << "output   " << o.output << '\n';
+    return 0;
+}
+
+std::string symmetryText(const KernelAnalysis& a)
+{
+    const auto axis = [](bool even, bool odd, const char* name) -> std::string {
+        return std::string(even && odd ? "zero" : even ? "even" : odd ? "odd" : "no symmetry") + " in " + name;
+    };
+    return axis(a.evenX, a.oddX, "x") + ", " + axis(a.evenY, a.oddY, "y");
+}
+
+int runAnalyze(const Options& o)
+{
+    const ConvolveParams p = buildParams(o);
+    const Kernel& k = p.kernel;
+    const KernelAnalysis a = analyzeKernel(k);
+    if (!o.response.empty()) {
+        checkOutputPath({}, o.response);
+        SaveOptions save;
+        save.map = OutputMap::Normalize; // image files: min-max to the file's range; .npy/TIFF keep floats
+        saveImage(frequencyResponse(k, o.responseSize, o.logResponse), o.response, save);
+    }
+    if (o.json) {
+        Json j;
+        j["kernel"] = {{"name", k.name}, {"width", k.width}, {"height", k.height},
+                       {"anchor", Json::array({k.ax(), k.ay()})}};
+        j["sum"] = a.sum;
+        j["abs_sum"] = a.absSum;
+        j["zero_sum"] = a.zeroSum;
+        j["symmetry"] = {{"even_x", a.evenX}, {"odd_x", a.oddX}, {"even_y", a.evenY}, {"odd_y", a.oddY}};
+        j["rank"] = a.rank;
+        j["singular_values"] = a.singularValues;
+        j["separable"] = a.rank == 1 ? Json{{"column", a.column}, {"row", a.row}} : Json();
+        j["response"] = {{"class", filterClassName(a.filterClass)}, {"reason", a.classReason},
+                         {"dc_gain", a.dcGain}, {"max_gain", a.maxGain}, {"nyquist_gain", a.nyquistGain},
+                         {"peak", Json::array({a.peakFx, a.peakFy})}};
+        if (!o.response.empty())
+            j["response"]["file"] = {{"path", o.response}, {"size", o.responseSize},
+                                     {"scale", o.logResponse ? "dB" : "linear"}};
+        std::cout << j.dump(2) << '\n';
+        return 0;
+    }
+    const auto list = [](const auto& values) {
+        std::string s;
+        for (const auto& v : values) s += (s.empty() ? "" : " ") + num(v, 6);
+        return s;
+    };
+    std::cout << "kernel     " << k.name << ' ' << k.width << 'x' << k.height << ", anchor (" << k.ax() << ','
+              << k.ay() << ")\n"
+              << "sum        " << num(a.sum, 9) << " (the DC gain), sum |K| " << num(a.absSum, 9)
+              << (a.zeroSum ? ", zero-sum: flat regions become 0" : "") << '\n'
+              << "symmetry   " << symmetryText(a) << '\n'
+              << "rank       " << a.rank << " (singular values " << list(a.singularValues) << ")\n";
+    if (a.rank == 1) std::cout << "separable  column [" << list(a.column) << "] x row [" << list(a.row) << "]\n";
+    std::cout << "response   " << a.classReason << '\n'
+              << "gain       DC " << num(a.dcGain, 6) << ", max " << num(a.maxGain, 6) << " at (" << num(a.peakFx)
+              << ',' << num(a.peakFy) << ") rad, at (pi,pi) " << num(a.nyquistGain, 6) << '\n';
+    if (!o.response.empty())
+        std::cout << "written    " << o.response << " (" << o.responseSize << 'x' << o.responseSize << ", "
+                  << (o.logResponse ? "dB" : "linear") << " magnitude, zero frequency at the centre)\n";
+    return 0;
+}
+
+int runExport(const Options& o)
+{
+    const ExportTarget target = parseExportTarget(o.exportTarget);
+    const std::string code = exportCode(buildParams(o), target);
+    if (o.json) std::cout << Json{{"target", exportTargetName(target)}, {"code", code}}.dump(2) << '\n';
+    else std::cout << code;
+    return 0;
+}
+
+int runPadPreview(const Options& o)
+{
+    const Border border = parseBorder(o.border);
+    SaveOptions save;
+    save.map = parseOutputMap(o.map);
+    if (!o.depth.empty()) save.depth = parseDepth(o.depth);
+    checkOutputPath(o.input, o.output);
+    const Image in = loadImage(o.input);
+    const Image out = padPreview(in, border, *o.padMargin);
+    saveImage(out, o.output, save);
+    if (o.json) {
+        std::cout << Json{{"input", {{"path", o.input}, {"width", in.width}, {"height", in.height}}},
+                          {"border", {{"mode", borderName(border.mode)}, {"value", border.value}}},
+                          {"margin", *o.padMargin},
+                          {"output", {{"path", o.output}, {"width", out.width}, {"height", out.height}}}}
+                         .dump(2)
+                  << '\n';
+    } else {
+        std::cout << "padded   " << o.input << " (" << in.width << 'x' << in.height << ") by " << *o.padMargin
+                  << " on every side with " << borderName(border.mode)
+                  << (border.mode == BorderMode::Constant ? "(" + num(border.value, 9) + ")" : "") << '\n'
+                  << "output   " << o.output << " (" << out.width << 'x' << out.height << ")\n";
+    }
+    return 0;
+}
+
 constexpr const char* kFooter = R"(Kernel SPEC:
   "1 2 1; 2 4 2; 1 2 1"   rows separated by ';' (or newlines), values by spaces or commas;
                           fractions like 1/16 are allowed
@@ -344,6 +596,15 @@ Border modes (default reflect): constant[:VALUE] (0 unless given), replicate, re
   are accepted too (nearest, symmetric, reflect101, circular, ...).
 Files: .npy (float32/float64/uint8/uint16) and, when built with them, PNG, JPEG, TIFF, BMP,
   PNM, WebP. Values keep the file's scale (0..255, 0..65535, floats as they are).
+Teaching and comparison (these replace the ordinary run):
+  convlab-cli INPUT [OUTPUT] --probe X,Y -k SPEC [--channel C]   how one output value comes
+                          about: neighbourhood, applied kernel, products, sum, scale, offset
+  convlab-cli --analyze -k SPEC [--response FILE [--response-size N] [--log]]   sum, symmetry,
+                          rank and factors, low/high/band-pass; FILE gets |H| (zero frequency
+                          at the centre; image files min-max normalized, .npy/.tif floats)
+  convlab-cli --export scipy|opencv-python|opencv-cpp|cupy -k SPEC [-b ...] [--correlate] ...
+                          a snippet that reproduces the result with that library
+  convlab-cli INPUT OUTPUT --pad-preview MARGIN [-b MODE]   the image extended by the border rule
 Exit status: 0 success, 1 error (one line on stderr; the output file is left untouched),
   2 bad command line.)";
 
@@ -387,6 +648,29 @@ int runCli(int argc, char** argv)
     app.add_flag("--filter-alpha", o.filterAlpha, "filter the alpha channel too (default: passed through)");
     app.add_flag("--list-presets", o.listPresets, "list the built-in kernels and exit");
     app.add_flag("--version", o.version, "print the version and the available backends and exit");
+    CLI::Option* probe =
+        app.add_option("--probe", o.probe, "explain the output value at pixel X,Y (OUTPUT optional)")->type_name("X,Y");
+    app.add_option("--channel", o.channel, "channel for --probe (default 0)")->type_name("C")->needs(probe);
+    CLI::Option* analyze = app.add_flag("--analyze", o.analyze, "analyze the kernel (no INPUT/OUTPUT)");
+    CLI::Option* response =
+        app.add_option("--response", o.response, "with --analyze: write the magnitude response |H| to FILE")
+            ->type_name("FILE")
+            ->needs(analyze);
+    app.add_option("--response-size", o.responseSize, "response grid size (default 256)")
+        ->type_name("N")
+        ->check(CLI::Range(2, kMaxResponseSize))
+        ->needs(response);
+    app.add_flag("--log", o.logResponse, "response in dB (20 log10 |H|)")->needs(response);
+    CLI::Option* exportOpt =
+        app.add_option("--export", o.exportTarget, "print code for scipy | opencv-python | opencv-cpp | cupy")
+            ->type_name("TARGET");
+    CLI::Option* pad = app.add_option("--pad-preview", o.padMargin, "write INPUT extended by MARGIN with the border rule")
+                           ->type_name("MARGIN")
+                           ->check(CLI::Range(0, kMaxImageSide));
+    const std::vector<CLI::Option*> modes{probe, analyze, exportOpt, pad};
+    for (CLI::Option* a : modes)
+        for (CLI::Option* b : modes)
+            if (a != b) a->excludes(b);
 
     try {
         app.parse(argc, argv);
@@ -404,7 +688,17 @@ int runCli(int argc, char** argv)
             printVersion();
             return 0;
         }
+        if (o.analyze || !o.exportTarget.empty()) {
+            if (!o.input.empty())
+                return fail(std::string(o.analyze ? "--analyze" : "--export") + " takes no INPUT or OUTPUT (see --help)", 2);
+            return o.analyze ? runAnalyze(o) : runExport(o);
+        }
+        if (!o.probe.empty()) {
+            if (o.input.empty()) return fail("--probe needs INPUT (see --help)", 2);
+            return runProbe(o);
+        }
         if (o.input.empty() || o.output.empty()) return fail("INPUT and OUTPUT are required (see --help)", 2);
+        if (o.padMargin) return runPadPreview(o);
         const Outcome outcome = convolveFile(o);
         if (o.json) std::cout << jsonReport(o, outcome).dump(2) << '\n';
         else printSummary(o, outcome);

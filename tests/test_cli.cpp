@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "convlab/analysis.h"
 #include "convlab/convolve.h"
 #include "convlab/io.h"
 #include "convlab/kernel.h"
@@ -414,8 +415,238 @@ private slots:
         QVERIFY(v.out.contains(cudaAvailable() ? "CUDA: available" : "CUDA: unavailable"));
         const CliRun h = runCli({"--help"});
         QCOMPARE(h.exitCode, 0);
-        for (const char* s : {"--kernel", "--border", "--compare", "--json", "reflect", "preset:NAME"})
+        for (const char* s : {"--kernel", "--border", "--compare", "--json", "reflect", "preset:NAME", "--probe",
+                              "--analyze", "--response", "--export", "opencv-python", "--pad-preview"})
             QVERIFY2(h.out.contains(s), s);
+    }
+
+    // ---- teaching modes ----
+
+    void probe_data()
+    {
+        QTest::addColumn<QString>("input");
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("x");
+        QTest::addColumn<int>("y");
+        QTest::addColumn<int>("channel");
+        QTest::addColumn<QString>("border");
+        QTest::addColumn<bool>("correlate");
+        QTest::addColumn<int>("ax");
+        QTest::addColumn<int>("ay");
+        const QString g = QStringLiteral("gray"), c = QStringLiteral("rgb");
+        QTest::newRow("corner, convolution, constant")
+            << g << QStringList{"--probe", "0,0", "-b", "constant:2"} << 0 << 0 << 0 << QStringLiteral("constant:2")
+            << false << -1 << -1;
+        QTest::newRow("far corner, correlation, wrap, anchor")
+            << g << QStringList{"--probe", "36,22", "-b", "wrap", "--correlate", "--anchor", "4,3"} << 36 << 22 << 0
+            << QStringLiteral("wrap") << true << 4 << 3;
+        QTest::newRow("edge, rgb channel 2, mirror")
+            << c << QStringList{"--probe", "18,10", "--channel", "2", "-b", "mirror", "--anchor", "0,1"} << 18 << 10
+            << 2 << QStringLiteral("mirror") << false << 0 << 1;
+        QTest::newRow("centre, replicate") << g << QStringList{"--probe", "18,11", "-b", "replicate"} << 18 << 11 << 0
+                                           << QStringLiteral("replicate") << false << -1 << -1;
+    }
+
+    // The probe's value is the reference output exactly; nothing is written without OUTPUT.
+    void probe()
+    {
+        QFETCH(QString, input);
+        QFETCH(QStringList, args);
+        QFETCH(int, x);
+        QFETCH(int, y);
+        QFETCH(int, channel);
+        QFETCH(QString, border);
+        QFETCH(bool, correlate);
+        QFETCH(int, ax);
+        QFETCH(int, ay);
+        const QString in = path(input + ".npy");
+        ConvolveParams p;
+        p.kernel = parseKernelText(kAsym);
+        p.kernel.anchorX = ax;
+        p.kernel.anchorY = ay;
+        p.border = parseBorder(border.toStdString());
+        p.semantics = correlate ? Semantics::Correlation : Semantics::Convolution;
+        p.scale = 0.5;
+        p.offset = 1.25;
+        p.method = Method::Reference;
+        p.device = Device::Cpu;
+        const Image src = readNpy(in.toStdString());
+        const Image want = convolve(src, p);
+        const QStringList common = QStringList{in, "-k", kAsym, "--scale", "0.5", "--offset", "1.25"} + args;
+
+        const QDir dir(m_dir.path());
+        const QStringList filesBefore = dir.entryList(QDir::Files);
+        const CliRun j = runCli(common + QStringList{"--json"});
+        QVERIFY2(j.exitCode == 0, j.err.constData());
+        QCOMPARE(dir.entryList(QDir::Files), filesBefore);
+        const QJsonObject o = QJsonDocument::fromJson(j.out).object();
+        QCOMPARE(float(o["value"].toDouble()), want.at(channel, y, x));
+        QCOMPARE(o["pixel"].toArray(), (QJsonArray{x, y}));
+        QCOMPARE(o["channel"].toInt(), channel);
+        QCOMPARE(o["scale"].toDouble(), 0.5);
+        QCOMPARE(o["offset"].toDouble(), 1.25);
+        const Kernel applied = correlationKernel(p.kernel, p.semantics);
+        QCOMPARE(o["applied"].toObject()["flipped"].toBool(), !correlate);
+        QCOMPARE(o["applied"].toObject()["anchor"].toArray(), (QJsonArray{applied.ax(), applied.ay()}));
+        const QJsonArray rows = o["applied"].toObject()["values"].toArray();
+        QCOMPARE(rows.size(), applied.height);
+        for (int v = 0; v < applied.height; ++v)
+            for (int u = 0; u < applied.width; ++u)
+                QCOMPARE(float(rows[v].toArray()[u].toDouble()), applied.at(v, u));
+        const QJsonArray taps = o["taps"].toArray();
+        QCOMPARE(taps.size(), applied.width * applied.height);
+        double sum = 0.0;
+        int padded = 0;
+        for (const QJsonValue& t : taps) {
+            sum += t.toObject()["product"].toDouble();
+            padded += t.toObject()["padded"].toBool();
+        }
+        QCOMPARE(o["sum"].toDouble(), sum);
+        const bool atBorder = x - applied.ax() < 0 || y - applied.ay() < 0 ||
+                              x - applied.ax() + applied.width > src.width || y - applied.ay() + applied.height > src.height;
+        QCOMPARE(padded > 0, atBorder);
+
+        const CliRun t = runCli(common);
+        QVERIFY2(t.exitCode == 0, t.err.constData());
+        const QString text = QString::fromUtf8(t.out);
+        for (const char* s : {"neighbourhood", "applied kernel", "products", "sum ", "scale ", "offset ", "value "})
+            QVERIFY2(text.contains(QLatin1String(s)), qPrintable(QStringLiteral("no '%1' in:\n%2").arg(s, text)));
+        QCOMPARE(text.contains(QLatin1String("(flipped)")), !correlate);
+        QCOMPARE(text.contains(QLatin1String("padded taps")), atBorder);
+        QVERIFY(text.contains(QStringLiteral("value    %1 ").arg(QString::number(want.at(channel, y, x), 'g', 9))));
+
+        // With OUTPUT the filtered image is written as by an ordinary run.
+        const QString out = path(QStringLiteral("probe_out.npy"));
+        QFile::remove(out);
+        const CliRun w = runCli(common + QStringList{out});
+        QVERIFY2(w.exitCode == 0, w.err.constData());
+        QVERIFY(test::relativeError(readNpy(out.toStdString()), want, p.kernel, src) <= 1e-5);
+    }
+
+    void analyze()
+    {
+        const CliRun j = runCli({"--analyze", "-k", "preset:sobel-x", "--json"});
+        QVERIFY2(j.exitCode == 0, j.err.constData());
+        const QJsonObject o = QJsonDocument::fromJson(j.out).object();
+        QCOMPARE(o["rank"].toInt(), 1);
+        QVERIFY(o["zero_sum"].toBool());
+        QCOMPARE(o["sum"].toDouble(), 0.0);
+        const QJsonObject sym = o["symmetry"].toObject();
+        QVERIFY(sym["odd_x"].toBool() && !sym["even_x"].toBool() && sym["even_y"].toBool() && !sym["odd_y"].toBool());
+        QCOMPARE(o["separable"].toObject()["column"].toArray().size(), 3);
+        QCOMPARE(o["response"].toObject()["class"].toString(), QStringLiteral("band-pass"));
+
+        const CliRun t = runCli({"--analyze", "-k", "preset:gaussian:sigma=2"});
+        QVERIFY2(t.exitCode == 0, t.err.constData());
+        for (const char* s : {"rank       1", "even in x, even in y", "separable", "low-pass"})
+            QVERIFY2(t.out.contains(s), t.out.constData());
+        const CliRun edge = runCli({"--analyze", "-k", kClassic});
+        QVERIFY(edge.out.contains("rank       2") && edge.out.contains("zero-sum") && edge.out.contains("high-pass"));
+        QVERIFY(!edge.out.contains("separable"));
+
+        // The response file holds frequencyResponse(), linear or in dB.
+        const Kernel k = parseKernelText(kBlur);
+        for (bool log : {false, true}) {
+            const QString file = path(QStringLiteral("response.npy"));
+            QStringList args{"--analyze", "-k", kBlur, "--response", file, "--response-size", "32"};
+            if (log) args << "--log";
+            const CliRun r = runCli(args);
+            QVERIFY2(r.exitCode == 0, r.err.constData());
+            const Image got = readNpy(file.toStdString());
+            QCOMPARE(got.data, frequencyResponse(k, 32, log).data);
+        }
+        if (imageFormatsAvailable()) {
+            const QString png = path(QStringLiteral("response.png"));
+            QVERIFY(runCli({"--analyze", "-k", kBlur, "--response", png}).exitCode == 0);
+            const Image img = loadImage(png.toStdString());
+            QCOMPARE(img.width, 256);
+            QCOMPARE(img.at(0, 128, 128), 255.0f); // DC is the blur's peak
+        }
+    }
+
+    void exportCode_data()
+    {
+        QTest::addColumn<QString>("target");
+        for (const char* t : {"scipy", "opencv-python", "opencv-cpp", "cupy"}) QTest::newRow(t) << QString::fromLatin1(t);
+    }
+
+    void exportCode()
+    {
+        QFETCH(QString, target);
+        const CliRun r = runCli({"--export", target, "-k", kAsym, "-b", "constant:2", "--correlate", "--anchor", "4,3",
+                                 "--scale", "0.5", "--offset", "3", "--normalize"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        ConvolveParams p;
+        p.kernel = parseKernelText(kAsym);
+        p.kernel.name = "inline";
+        p.kernel.anchorX = 4;
+        p.kernel.anchorY = 3;
+        p.border = parseBorder("constant:2");
+        p.semantics = Semantics::Correlation;
+        p.scale = 0.5;
+        p.offset = 3;
+        p.normalize = true;
+        QCOMPARE(QString::fromUtf8(r.out), QString::fromStdString(convlab::exportCode(p, parseExportTarget(target.toStdString()))));
+        const CliRun j = runCli({"--export", target, "-k", kBlur, "--json"});
+        QVERIFY2(j.exitCode == 0, j.err.constData());
+        const QJsonObject o = QJsonDocument::fromJson(j.out).object();
+        QCOMPARE(o["target"].toString(), target);
+        QVERIFY(o["code"].toString().contains(QLatin1String("ConvLab: convolution with the 3x3 kernel")));
+    }
+
+    void padPreview()
+    {
+        const QString out = path(QStringLiteral("padded.npy"));
+        for (const char* mode : {"wrap", "constant:-4", "reflect"}) {
+            const CliRun r = runCli({path("rgb.npy"), out, "--pad-preview", "5", "-b", mode});
+            QVERIFY2(r.exitCode == 0, r.err.constData());
+            QVERIFY(r.out.contains("29x39"));
+            const Image want = convlab::padPreview(readNpy(path("rgb.npy").toStdString()), parseBorder(mode), 5);
+            QCOMPARE(readNpy(out.toStdString()).data, want.data);
+        }
+    }
+
+    // Teaching modes without INPUT/OUTPUT, and usage errors between the modes.
+    void teachingModeErrors_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("mention");
+        QTest::addColumn<int>("status");
+        QTest::newRow("export unknown target") << QStringList{"--export", "matlab", "-k", "1"} << QStringLiteral("matlab") << 1;
+        QTest::newRow("export no kernel") << QStringList{"--export", "scipy"} << QStringLiteral("no kernel") << 1;
+        QTest::newRow("export bad border") << QStringList{"--export", "scipy", "-k", "1", "-b", "sideways"}
+                                           << QStringLiteral("sideways") << 1;
+        QTest::newRow("analyze no kernel") << QStringList{"--analyze"} << QStringLiteral("no kernel") << 1;
+        QTest::newRow("analyze bad kernel") << QStringList{"--analyze", "-k", "1 2; 3"} << QStringLiteral("row") << 1;
+        QTest::newRow("analyze with input") << QStringList{"--analyze", "-k", "1", gray()}
+                                            << QStringLiteral("takes no INPUT") << 2;
+        QTest::newRow("response folder missing")
+            << QStringList{"--analyze", "-k", "1", "--response", path("nosuchdir/r.npy")} << QStringLiteral("nosuchdir") << 1;
+        QTest::newRow("response size too small")
+            << QStringList{"--analyze", "-k", "1", "--response", path("r.npy"), "--response-size", "1"}
+            << QStringLiteral("response-size") << 2;
+        QTest::newRow("response without analyze") << QStringList{"--response", path("r.npy"), "-k", "1"}
+                                                  << QStringLiteral("--analyze") << 2;
+        QTest::newRow("probe without input") << QStringList{"--probe", "1,1", "-k", "1"} << QStringLiteral("INPUT") << 2;
+        QTest::newRow("channel without probe") << QStringList{gray(), path("c.npy"), "-k", "1", "--channel", "1"}
+                                               << QStringLiteral("--probe") << 2;
+        QTest::newRow("two modes") << QStringList{"--probe", "1,1", "--export", "scipy", "-k", "1", gray()}
+                                   << QStringLiteral("excludes") << 2;
+        QTest::newRow("pad-preview no output") << QStringList{gray(), "--pad-preview", "2"} << QStringLiteral("OUTPUT") << 2;
+    }
+
+    void teachingModeErrors()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, mention);
+        QFETCH(int, status);
+        const QDir dir(m_dir.path());
+        const QStringList filesBefore = dir.entryList(QDir::Files | QDir::Hidden);
+        const CliRun r = runCli(args);
+        verifyOneLineError(r, mention);
+        QCOMPARE(r.exitCode, status);
+        QVERIFY(r.out.isEmpty());
+        QCOMPARE(dir.entryList(QDir::Files | QDir::Hidden), filesBefore);
     }
 
     void badInput_data()
@@ -452,6 +683,12 @@ private slots:
         row("repeat zero", {"-k", "1", "--repeat", "0"}, "repeat");
         row("scale not a number", {"-k", "1", "--scale", "nan"}, "scale");
         row("unknown option", {"-k", "1", "--frobnicate"}, "frobnicate");
+        row("probe outside", {"-k", "1", "--probe", "37,0"}, "(37,0)");
+        row("probe garbage", {"-k", "1", "--probe", "a,b"}, "--probe");
+        row("probe channel", {"-k", "1", "--probe", "0,0", "--channel", "1"}, "channel 1");
+        row("pad-preview negative", {"--pad-preview", "-1"}, "pad-preview");
+        row("pad-preview bad border", {"--pad-preview", "2", "-b", "sideways"}, "sideways");
+        row("pad-preview too large", {"--pad-preview", "70000"}, "pad-preview");
     }
 
     void badInput()

@@ -89,14 +89,15 @@ void classify(const Kernel& k, KernelAnalysis& a)
     double band[3] = {0, 0, 0};
     int count[3] = {0, 0, 0};
     a.maxGain = -1.0;
-    for (int j = 0; j < n; ++j)
-        for (int i = 0; i < n; ++i) {
+    // Backwards, so that of a pair of mirrored maxima the one at non-negative frequencies counts.
+    for (int j = n - 1; j >= 0; --j)
+        for (int i = n - 1; i >= 0; --i) {
             const double m = mag[static_cast<std::size_t>(j) * n + i];
             const double r = std::hypot(i - half, j - half) / half;
             const int b = r < 1.0 / 3 ? 0 : r < 2.0 / 3 ? 1 : 2;
             band[b] += m * m;
             ++count[b];
-            if (m > a.maxGain) {
+            if (m > a.maxGain * (1 + 1e-12)) {
                 a.maxGain = m;
                 a.peakFx = std::numbers::pi * (i - half) / half;
                 a.peakFy = std::numbers::pi * (j - half) / half;
@@ -175,8 +176,8 @@ KernelAnalysis analyzeKernel(const Kernel& k)
         const detail::SeparableFactors f = detail::separableFactors(k);
         a.column = f.columns.front();
         a.row = f.rows.front();
-        // The SVD's sign is arbitrary: make the larger-magnitude end of the row positive.
-        const auto big = std::max_element(a.row.begin(), a.row.end(),
+        // The SVD's sign is arbitrary: make the column's largest-magnitude value positive.
+        const auto big = std::max_element(a.column.begin(), a.column.end(),
                                           [](float p, float q) { return std::fabs(p) < std::fabs(q); });
         if (*big < 0) {
             for (float& x : a.row) x = -x;

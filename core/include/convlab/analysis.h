@@ -31,7 +31,8 @@ struct KernelAnalysis {
     std::vector<float> column; // height values
     std::vector<float> row;    // width values
     // Magnitude response |H| at zero frequency, its maximum, at (pi, pi), and where the
-    // maximum lies (radians per sample; the first maximum found in a 64x64 sampling).
+    // maximum lies (radians per sample, sampled on a 64x64 grid; of mirrored maxima the one at
+    // non-negative frequencies).
     double dcGain = 0.0;
     double maxGain = 0.0;
     double nyquistGain = 0.0;
