@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "rendercontroller.h"
 
+#include <QElapsedTimer>
 #include <new>
 #include <utility>
 
 #include "convlab/error.h"
+#include "convlab/gpu.h"
 
 struct RenderController::Outcome {
     quint64 id = 0;
@@ -24,7 +26,10 @@ RenderController::RenderController(QObject* parent) : QObject(parent)
     pool_.setMaxThreadCount(1);
 }
 
-RenderController::~RenderController() { shutdown(); }
+RenderController::~RenderController()
+{
+    shutdown(); // the worker is done: the GPU session can go
+}
 
 quint64 RenderController::request(std::shared_ptr<const convlab::Image> source, convlab::ConvolveParams params)
 {
@@ -46,7 +51,10 @@ quint64 RenderController::request(std::shared_ptr<const convlab::Image> source, 
         try {
             if (job->cancel->load()) throw convlab::Cancelled();
             if (!job->source) throw convlab::Error("no image loaded");
-            convlab::convolveInto(*job->source, job->params, *job->buffer, &job->report);
+            if (job->params.device == convlab::Device::Cuda)
+                runOnGpu(*job->source, job->source, job->params, *job->buffer, job->report);
+            else
+                convlab::convolveInto(*job->source, job->params, *job->buffer, &job->report);
             job->image = job->buffer;
         } catch (const convlab::Cancelled&) {
             job->wasCancelled = true;
@@ -58,6 +66,39 @@ quint64 RenderController::request(std::shared_ptr<const convlab::Image> source, 
         QMetaObject::invokeMethod(this, [this, job] { finish(job); }, Qt::QueuedConnection);
     });
     return job->id;
+}
+
+void RenderController::runOnGpu(const convlab::Image& source, const std::shared_ptr<const convlab::Image>& keep,
+                                convlab::ConvolveParams params, convlab::Image& out, convlab::RunReport& report)
+{
+    // Worker thread only (the pool runs one job at a time). The session keeps the image on the
+    // device until the source changes, so a kernel edit uploads only the kernel.
+    try {
+        if (!gpu_) {
+            std::string why;
+            gpu_ = convlab::GpuSession::create(&why);
+            if (!gpu_) throw convlab::Error("CUDA unavailable: " + why);
+        }
+        double uploadMs = 0.0;
+        if (gpuSource_ != keep) {
+            QElapsedTimer t;
+            t.start();
+            gpuSource_.reset();
+            gpu_->setImage(source);
+            gpuSource_ = keep;
+            uploadMs = double(t.nsecsElapsed()) / 1e6;
+        }
+        out = gpu_->run(params, &report);
+        if (uploadMs > 0) report.stages.insert(report.stages.begin(), {"upload image", uploadMs});
+        report.notices.push_back("display path: download + upload (the view draws from host memory)");
+    } catch (const convlab::Error& e) {
+        // A failing GPU run is reported and re-runs on the CPU.
+        gpu_.reset();
+        gpuSource_.reset();
+        params.device = convlab::Device::Cpu;
+        convlab::convolveInto(source, params, out, &report);
+        report.notices.push_back(std::string("the GPU run failed (") + e.what() + "): ran on the CPU");
+    }
 }
 
 void RenderController::cancel()

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "convlab/convolve.h"
+#include "convlab/gpu.h"
 
 class RenderController : public QObject {
     Q_OBJECT
@@ -52,6 +53,10 @@ private:
     // are retired here and taken again once nobody else holds them.
     void recycle(std::shared_ptr<convlab::Image> buffer);
     std::shared_ptr<convlab::Image> takeSpare();
+    // CUDA runs through one session that keeps the source on the device (worker thread only);
+    // failures fall back to the CPU, saying so.
+    void runOnGpu(const convlab::Image& source, const std::shared_ptr<const convlab::Image>& keep,
+                  convlab::ConvolveParams params, convlab::Image& out, convlab::RunReport& report);
 
     QThreadPool pool_;
     quint64 latestId_ = 0;
@@ -64,4 +69,6 @@ private:
     convlab::RunReport report_;
     int dropped_ = 0;
     std::vector<std::shared_ptr<convlab::Image>> retired_;
+    std::unique_ptr<convlab::GpuSession> gpu_;            // worker thread only
+    std::shared_ptr<const convlab::Image> gpuSource_;     // what gpu_ holds on the device
 };
