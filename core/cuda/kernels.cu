@@ -20,7 +20,8 @@ __device__ __forceinline__ float fetch(const float* plane, int w, int h, long lo
 }
 
 // One block: kTileX x kTileY outputs; the input tile with its halo goes to shared memory once,
-// with the border rule applied while loading.
+// with the border rule applied while loading. The kernel comes from constant memory, or is
+// staged into shared memory after the tile when it is too large for constant memory.
 template <bool kConstant>
 __global__ void directShared(const float* __restrict__ in, float* __restrict__ out, Geometry g,
                              const float* __restrict__ gk)
@@ -34,13 +35,16 @@ __global__ void directShared(const float* __restrict__ in, float* __restrict__ o
         const int ty = i / tw, tx = i - ty * tw;
         tile[i] = fetch(src, g.w, g.h, static_cast<long long>(y0) + ty - g.ay, static_cast<long long>(x0) + tx - g.ax, g);
     }
+    float* staged = tile + tw * th;
+    if (!kConstant)
+        for (int i = threadIdx.y * kTileX + threadIdx.x; i < g.kw * g.kh; i += kTileX * kTileY) staged[i] = __ldg(gk + i);
     __syncthreads();
     const int x = x0 + threadIdx.x, y = y0 + threadIdx.y;
     if (x >= g.w || y >= g.h) return;
     float acc = 0.0f;
     const float* t = tile + threadIdx.y * tw + threadIdx.x;
     for (int v = 0; v < g.kh; ++v) {
-        const float* kr = (kConstant ? cKernel : gk) + v * g.kw;
+        const float* kr = (kConstant ? cKernel : staged) + v * g.kw;
         const float* tr = t + v * tw;
         for (int u = 0; u < g.kw; ++u) acc = fmaf(kr[u], tr[u], acc);
     }
@@ -159,7 +163,7 @@ bool uploadConstantKernel(const float* hostValues, int count, cudaStream_t strea
 void launchDirect(const float* in, float* out, const Geometry& g, const float* deviceKernel, bool useConstant,
                   cudaStream_t stream)
 {
-    const size_t shared = sizeof(float) * (kTileX + g.kw - 1) * (kTileY + g.kh - 1);
+    const size_t shared = sizeof(float) * ((kTileX + g.kw - 1) * (kTileY + g.kh - 1) + (useConstant ? 0 : g.kw * g.kh));
     const dim3 block(kTileX, kTileY);
     const dim3 grid = grid2d(g.w, g.h, g.channels, block);
     if (shared <= 48 * 1024) {

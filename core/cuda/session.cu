@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -265,7 +267,7 @@ private:
             rep.singularValues = factors.singularValues;
         }
         if (method == Method::Auto) {
-            method = chooseGpuMethod(k, factors, rep);
+            method = chooseGpuMethod(k, factors, g.channels, rep);
         } else {
             rep.reason = "requested";
         }
@@ -285,19 +287,109 @@ private:
         }
     }
 
-    Method chooseGpuMethod(const Kernel& k, const detail::SeparableFactors& f, RunReport& rep)
+    // Cost constants of the three methods on this device, in ms per million outputs (and per
+    // million transform points x log2 size for the FFT), measured once per session with CUDA
+    // events on a scratch 2048x2048 image, so auto compares measured costs, not guesses.
+    struct GpuCosts {
+        double directPerTap = 0, directPerPixel = 0;
+        double separablePerTap = 0, separablePerPixel = 0;
+        double fftPerPoint = 0;
+    };
+
+    const GpuCosts& costs()
     {
-        // Work per output value: taps for direct, r*(w+h) for separable (two passes), and
-        // for the FFT ~ log2 of the transform size times a constant for the memory passes.
-        const double direct = double(k.width) * k.height;
-        const double separable = 2.0 * f.rank * (k.width + k.height) + 4.0 * f.rank;
+        if (costs_) return *costs_;
+        const int n = 2048;
+        Buffer<float> in, out, tmp, k;
+        in.reserve(size_t(n) * n);
+        out.reserve(size_t(n) * n);
+        tmp.reserve(size_t(n) * (n + 63));
+        k.reserve(64 * 64);
+        check(cudaMemsetAsync(in.get(), 0, sizeof(float) * n * n, stream_), "scratch");
+        check(cudaMemsetAsync(k.get(), 0, sizeof(float) * 64 * 64, stream_), "scratch");
+        cudaEvent_t e0, e1;
+        check(cudaEventCreate(&e0), "event");
+        check(cudaEventCreate(&e1), "event");
+        auto best = [&](auto&& launch) {
+            launch(); // warm-up
+            float bestMs = 1e30f;
+            for (int i = 0; i < 3; ++i) {
+                cudaEventRecord(e0, stream_);
+                launch();
+                cudaEventRecord(e1, stream_);
+                check(cudaEventSynchronize(e1), "calibration");
+                float ms = 0;
+                cudaEventElapsedTime(&ms, e0, e1);
+                bestMs = std::min(bestMs, ms);
+            }
+            return double(bestMs);
+        };
+        auto geometry = [&](int kw, int kh) {
+            Geometry g;
+            g.w = g.h = n;
+            g.channels = 1;
+            g.kw = kw;
+            g.kh = kh;
+            g.ax = kw / 2;
+            g.ay = kh / 2;
+            g.mode = BorderMode::Reflect;
+            return g;
+        };
+        const double mpx = double(n) * n / 1e6;
+        GpuCosts c;
+        const double d3 = best([&] { launchDirect(in.get(), out.get(), geometry(3, 3), k.get(), false, stream_); });
+        const double d15 = best([&] { launchDirect(in.get(), out.get(), geometry(15, 15), k.get(), false, stream_); });
+        c.directPerTap = std::max((d15 - d3) / (225 - 9), 1e-9) / mpx;
+        c.directPerPixel = std::max(d3 / mpx - 9 * c.directPerTap, 0.0);
+        auto pair = [&](int len) {
+            const Geometry g = geometry(len, len);
+            launchRowPass(in.get(), tmp.get(), g, k.get(), stream_);
+            launchColPass(tmp.get(), out.get(), g, k.get(), false, true, stream_);
+        };
+        const double s3 = best([&] { pair(3); }), s31 = best([&] { pair(31); });
+        c.separablePerTap = std::max((s31 - s3) / (62 - 6), 1e-9) / mpx;
+        c.separablePerPixel = std::max(s3 / mpx - 6 * c.separablePerTap, 0.0);
+        // FFT: forward, product and inverse at the transform size of a 9x9 kernel.
+        const int n0 = detail::fftFriendlySize(n + 8), n1 = n0, n1c = n1 / 2 + 1;
+        const Plans plans = plansFor(n0, n1, 1);
+        Buffer<float> real;
+        Buffer<float2> spec;
+        real.reserve(size_t(n0) * n1);
+        spec.reserve(size_t(n0) * n1c);
+        const Geometry g9 = geometry(9, 9);
+        const double f = best([&] {
+            launchPadEmbed(in.get(), real.get(), g9, n0, n1, stream_);
+            cufftExecR2C(plans.forward, real.get(), reinterpret_cast<cufftComplex*>(spec.get()));
+            launchSpectrumProduct(spec.get(), spec.get(), (long long)n0 * n1c, 1, stream_);
+            cufftExecC2R(plans.backward, reinterpret_cast<cufftComplex*>(spec.get()), real.get());
+            launchCrop(real.get(), out.get(), g9, n0, n1, stream_);
+        });
+        const double points = double(n0) * n1 * std::log2(double(n0) * n1) / 1e6;
+        c.fftPerPoint = std::max((f - c.directPerPixel * mpx) / points, 1e-9);
+        cudaEventDestroy(e0);
+        cudaEventDestroy(e1);
+        costs_ = c;
+        return *costs_;
+    }
+
+    Method chooseGpuMethod(const Kernel& k, const detail::SeparableFactors& f, int channels, RunReport& rep)
+    {
+        const GpuCosts& c = costs();
+        const double mpx = double(w_) * h_ * channels / 1e6;
         const int n0 = detail::fftFriendlySize(h_ + k.height - 1), n1 = detail::fftFriendlySize(w_ + k.width - 1);
-        const double fft = 12.0 * std::log2(double(n0) * n1) * (double(n0) * n1) / (double(w_) * h_) + 40.0;
+        const double points = double(n0) * n1 * std::log2(double(n0) * n1) / 1e6 * channels;
+        const double direct = mpx * (c.directPerPixel + c.directPerTap * k.width * k.height);
+        const double separable = f.rank * mpx * (c.separablePerPixel + c.separablePerTap * (k.width + k.height));
+        const double fft = mpx * c.directPerPixel + points * c.fftPerPoint;
         rep.estimates = {{Method::Direct, direct, 0}, {Method::Separable, separable, f.rank}, {Method::Fft, fft, 0}};
         const auto best = std::min_element(rep.estimates.begin(), rep.estimates.end(),
                                            [](const MethodEstimate& a, const MethodEstimate& b) { return a.ms < b.ms; });
-        rep.reason = methodName(best->method) + " has the least GPU work per pixel (direct " + std::to_string(int(direct)) +
-                     ", separable " + std::to_string(int(separable)) + ", fft " + std::to_string(int(fft)) + " units)";
+        char why[256];
+        std::snprintf(why, sizeof why,
+                      "%s estimated %.3g ms, the cheapest of direct %.3g ms, separable/rank %d %.3g ms, fft %.3g ms "
+                      "(costs measured on this GPU)",
+                      methodName(best->method).c_str(), best->ms, direct, f.rank, separable, fft);
+        rep.reason = why;
         return best->method;
     }
 
@@ -403,6 +495,7 @@ private:
     std::map<std::tuple<int, int, int>, Plans> plans_;
     std::tuple<int, int, int, int, std::vector<float>> spectrumKey_;
     std::map<unsigned int, cudaGraphicsResource_t> glBuffers_;
+    std::optional<GpuCosts> costs_;
 };
 
 } // namespace
