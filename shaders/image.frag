@@ -28,12 +28,21 @@ uniform float uDpr;      // device pixels per widget pixel
 uniform float uFbHeight; // framebuffer height in device pixels
 uniform float uSplitX;   // divider position in widget pixels (Split)
 uniform vec3 uBackground;
+uniform vec2 uImageSize;    // the displayed image's size (the geometry: result, else source)
+uniform int uPadMargin;     // padding preview: margin in image pixels, 0 = off
+uniform int uBorderMode;    // its rule: 0 constant, 1 replicate, 2 reflect, 3 mirror, 4 wrap
+uniform float uBorderValue; // the constant's value (every channel)
+uniform vec4 uBandInner;    // band overlay: inner rectangle x0, y0, x1, y1 (image px); x0 < 0 = none
 
 out vec4 fragColor;
 
 const vec3 kNegative = vec3(0.13, 0.40, 0.67); // diverging map: -max|v|
 const vec3 kPositive = vec3(0.70, 0.09, 0.17); // diverging map: +max|v|
 const float kTiny = 1e-30;
+const vec3 kPadTint = vec3(0.0, 0.0, 1.0);   // invented pixels are blended towards blue ...
+const float kPadTintWeight = 0.3;            // ... by 30%
+const vec3 kOutline = vec3(1.0, 0.85, 0.0);  // the image boundary in the padding preview
+const vec3 kBandLine = vec3(0.0, 0.9, 1.0);  // the band overlay's inner edge
 
 float mapValue(float v, Layer L)
 {
@@ -76,19 +85,85 @@ float channel(sampler2DArray tex, vec2 uv, int c)
     return texture(tex, vec3(uv, float(c))).r;
 }
 
+bool hasAlpha(Layer L)
+{
+    return L.channels == 2 || L.channels == 4;
+}
+
+int colourChannels(Layer L)
+{
+    return hasAlpha(L) ? L.channels - 1 : L.channels;
+}
+
+// Display colour of one pixel's values: colour channels in xyz (grey repeated), alpha in w.
+vec3 display(Layer L, vec4 v, vec2 w)
+{
+    vec3 rgb = uMapping == 4 ? diverging((v.r + v.g + v.b) / 3.0, L.maxAbs)
+                             : vec3(mapValue(v.r, L), mapValue(v.g, L), mapValue(v.b, L));
+    if (hasAlpha(L))
+        rgb = mix(checker(w), rgb, clamp(v.a / L.range, 0.0, 1.0));
+    return rgb;
+}
+
 vec3 shade(sampler2DArray tex, Layer L, vec2 p, vec2 w)
 {
     vec2 uv = p / L.size;
-    bool hasAlpha = L.channels == 2 || L.channels == 4;
-    int colour = hasAlpha ? L.channels - 1 : L.channels;
-    vec3 v = vec3(channel(tex, uv, 0));
+    int colour = colourChannels(L);
+    vec4 v = vec4(channel(tex, uv, 0));
     if (colour == 3)
-        v = vec3(v.r, channel(tex, uv, 1), channel(tex, uv, 2));
-    vec3 rgb = uMapping == 4 ? diverging((v.r + v.g + v.b) / 3.0, L.maxAbs)
-                             : vec3(mapValue(v.r, L), mapValue(v.g, L), mapValue(v.b, L));
-    if (hasAlpha)
-        rgb = mix(checker(w), rgb, clamp(channel(tex, uv, colour) / L.range, 0.0, 1.0));
-    return rgb;
+        v.gb = vec2(channel(tex, uv, 1), channel(tex, uv, 2));
+    if (hasAlpha(L))
+        v.a = channel(tex, uv, colour);
+    return display(L, v, w);
+}
+
+// The border rule of convlab/border.h (borderIndex) for p within a margin of the image:
+// p's image pixel, or -1 for constant. GLSL's % is undefined for negative operands, so
+// negative p is folded with non-negative ones.
+int borderIndex(int p, int n, int mode)
+{
+    if (p >= 0 && p < n)
+        return p;
+    if (mode == 0)
+        return -1;
+    if (mode == 1)
+        return p < 0 ? 0 : n - 1;
+    if (mode == 3 && n == 1)
+        return 0;
+    int period = mode == 2 ? 2 * n : mode == 3 ? 2 * n - 2 : n;
+    int q = p < 0 ? period - 1 - (-p - 1) % period : p % period;
+    if (mode == 2)
+        return q < n ? q : period - 1 - q;
+    if (mode == 3)
+        return q < n ? q : period - q;
+    return q;
+}
+
+// A margin pixel of the padding preview: the source extended by the rule, tinted.
+vec3 shadePadding(ivec2 ip, vec2 w)
+{
+    ivec2 n = ivec2(uSource.size);
+    int x = borderIndex(ip.x, n.x, uBorderMode);
+    int y = borderIndex(ip.y, n.y, uBorderMode);
+    vec4 v = vec4(uBorderValue);
+    if (x >= 0 && y >= 0) {
+        int colour = colourChannels(uSource);
+        v = vec4(texelFetch(uSourceTex, ivec3(x, y, 0), 0).r);
+        if (colour == 3)
+            v.gb = vec2(texelFetch(uSourceTex, ivec3(x, y, 1), 0).r, texelFetch(uSourceTex, ivec3(x, y, 2), 0).r);
+        if (hasAlpha(uSource))
+            v.a = texelFetch(uSourceTex, ivec3(x, y, colour), 0).r;
+    }
+    return mix(display(uSource, v, w), kPadTint, kPadTintWeight);
+}
+
+// Whether widget point e (relative to a rectangle's top-left corner) lies in the one device
+// pixel wide ring just outside a rectangle of the given widget size.
+bool ringOutside(vec2 e, vec2 size)
+{
+    vec2 d = max(-e, e - size) * uDpr;
+    float m = max(d.x, d.y);
+    return m > 0.0 && m < 1.0;
 }
 
 vec3 shadeDifference(vec2 p)
@@ -105,7 +180,13 @@ void main()
     vec2 w = vec2(gl_FragCoord.x, uFbHeight - gl_FragCoord.y) / uDpr;
     vec2 p = (w - uOrigin) / uZoom;
     vec3 c = uBackground;
-    if (uViewMode == 1 || (uViewMode == 2 && w.x < uSplitX)) {
+    float m = float(uPadMargin);
+    bool inImage = all(greaterThanEqual(p, vec2(0.0))) && all(lessThan(p, uImageSize));
+    if (uPadMargin > 0 && !inImage) {
+        // The margin shows what the kernel reads there: the source extended by the rule.
+        if (uSource.channels > 0 && all(greaterThanEqual(p, vec2(-m))) && all(lessThan(p, uSource.size + m)))
+            c = shadePadding(ivec2(floor(p)), w);
+    } else if (uViewMode == 1 || (uViewMode == 2 && w.x < uSplitX)) {
         if (inside(p, uSource))
             c = shade(uSourceTex, uSource, p, w);
     } else if (uViewMode == 3) {
@@ -114,6 +195,11 @@ void main()
     } else if (inside(p, uResult)) {
         c = shade(uResultTex, uResult, p, w);
     }
+    if (uBandInner.x >= 0.0 && inImage &&
+        ringOutside(w - uOrigin - uBandInner.xy * uZoom, (uBandInner.zw - uBandInner.xy) * uZoom))
+        c = kBandLine;
+    if (uPadMargin > 0 && ringOutside(w - uOrigin, uImageSize * uZoom))
+        c = kOutline;
     if (uViewMode == 2 && floor(gl_FragCoord.x) == floor(uSplitX * uDpr))
         c = vec3(0.92);
     fragColor = vec4(c, 1.0);

@@ -8,10 +8,13 @@
 #include <QTest>
 #include <QWheelEvent>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <memory>
 
+#include "convlab/border.h"
+#include "convlab/convolve.h"
 #include "convlab/error.h"
 #include "convlab/image.h"
 #include "imageview.h"
@@ -130,6 +133,13 @@ private slots:
     void resultBufferRejectsWrongShape();
     void readout();
     void survivesReparenting();
+    void paddingPreviewFollowsBorderRule_data();
+    void paddingPreviewFollowsBorderRule();
+    void paddingPreviewInEveryViewMode();
+    void fitIncludesPaddingMargin();
+    void paddingPreviewRejectsBadInput();
+    void bandOverlay();
+    void viewTransformSignalsAndSetter();
 };
 
 void TestImageView::clampMapping()
@@ -578,6 +588,262 @@ void TestImageView::survivesReparenting()
     EXPECT_RGB(pixelAtImage(f, *v, 50, 40), 240, 240, 240, 1);
     QCOMPARE(v->resultValues(20, 5), QVector<float>({120.0f}));
     v->setParent(nullptr); // the window is destroyed first
+}
+
+namespace {
+
+// Each pixel of the padding test images has its own colour.
+Image paddingSource(int w, int h)
+{
+    return makeImage(3, SampleDepth::U8, [](int c, int x, int y) {
+        return c == 0 ? 10.0f + 17.0f * x : c == 1 ? 20.0f + 23.0f * y : float((7 * x + 11 * y) % 250);
+    }, w, h);
+}
+
+// What the padding preview must show at margin pixel (x, y): the source extended by
+// convlab::borderIndex, mapped by Clamp (8-bit), blended 30% towards blue.
+QRgb expectedPadding(const Image& src, const convlab::Border& border, int x, int y)
+{
+    const int ix = convlab::borderIndex(x, src.width, border.mode);
+    const int iy = convlab::borderIndex(y, src.height, border.mode);
+    int rgbOut[3];
+    for (int c = 0; c < 3; ++c) {
+        const float v = ix < 0 || iy < 0 ? border.value : src.at(c, iy, ix);
+        const double mapped = std::clamp(v / 255.0, 0.0, 1.0);
+        rgbOut[c] = int(std::lround(255.0 * (0.7 * mapped + (c == 2 ? 0.3 : 0.0))));
+    }
+    return qRgb(rgbOut[0], rgbOut[1], rgbOut[2]);
+}
+
+constexpr QRgb kOutlineColour = qRgb(255, 217, 0);
+constexpr QRgb kBandColour = qRgb(0, 230, 255);
+
+// How far (x, y) lies outside a w x h image, in whole pixels (0 inside).
+int outsideBy(int x, int y, int w, int h)
+{
+    return std::max({-x, x - (w - 1), -y, y - (h - 1), 0});
+}
+
+} // namespace
+
+void TestImageView::paddingPreviewFollowsBorderRule_data()
+{
+    QTest::addColumn<int>("mode");
+    QTest::addColumn<float>("value");
+    QTest::addColumn<int>("width");
+    QTest::addColumn<int>("height");
+    for (const auto& [w, h] : {std::pair{13, 9}, std::pair{1, 7}, std::pair{2, 1}}) {
+        for (int m = 0; m <= 4; ++m) {
+            const convlab::Border b{static_cast<convlab::BorderMode>(m), m == 0 ? 77.0f : 0.0f};
+            QTest::addRow("%s %dx%d", convlab::borderName(b.mode).c_str(), w, h) << m << b.value << w << h;
+        }
+    }
+    QTest::addRow("constant above range 13x9") << 0 << 300.0f << 13 << 9;
+}
+
+void TestImageView::paddingPreviewFollowsBorderRule()
+{
+    QFETCH(int, mode);
+    QFETCH(float, value);
+    QFETCH(int, width);
+    QFETCH(int, height);
+    const convlab::Border border{static_cast<convlab::BorderMode>(mode), value};
+    const Image src = paddingSource(width, height);
+    constexpr int margin = 6; // more than the 1- and 2-pixel extents: the rules repeat
+    auto v = shownView(Image());
+    QVERIFY(v);
+    v->setSource(src);
+    v->setViewMode(ImageView::ViewMode::Original);
+    v->setBorderForPreview(border);
+    v->setPaddingPreview(true, margin);
+    QVERIFY(v->paddingPreview());
+    QCOMPARE(v->paddingMargin(), margin);
+
+    // 1:1: every margin pixel but the ring next to the image, which carries the outline.
+    v->actualSize();
+    QImage f = v->grabFramebuffer();
+    int checked = 0;
+    for (int y = -margin; y < height + margin; ++y) {
+        for (int x = -margin; x < width + margin; ++x) {
+            const int out = outsideBy(x, y, width, height);
+            const QRgb got = pixelAtImage(f, *v, x, y);
+            const QString where = QStringLiteral("at (%1,%2): %3").arg(x).arg(y).arg(rgb(got));
+            if (out == 0) {
+                EXPECT_RGB(got, int(src.at(0, y, x)), int(src.at(1, y, x)), int(src.at(2, y, x)), 1);
+            } else if (out == 1) {
+                QVERIFY2(got == kOutlineColour, qPrintable("outline " + where));
+            } else {
+                const QRgb want = expectedPadding(src, border, x, y);
+                QVERIFY2(near(got, qRed(want), qGreen(want), qBlue(want), 1),
+                         qPrintable(where + " want " + rgb(want)));
+                ++checked;
+            }
+        }
+    }
+    QCOMPARE(checked, (width + 2 * margin) * (height + 2 * margin) - (width + 2) * (height + 2));
+    // Beyond the margin: the background again.
+    const QRgb beyond = pixelAtImage(f, *v, -margin - 1, 0);
+    QVERIFY2(qRed(beyond) == qBlue(beyond) && qRed(beyond) < 80, qPrintable(rgb(beyond)));
+
+    // Zoomed in, the outline is one pixel of four and the ring shows the rule as well.
+    v->setZoom(4.0);
+    f = v->grabFramebuffer();
+    for (int y = -margin; y < height + margin; ++y) {
+        for (int x = -margin; x < width + margin; ++x) {
+            if (outsideBy(x, y, width, height) == 0)
+                continue;
+            const QRgb want = expectedPadding(src, border, x, y);
+            EXPECT_RGB(pixelAtImage(f, *v, x, y), qRed(want), qGreen(want), qBlue(want), 1);
+        }
+    }
+    const QPointF corner = imageToWidget(*v, QPointF(0, 0));
+    QCOMPARE(pixelAtWidget(f, *v, corner + QPointF(-0.5, 2.5)), kOutlineColour);
+    QCOMPARE(pixelAtWidget(f, *v, corner + QPointF(2.5, -0.5)), kOutlineColour);
+    QCOMPARE(pixelAtWidget(f, *v, corner + QPointF(-0.5, -0.5)), kOutlineColour);
+    QVERIFY(pixelAtWidget(f, *v, corner + QPointF(-1.5, 2.5)) != kOutlineColour);
+
+    // Off: the margin is background and no outline is drawn.
+    v->setPaddingPreview(false, 0);
+    f = v->grabFramebuffer();
+    const QRgb off = pixelAtImage(f, *v, -1, 0);
+    QVERIFY2(qRed(off) == qBlue(off) && qRed(off) < 80, qPrintable(rgb(off)));
+}
+
+void TestImageView::paddingPreviewInEveryViewMode()
+{
+    // The margin always shows the source extended (what the kernel reads), also beside the
+    // result and the difference map; the image itself is what the mode shows.
+    const Image src = paddingSource(13, 9);
+    const convlab::Border border{convlab::BorderMode::Wrap, 0.0f};
+    auto v = shownView(makeImage(1, SampleDepth::U8, [](int, int, int) { return 90.0f; }, 13, 9));
+    QVERIFY(v);
+    v->setSource(src);
+    v->setDifference(makeImage(1, SampleDepth::F32, [](int, int, int) { return 1.0f; }, 13, 9));
+    v->setBorderForPreview(border);
+    v->setPaddingPreview(true, 4);
+    v->actualSize();
+    const QRgb want = expectedPadding(src, border, -3, 5);
+    for (auto mode : {ImageView::ViewMode::Result, ImageView::ViewMode::Original, ImageView::ViewMode::Difference}) {
+        v->setViewMode(mode);
+        const QImage f = v->grabFramebuffer();
+        EXPECT_RGB(pixelAtImage(f, *v, -3, 5), qRed(want), qGreen(want), qBlue(want), 1);
+        EXPECT_RGB(pixelAtImage(f, *v, 15, 5), qRed(expectedPadding(src, border, 15, 5)),
+                   qGreen(expectedPadding(src, border, 15, 5)), qBlue(expectedPadding(src, border, 15, 5)), 1);
+        const QRgb inside = pixelAtImage(f, *v, 4, 4);
+        if (mode == ImageView::ViewMode::Result)
+            EXPECT_RGB(inside, 90, 90, 90, 1);
+        else if (mode == ImageView::ViewMode::Original)
+            EXPECT_RGB(inside, int(src.at(0, 4, 4)), int(src.at(1, 4, 4)), int(src.at(2, 4, 4)), 1);
+        else
+            EXPECT_RGB(inside, 255, 255, 255, 0);
+    }
+}
+
+void TestImageView::fitIncludesPaddingMargin()
+{
+    ImageView v;
+    v.setResult(bands(SampleDepth::U8, 0, 1, 2, 3));
+    v.resize(kViewW, kViewH);
+    v.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&v));
+    QCOMPARE(v.zoom(), 2.0);
+    const QPointF centre = v.widgetToImage(QPointF(kViewW / 2.0, kViewH / 2.0));
+    v.setPaddingPreview(true, 16); // 96 x 80 with the margin: 1.2 fits
+    QCOMPARE(v.zoom(), 1.2);
+    const QPointF topLeft = imageToWidget(v, QPointF(-16, -16));
+    const QPointF bottomRight = imageToWidget(v, QPointF(kImageW + 16, kImageH + 16));
+    QVERIFY2(topLeft.x() >= -1 && topLeft.y() >= -1 && bottomRight.x() <= kViewW + 1 && bottomRight.y() <= kViewH + 1,
+             qPrintable(QStringLiteral("margin at (%1,%2)-(%3,%4)")
+                            .arg(topLeft.x()).arg(topLeft.y()).arg(bottomRight.x()).arg(bottomRight.y())));
+    QVERIFY((v.widgetToImage(QPointF(kViewW / 2.0, kViewH / 2.0)) - centre).manhattanLength() < 1.0);
+    // A zoomed view keeps its zoom; fitting again includes the margin.
+    v.actualSize();
+    QCOMPARE(v.zoom(), 1.0);
+    v.fitToWindow();
+    QCOMPARE(v.zoom(), 1.2);
+    v.setPaddingPreview(false, 16);
+    QCOMPARE(v.zoom(), 2.0);
+}
+
+void TestImageView::paddingPreviewRejectsBadInput()
+{
+    ImageView v;
+    QVERIFY_THROWS_EXCEPTION(convlab::Error, v.setPaddingPreview(true, 0));
+    QVERIFY_THROWS_EXCEPTION(convlab::Error, v.setPaddingPreview(true, ImageView::kMaxPaddingMargin + 1));
+    QVERIFY(!v.paddingPreview());
+    v.setPaddingPreview(true, ImageView::kMaxPaddingMargin);
+    QVERIFY(v.paddingPreview());
+    QVERIFY_THROWS_EXCEPTION(convlab::Error,
+                             v.setBorderForPreview({convlab::BorderMode::Constant, std::nanf("")}));
+    QVERIFY_THROWS_EXCEPTION(convlab::Error, v.setBandOverlay(1, -1, 1, 1));
+}
+
+void TestImageView::bandOverlay()
+{
+    auto v = shownView(bands(SampleDepth::U8, 100, 100, 100, 100));
+    QVERIFY(v);
+    v->setBandOverlay(3, 2, 5, 4); // inner edge: columns 3..58, rows 2..43
+    QImage f = v->grabFramebuffer();
+    // The line runs on the band's side of the inner edge, inside the image only.
+    for (int y = 1; y <= 44; ++y) {
+        QCOMPARE(pixelAtImage(f, *v, 2, y), kBandColour);
+        QCOMPARE(pixelAtImage(f, *v, 59, y), kBandColour);
+    }
+    for (int x = 2; x <= 59; ++x) {
+        QCOMPARE(pixelAtImage(f, *v, x, 1), kBandColour);
+        QCOMPARE(pixelAtImage(f, *v, x, 44), kBandColour);
+    }
+    EXPECT_RGB(pixelAtImage(f, *v, 3, 2), 100, 100, 100, 1);
+    EXPECT_RGB(pixelAtImage(f, *v, 1, 10), 100, 100, 100, 1);
+    EXPECT_RGB(pixelAtImage(f, *v, 58, 43), 100, 100, 100, 1);
+    EXPECT_RGB(pixelAtImage(f, *v, 30, 45), 100, 100, 100, 1);
+    // A band of rows only (a 1-row kernel): just the two horizontal lines.
+    v->setBandOverlay(0, 4, 0, 4);
+    f = v->grabFramebuffer();
+    QCOMPARE(pixelAtImage(f, *v, 0, 3), kBandColour);
+    QCOMPARE(pixelAtImage(f, *v, 63, 44), kBandColour);
+    EXPECT_RGB(pixelAtImage(f, *v, 0, 20), 100, 100, 100, 1);
+    // None.
+    v->setBandOverlay(0, 0, 0, 0);
+    f = v->grabFramebuffer();
+    for (int x = 0; x < kImageW; ++x) {
+        EXPECT_RGB(pixelAtImage(f, *v, x, 0), 100, 100, 100, 1);
+        EXPECT_RGB(pixelAtImage(f, *v, x, kImageH - 1), 100, 100, 100, 1);
+    }
+}
+
+void TestImageView::viewTransformSignalsAndSetter()
+{
+    auto v = shownView(bands(SampleDepth::U8, 0, 1, 2, 3));
+    QVERIFY(v);
+    QSignalSpy changed(v.get(), &ImageView::viewChanged);
+    QSignalSpy zoomed(v.get(), &ImageView::zoomChanged);
+    sendWheel(v.get(), QPointF(50, 40), 120);
+    QVERIFY(changed.count() >= 1);
+    QCOMPARE(changed.last().at(0).toDouble(), v->zoom());
+    QCOMPARE(changed.last().at(1).toPointF(), v->origin());
+    // A pan reports the new origin at the same zoom.
+    sendMouse(v.get(), QEvent::MouseButtonPress, QPointF(60, 60), Qt::LeftButton, Qt::LeftButton);
+    sendMouse(v.get(), QEvent::MouseMove, QPointF(75, 52), Qt::NoButton, Qt::LeftButton);
+    sendMouse(v.get(), QEvent::MouseButtonRelease, QPointF(75, 52), Qt::LeftButton, Qt::NoButton);
+    QCOMPARE(changed.last().at(0).toDouble(), 1.25);
+    QCOMPARE(changed.last().at(1).toPointF(), v->origin());
+
+    // The setter places the image exactly there, says so once, and stays put on resize.
+    const int before = changed.count();
+    v->setViewTransform(3.0, QPointF(-7, 11));
+    QCOMPARE(v->zoom(), 3.0);
+    QCOMPARE(v->origin(), QPointF(-7, 11));
+    QVERIFY(samePoint(v->widgetToImage(QPointF(-7, 11)), QPointF(0, 0)));
+    QCOMPARE(changed.count(), before + 1);
+    QCOMPARE(zoomed.last().at(0).toDouble(), 3.0);
+    v->setViewTransform(3.0, QPointF(-7, 11));
+    QCOMPARE(changed.count(), before + 1);
+    v->resize(kViewW + 10, kViewH);
+    QTRY_COMPARE(v->width(), kViewW + 10);
+    QCOMPARE(v->origin(), QPointF(-7, 11));
+    const QImage f = v->grabFramebuffer();
+    EXPECT_RGB(pixelAtWidget(f, *v, QPointF(-7 + 3 * 20.5, 11 + 3 * 5.5)), 1, 1, 1, 0);
 }
 
 QTEST_MAIN(TestImageView)

@@ -12,6 +12,7 @@
 #include <QSurfaceFormat>
 #include <QVector2D>
 #include <QVector3D>
+#include <QVector4D>
 #include <QWheelEvent>
 
 #include <algorithm>
@@ -146,6 +147,11 @@ struct ImageView::State {
     Mapping mapping = Mapping::Clamp;
     ViewMode viewMode = ViewMode::Result;
     double split = 0.5;
+
+    bool padding = false;       // padding preview on
+    int padMargin = 8;          // its width in image pixels
+    convlab::Border padBorder;  // the rule it shows
+    int band[4] = {0, 0, 0, 0}; // band overlay widths: left, top, right, bottom
 
     double zoom = 1.0;
     QPointF origin;       // widget position of the image's top-left corner
@@ -389,6 +395,17 @@ void ImageView::paintGL()
     p.setUniformValue("uFbHeight", float(viewport[3]));
     p.setUniformValue("uSplitX", float(d->split * width()));
     p.setUniformValue("uBackground", QVector3D(kBackground, kBackground, kBackground));
+    const Slot& ref = d->reference();
+    p.setUniformValue("uImageSize", QVector2D(float(ref.width), float(ref.height)));
+    p.setUniformValue("uPadMargin", d->padding ? d->padMargin : 0);
+    p.setUniformValue("uBorderMode", static_cast<int>(d->padBorder.mode));
+    p.setUniformValue("uBorderValue", d->padBorder.value);
+    // The band's inner edge; nothing to outline when the band is empty or covers the image.
+    const int* b = d->band;
+    const bool band = (b[0] || b[1] || b[2] || b[3]) && b[0] + b[2] < ref.width && b[1] + b[3] < ref.height;
+    p.setUniformValue("uBandInner", band ? QVector4D(float(b[0]), float(b[1]), float(ref.width - b[2]),
+                                                     float(ref.height - b[3]))
+                                         : QVector4D(-1, -1, -1, -1));
     gl->glBindVertexArray(d->vao);
     gl->glDrawArrays(GL_TRIANGLES, 0, 3);
     gl->glBindVertexArray(0);
@@ -480,14 +497,78 @@ void ImageView::zoomTo(double z, QPointF anchor, bool keepCentred)
     if (!std::isfinite(z))
         return;
     z = std::clamp(z, kMinZoom, kMaxZoom);
-    const double old = d->zoom;
-    d->origin = anchor - (anchor - d->origin) * (z / old);
-    d->zoom = z;
     d->centred = keepCentred;
+    assignTransform(z, anchor - (anchor - d->origin) * (z / d->zoom));
     applyLayout();
     update();
-    if (z != old)
-        emit zoomChanged(z);
+}
+
+void ImageView::assignTransform(double zoom, QPointF origin)
+{
+    const bool zoomed = zoom != d->zoom;
+    if (!zoomed && origin == d->origin)
+        return;
+    d->zoom = zoom;
+    d->origin = origin;
+    if (zoomed)
+        emit zoomChanged(zoom);
+    emit viewChanged(zoom, origin);
+}
+
+QPointF ImageView::origin() const
+{
+    return d->origin;
+}
+
+void ImageView::setViewTransform(double zoom, QPointF origin)
+{
+    if (!std::isfinite(zoom) || !std::isfinite(origin.x()) || !std::isfinite(origin.y()))
+        return;
+    d->autoFit = d->centred = false;
+    assignTransform(std::clamp(zoom, kMinZoom, kMaxZoom), origin);
+    update();
+}
+
+void ImageView::setPaddingPreview(bool on, int margin)
+{
+    if (on && (margin < 1 || margin > kMaxPaddingMargin))
+        throw convlab::Error("image view: padding margin " + std::to_string(margin) + " is outside 1.." +
+                             std::to_string(kMaxPaddingMargin));
+    d->padding = on;
+    if (on)
+        d->padMargin = margin;
+    applyLayout();
+    update();
+}
+
+bool ImageView::paddingPreview() const
+{
+    return d->padding;
+}
+
+int ImageView::paddingMargin() const
+{
+    return d->padMargin;
+}
+
+void ImageView::setBorderForPreview(const convlab::Border& border)
+{
+    if (!std::isfinite(border.value))
+        throw convlab::Error("image view: border constant " + std::to_string(border.value) + " is not finite");
+    d->padBorder = border;
+    update();
+}
+
+void ImageView::setBandOverlay(int left, int top, int right, int bottom)
+{
+    if (left < 0 || top < 0 || right < 0 || bottom < 0)
+        throw convlab::Error("image view: band widths " + std::to_string(left) + "," + std::to_string(top) + "," +
+                             std::to_string(right) + "," + std::to_string(bottom) + " must not be negative");
+    d->band[0] = left;
+    d->band[1] = top;
+    d->band[2] = right;
+    d->band[3] = bottom;
+    update();
 }
 
 void ImageView::fitToWindow()
@@ -508,18 +589,20 @@ void ImageView::applyLayout()
     const Slot& ref = d->reference();
     if (ref.channels == 0 || width() <= 0 || height() <= 0)
         return;
+    double zoom = d->zoom;
+    QPointF origin = d->origin;
     if (d->autoFit) {
-        const double old = d->zoom;
-        const double z = std::min(double(width()) / ref.width, double(height()) / ref.height);
-        d->zoom = std::clamp(z, kMinZoom, kMaxZoom);
-        if (d->zoom != old)
-            emit zoomChanged(d->zoom);
+        // The padding margin is part of what is fitted (it is symmetric: the centre stays).
+        const int extra = d->padding ? 2 * d->padMargin : 0;
+        const double z = std::min(double(width()) / (ref.width + extra), double(height()) / (ref.height + extra));
+        zoom = std::clamp(z, kMinZoom, kMaxZoom);
     }
     if (d->autoFit || d->centred) {
         // Whole widget pixels keep single image pixels crisp at integer zooms.
-        d->origin = QPointF(std::round((width() - ref.width * d->zoom) / 2.0),
-                            std::round((height() - ref.height * d->zoom) / 2.0));
+        origin = QPointF(std::round((width() - ref.width * zoom) / 2.0),
+                         std::round((height() - ref.height * zoom) / 2.0));
     }
+    assignTransform(zoom, origin);
 }
 
 QPointF ImageView::widgetToImage(QPointF widgetPos) const
@@ -672,8 +755,8 @@ void ImageView::mouseMoveEvent(QMouseEvent* e)
         setCursor(Qt::ClosedHandCursor);
         [[fallthrough]];
     case State::Drag::Pan:
-        d->origin = d->originAtPress + (pos - d->pressPos);
         d->autoFit = d->centred = false;
+        assignTransform(d->zoom, d->originAtPress + (pos - d->pressPos));
         update();
         break;
     case State::Drag::None:

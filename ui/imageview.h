@@ -10,6 +10,7 @@
 
 #include <memory>
 
+#include "convlab/convolve.h"
 #include "convlab/image.h"
 
 class ImageView : public QOpenGLWidget {
@@ -48,6 +49,25 @@ public:
     void actualSize();
     // Maps widget coordinates to image pixel coordinates (may be outside the image).
     QPointF widgetToImage(QPointF widgetPos) const;
+    // The widget position of the image's top-left corner (with zoom(), the whole transform).
+    QPointF origin() const;
+    // Sets zoom and origin together (a synchronised view follows another with this); ends
+    // automatic fitting and centring.
+    void setViewTransform(double zoom, QPointF origin);
+
+    // Padding preview: the view extends `margin` (1..kMaxPaddingMargin) image pixels past every
+    // edge and shows there, tinted, what the border rule invents from the source; the image
+    // boundary is outlined. Fitting includes the margin. Throws convlab::Error for a margin out
+    // of range (when turning the preview on) and for a non-finite constant.
+    static constexpr int kMaxPaddingMargin = 128;
+    void setPaddingPreview(bool on, int margin);
+    bool paddingPreview() const;
+    int paddingMargin() const;
+    void setBorderForPreview(const convlab::Border& border);
+
+    // Outline of a band along the edges, widths in image pixels from each edge (all 0: none).
+    // Throws convlab::Error for negative widths.
+    void setBandOverlay(int left, int top, int right, int bottom);
 
     // Reads the pixel values of the last uploaded result / source (host copies kept for the
     // readout); empty when (x,y) is outside.
@@ -67,6 +87,8 @@ signals:
     void pixelHovered(int x, int y);
     void pixelClicked(int x, int y);
     void zoomChanged(double zoom);
+    // Emitted whenever zoom or origin changes (user, fitting, or setViewTransform).
+    void viewChanged(double zoom, QPointF origin);
 
 protected:
     void initializeGL() override;
@@ -88,6 +110,8 @@ private:
     void releaseGL(bool keepData);
     void applyLayout();
     void zoomTo(double z, QPointF anchor, bool keepCentred);
+    // Assigns the transform, emitting zoomChanged/viewChanged for what changed.
+    void assignTransform(double zoom, QPointF origin);
     QPoint pixelAt(QPointF widgetPos) const;
     void updateHover(QPointF widgetPos);
     bool nearDivider(QPointF widgetPos) const;

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The border-mode lab: its five results against the engine, the difference counts and bands
+// against an independent count, synchronised views, and recomputation on new parameters.
+#include <QSignalSpy>
+#include <QTest>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <memory>
+
+#include "borderlab.h"
+#include "convlab/convolve.h"
+#include "convlab/error.h"
+#include "imageview.h"
+#include "testutil.h"
+
+using convlab::BorderMode;
+using convlab::Image;
+
+namespace {
+
+constexpr int kWaitMs = 30000;
+
+convlab::ConvolveParams labParams(convlab::Kernel k)
+{
+    convlab::ConvolveParams p;
+    p.kernel = std::move(k);
+    p.border = {BorderMode::Wrap, 7.0f}; // the lab's constant view takes this value
+    p.semantics = convlab::Semantics::Convolution;
+    p.scale = 0.5;
+    p.offset = 3.0;
+    return p;
+}
+
+// The engine's result for one mode, as the lab must show it.
+Image expected(const Image& src, convlab::ConvolveParams p, BorderMode mode)
+{
+    p.border.mode = mode;
+    p.method = convlab::Method::Direct;
+    return convlab::convolve(src, p);
+}
+
+// Pixels where any channel differs, counted here independently of the lab.
+qint64 countDiffering(const Image& a, const Image& b)
+{
+    qint64 n = 0;
+    for (int y = 0; y < a.height; ++y)
+        for (int x = 0; x < a.width; ++x)
+            for (int c = 0; c < a.channels; ++c)
+                if (a.at(c, y, x) != b.at(c, y, x)) {
+                    ++n;
+                    break;
+                }
+    return n;
+}
+
+// Every differing pixel lies in the reported band.
+bool bandHoldsDifferences(const Image& a, const Image& b, const BorderDifference& d)
+{
+    for (int y = 0; y < a.height; ++y)
+        for (int x = 0; x < a.width; ++x)
+            for (int c = 0; c < a.channels; ++c)
+                if (a.at(c, y, x) != b.at(c, y, x)) {
+                    const bool inX = x < d.bandX || x >= a.width - d.bandX;
+                    const bool inY = y < d.bandY || y >= a.height - d.bandY;
+                    if (!inX && !inY)
+                        return false;
+                }
+    return true;
+}
+
+bool waitIdle(const BorderLabWindow& lab)
+{
+    return QTest::qWaitFor([&] { return !lab.busy(); }, kWaitMs);
+}
+
+// Checks every result and every comparison of the lab against the engine and a CPU count.
+void checkLab(const BorderLabWindow& lab, const Image& src, const convlab::ConvolveParams& p)
+{
+    const convlab::Kernel k = convlab::correlationKernel(p.kernel, p.semantics);
+    const int reachX = std::max(k.ax(), k.width - 1 - k.ax());
+    const int reachY = std::max(k.ay(), k.height - 1 - k.ay());
+    const Image ref = expected(src, p, lab.referenceMode());
+    for (BorderMode mode : BorderLabWindow::kModes) {
+        const auto got = lab.result(mode);
+        QVERIFY(got);
+        const Image want = expected(src, p, mode);
+        QVERIFY2(got->sameShape(want) && got->data == want.data,
+                 qPrintable(QString::fromStdString(convlab::borderName(mode))));
+        const BorderDifference d = lab.difference(mode);
+        const QString what = QStringLiteral("%1 vs %2: %3 differ, band %4 x %5")
+                                 .arg(QString::fromStdString(convlab::borderName(mode)),
+                                      QString::fromStdString(convlab::borderName(lab.referenceMode())))
+                                 .arg(d.differing).arg(d.bandX).arg(d.bandY);
+        QVERIFY2(d.differing == countDiffering(want, ref), qPrintable(what));
+        QVERIFY2(bandHoldsDifferences(want, ref, d), qPrintable(what));
+        QVERIFY2(d.bandX <= reachX && d.bandY <= reachY, qPrintable(what));
+        if (mode == lab.referenceMode())
+            QVERIFY2(d.differing == 0 && d.bandX == 0 && d.bandY == 0, qPrintable(what));
+    }
+}
+
+void sendWheel(QWidget* w, QPointF pos, int angle)
+{
+    QWheelEvent e(pos, w->mapToGlobal(pos), QPoint(), QPoint(0, angle), Qt::NoButton, Qt::NoModifier,
+                  Qt::NoScrollPhase, false);
+    QCoreApplication::sendEvent(w, &e);
+}
+
+void sendMouse(QWidget* w, QEvent::Type type, QPointF pos, Qt::MouseButton button, Qt::MouseButtons buttons)
+{
+    QMouseEvent e(type, pos, w->mapToGlobal(pos), button, buttons, Qt::NoModifier);
+    QCoreApplication::sendEvent(w, &e);
+}
+
+} // namespace
+
+class TestBorderLab : public QObject {
+    Q_OBJECT
+
+private slots:
+    void compareFindsDifferencesAndBand();
+    void compareRejectsShapeMismatch();
+    void resultsAndDifferencesMatchTheEngine();
+    void referenceModeAndDifferenceMaps();
+    void rowKernelHasNoVerticalBand();
+    void setParamsRecomputes();
+    void zoomAndPanAreSynchronised();
+    void namesFollowTheTable();
+};
+
+void TestBorderLab::compareFindsDifferencesAndBand()
+{
+    Image a(20, 16, 2);
+    Image b = a;
+    QCOMPARE(compareBorderResults(a, b).differing, 0);
+    QCOMPARE(compareBorderResults(a, b).bandX, 0);
+    // One pixel, third column, middle row: 3 columns from the left edge, no rows needed.
+    b.at(1, 8, 2) = 1.0f;
+    Image diff;
+    BorderDifference d = compareBorderResults(a, b, &diff);
+    QCOMPARE(d.differing, 1);
+    QCOMPARE(d.bandX, 3);
+    QCOMPARE(d.bandY, 0);
+    QCOMPARE(diff.at(1, 8, 2), -1.0f);
+    QCOMPARE(diff.at(0, 8, 2), 0.0f);
+    // And one in the second row from the bottom, in the middle: both bands are needed.
+    b.at(0, 14, 10) = 2.0f;
+    d = compareBorderResults(a, b);
+    QCOMPARE(d.differing, 2);
+    QCOMPARE(d.bandX, 3);
+    QCOMPARE(d.bandY, 2);
+    // Each channel counts once per pixel.
+    b.at(1, 14, 10) = 2.0f;
+    QCOMPARE(compareBorderResults(a, b).differing, 2);
+    // A frame of every pixel within 2 of any edge in a 9x7 image.
+    Image c(9, 7, 1), e(9, 7, 1);
+    for (int y = 0; y < 7; ++y)
+        for (int x = 0; x < 9; ++x)
+            if (x < 2 || x >= 7 || y < 2 || y >= 5)
+                e.at(0, y, x) = 1.0f;
+    d = compareBorderResults(c, e);
+    QCOMPARE(d.differing, 63 - 5 * 3);
+    QCOMPARE(d.bandX, 2);
+    QCOMPARE(d.bandY, 2);
+}
+
+void TestBorderLab::compareRejectsShapeMismatch()
+{
+    QVERIFY_THROWS_EXCEPTION(convlab::Error, compareBorderResults(Image(4, 4, 1), Image(4, 5, 1)));
+    QVERIFY_THROWS_EXCEPTION(convlab::Error, compareBorderResults(Image(4, 4, 1), Image(4, 4, 3)));
+}
+
+void TestBorderLab::resultsAndDifferencesMatchTheEngine()
+{
+    auto src = std::make_shared<const Image>(convlab::test::randomImage(41, 29, 3, 11));
+    // Non-square with an off-centre anchor: reaches differ on each side.
+    convlab::Kernel k = convlab::test::randomKernel(6, 3, convlab::test::KernelKind::Dense, 5);
+    k.anchorX = 1;
+    const auto p = labParams(k);
+    BorderLabWindow lab(src, p);
+    QSignalSpy updated(&lab, &BorderLabWindow::updated);
+    QVERIFY(waitIdle(lab));
+    QCOMPARE(updated.count(), 1);
+    checkLab(lab, *src, p);
+    // Every mode differs from reflect in both directions, except that replicate and reflect
+    // agree at distance 1: the kernel reaches only 1 row up and down, so no rows differ.
+    for (BorderMode mode : {BorderMode::Constant, BorderMode::Mirror, BorderMode::Wrap}) {
+        const BorderDifference d = lab.difference(mode);
+        QVERIFY(d.differing > 0);
+        QVERIFY(d.bandX > 0 && d.bandY > 0);
+    }
+    const BorderDifference replicate = lab.difference(BorderMode::Replicate);
+    QVERIFY(replicate.differing > 0);
+    QCOMPARE(replicate.bandY, 0);
+    QVERIFY(replicate.bandX > 1 && replicate.bandX <= 4);
+}
+
+void TestBorderLab::referenceModeAndDifferenceMaps()
+{
+    auto src = std::make_shared<const Image>(convlab::test::randomImage(30, 22, 1, 3));
+    const auto p = labParams(convlab::test::randomKernel(5, 5, convlab::test::KernelKind::Dense, 9));
+    BorderLabWindow lab(src, p);
+    QVERIFY(waitIdle(lab));
+    QCOMPARE(lab.referenceMode(), BorderMode::Reflect);
+    lab.setShowDifferences(true);
+    QVERIFY(lab.showDifferences());
+    for (BorderMode mode : BorderLabWindow::kModes)
+        QCOMPARE(lab.view(mode)->viewMode(),
+                 mode == BorderMode::Reflect ? ImageView::ViewMode::Result : ImageView::ViewMode::Difference);
+
+    QSignalSpy updated(&lab, &BorderLabWindow::updated);
+    lab.setReferenceMode(BorderMode::Wrap);
+    QVERIFY(lab.busy());
+    QVERIFY(waitIdle(lab));
+    QCOMPARE(updated.count(), 1);
+    QCOMPARE(lab.referenceMode(), BorderMode::Wrap);
+    checkLab(lab, *src, p);
+    QCOMPARE(lab.view(BorderMode::Wrap)->viewMode(), ImageView::ViewMode::Result);
+    QCOMPARE(lab.view(BorderMode::Reflect)->viewMode(), ImageView::ViewMode::Difference);
+    lab.setShowDifferences(false);
+    for (BorderMode mode : BorderLabWindow::kModes)
+        QCOMPARE(lab.view(mode)->viewMode(), ImageView::ViewMode::Result);
+}
+
+void TestBorderLab::rowKernelHasNoVerticalBand()
+{
+    // A 9x1 kernel reads nothing above or below: differences lie only along the left/right edges.
+    auto src = std::make_shared<const Image>(convlab::test::randomImage(33, 12, 1, 21));
+    const auto p = labParams(convlab::test::randomKernel(9, 1, convlab::test::KernelKind::Dense, 4));
+    BorderLabWindow lab(src, p);
+    QVERIFY(waitIdle(lab));
+    checkLab(lab, *src, p);
+    for (BorderMode mode : {BorderMode::Constant, BorderMode::Replicate, BorderMode::Mirror, BorderMode::Wrap}) {
+        const BorderDifference d = lab.difference(mode);
+        QVERIFY(d.differing > 0);
+        QCOMPARE(d.bandY, 0);
+        QVERIFY(d.bandX > 0 && d.bandX <= 4);
+    }
+}
+
+void TestBorderLab::setParamsRecomputes()
+{
+    auto src = std::make_shared<const Image>(convlab::test::randomImage(25, 19, 3, 8));
+    auto p = labParams(convlab::test::randomKernel(7, 7, convlab::test::KernelKind::Dense, 2));
+    BorderLabWindow lab(src, p);
+    QVERIFY(waitIdle(lab));
+    QVERIFY(lab.difference(BorderMode::Replicate).differing > 0);
+
+    // A 3x3 box: reflect and replicate both repeat the edge pixel at distance 1, so they agree.
+    p.kernel = convlab::Kernel(3, 3, std::vector<float>(9, 1.0f / 9.0f));
+    p.semantics = convlab::Semantics::Correlation;
+    p.border.value = -40.0f;
+    QSignalSpy updated(&lab, &BorderLabWindow::updated);
+    lab.setParams(p);
+    QVERIFY(lab.busy());
+    QVERIFY(!lab.result(BorderMode::Mirror));
+    QVERIFY(waitIdle(lab));
+    QCOMPARE(updated.count(), 1);
+    checkLab(lab, *src, p);
+    QCOMPARE(lab.difference(BorderMode::Replicate).differing, 0);
+    QCOMPARE(lab.difference(BorderMode::Replicate).bandX, 0);
+    QCOMPARE(lab.difference(BorderMode::Mirror).bandX, 1);
+    QCOMPARE(lab.difference(BorderMode::Mirror).bandY, 1);
+    // The constant view uses the new value.
+    QCOMPARE(lab.result(BorderMode::Constant)->data, expected(*src, p, BorderMode::Constant).data);
+
+    // Bad parameters fail in the background and leave the lab busy, not crashed.
+    p.kernel = convlab::Kernel(2, 2, {1.0f, 2.0f, 3.0f});
+    lab.setParams(p);
+    QTest::qWait(200);
+    QVERIFY(lab.busy());
+}
+
+void TestBorderLab::zoomAndPanAreSynchronised()
+{
+    auto src = std::make_shared<const Image>(convlab::test::randomImage(64, 48, 1, 1));
+    BorderLabWindow lab(src, labParams(convlab::test::randomKernel(3, 3, convlab::test::KernelKind::Dense, 1)));
+    lab.resize(900, 600);
+    lab.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&lab));
+    QVERIFY(waitIdle(lab));
+    auto sameAsAll = [&](ImageView* leader) {
+        for (BorderMode mode : BorderLabWindow::kModes) {
+            ImageView* v = lab.view(mode);
+            if (v->zoom() != leader->zoom() || v->origin() != leader->origin())
+                return false;
+        }
+        return true;
+    };
+    ImageView* wrap = lab.view(BorderMode::Wrap);
+    ImageView* mirror = lab.view(BorderMode::Mirror);
+    wrap->setZoom(3.0, QPointF(20, 20));
+    QCOMPARE(mirror->zoom(), 3.0);
+    QVERIFY(sameAsAll(wrap));
+
+    sendWheel(mirror, QPointF(40, 30), 240);
+    QCOMPARE(wrap->zoom(), 3.0 * 1.25 * 1.25);
+    QVERIFY(sameAsAll(mirror));
+
+    const QPointF before = lab.view(BorderMode::Constant)->origin();
+    sendMouse(mirror, QEvent::MouseButtonPress, QPointF(60, 60), Qt::LeftButton, Qt::LeftButton);
+    sendMouse(mirror, QEvent::MouseMove, QPointF(90, 40), Qt::NoButton, Qt::LeftButton);
+    sendMouse(mirror, QEvent::MouseButtonRelease, QPointF(90, 40), Qt::LeftButton, Qt::NoButton);
+    QCOMPARE(lab.view(BorderMode::Constant)->origin(), before + QPointF(30, -20));
+    QVERIFY(sameAsAll(mirror));
+
+    // 1:1 everywhere, then fitting everywhere.
+    lab.view(BorderMode::Reflect)->actualSize();
+    QVERIFY(sameAsAll(lab.view(BorderMode::Reflect)));
+    QCOMPARE(wrap->zoom(), 1.0);
+}
+
+void TestBorderLab::namesFollowTheTable()
+{
+    QVERIFY(BorderLabWindow::otherNames(BorderMode::Mirror).contains(QStringLiteral("OpenCV BORDER_REFLECT_101")));
+    QVERIFY(BorderLabWindow::otherNames(BorderMode::Mirror).contains(QStringLiteral("scipy mirror")));
+    QVERIFY(BorderLabWindow::otherNames(BorderMode::Reflect).contains(QStringLiteral("MATLAB symmetric")));
+    QVERIFY(BorderLabWindow::otherNames(BorderMode::Wrap).contains(QStringLiteral("GIMP Loop")));
+    QVERIFY(BorderLabWindow::otherNames(BorderMode::Replicate).contains(QStringLiteral("G'MIC 1 Neumann")));
+    QVERIFY(BorderLabWindow::otherNames(BorderMode::Constant).contains(QStringLiteral("scipy constant (cval)")));
+}
+
+QTEST_MAIN(TestBorderLab)
+#include "test_borderlab.moc"
