@@ -2,8 +2,10 @@
 // convlab [IMAGE]                        the workbench, on IMAGE or the bundled sample
 // convlab --benchmark-latency [IMAGE]    edit-to-display latency of 5x5 kernel edits
 // convlab --screenshot FILE [IMAGE]      a picture of the window, for the documentation
+//   --screenshot-panel probe|analysis|lab  a picture of that panel instead
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QSaveFile>
 #include <QEventLoop>
@@ -12,13 +14,18 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <vector>
 
+#include "analysispanel.h"
+#include "borderlab.h"
+#include "controlspanel.h"
 #include "convlab/kernel.h"
 #include "convlab/testchart.h"
 #include "kerneldocument.h"
 #include "imageview.h"
 #include "mainwindow.h"
+#include "probepanel.h"
 #include "rendercontroller.h"
 
 namespace {
@@ -38,6 +45,23 @@ bool waitForDisplay(MainWindow& w)
     });
     QObject::connect(&w, &MainWindow::errorReported, &loop, [&loop] { loop.exit(2); });
     timeout.start(kTimeoutMs);
+    return loop.exec() == 0;
+}
+
+// Runs the event loop until `done` holds (polled); false on timeout.
+bool waitUntil(const std::function<bool()>& done)
+{
+    QEventLoop loop;
+    QTimer poll;
+    QElapsedTimer clock;
+    clock.start();
+    QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
+        if (done())
+            loop.exit(0);
+        else if (clock.elapsed() > kTimeoutMs)
+            loop.exit(1);
+    });
+    poll.start(20);
     return loop.exec() == 0;
 }
 
@@ -89,9 +113,43 @@ int benchmarkLatency(MainWindow& w, const QString& imagePath)
     return 0;
 }
 
+// Shows one teaching panel populated and returns the widget to picture (null on failure):
+// the probe at the corner pixel (0, 0) with a 5x5 gaussian (reference method), the analysis
+// of a Laplacian of Gaussian, the border-mode lab with the edge kernel.
+QWidget* showPanel(MainWindow& w, const QString& panel)
+{
+    auto floatDock = [&w](QWidget* content, QSize size) {
+        auto* dock = qobject_cast<QDockWidget*>(content->parentWidget());
+        dock->setFloating(true);
+        dock->resize(size);
+        dock->show();
+        dock->raise();
+        return dock;
+    };
+    if (panel == "probe") {
+        // The reference method: the view then shows the probe's value bit for bit.
+        w.controls()->setMethod(convlab::Method::Reference);
+        w.kernelDocument()->setKernel(convlab::makePreset("gaussian", "size=5,sigma=1"), QObject::tr("Probe kernel"));
+        if (!waitForDisplay(w)) return nullptr;
+        w.probePanel()->setPixel(0, 0);
+        return floatDock(w.probePanel(), QSize(560, 430));
+    }
+    if (panel == "analysis") {
+        w.kernelDocument()->setKernel(convlab::makePreset("log"), QObject::tr("Analysis kernel"));
+        if (!waitForDisplay(w)) return nullptr;
+        w.analysisPanel()->setLogScale(false);
+        if (!waitUntil([&w] { return !w.analysisPanel()->pending() && w.analysisPanel()->hasAnalysis(); }))
+            return nullptr;
+        return floatDock(w.analysisPanel(), QSize(460, 900));
+    }
+    BorderLabWindow* lab = w.showBorderLab();
+    if (!lab || !waitUntil([lab] { return !lab->busy(); })) return nullptr;
+    return lab;
+}
+
 // Opens IMAGE (or the bundled sample) with the edge kernel in split view, waits for the result
-// to be drawn and saves a picture of the whole window (for the documentation).
-int screenshot(MainWindow& w, const QString& imagePath, const QString& outPath)
+// to be drawn and saves a picture of the whole window, or of `panel` (for the documentation).
+int screenshot(MainWindow& w, const QString& imagePath, const QString& outPath, const QString& panel)
 {
     w.setErrorReporter([](const QString& m) { std::fprintf(stderr, "convlab: %s\n", qPrintable(m)); });
     if (imagePath.isEmpty())
@@ -106,12 +164,17 @@ int screenshot(MainWindow& w, const QString& imagePath, const QString& outPath)
         std::fprintf(stderr, "convlab: the result was not displayed\n");
         return 1;
     }
+    QWidget* target = &w;
+    if (!panel.isEmpty() && !(target = showPanel(w, panel))) {
+        std::fprintf(stderr, "convlab: the %s panel was not ready\n", qPrintable(panel));
+        return 1;
+    }
     // Let pending layout and paint events settle before the picture is taken.
     QEventLoop settle;
     QTimer::singleShot(500, &settle, &QEventLoop::quit);
     settle.exec();
     QSaveFile file(outPath);
-    if (!file.open(QIODevice::WriteOnly) || !w.grab().save(&file, "PNG") || !file.commit()) {
+    if (!file.open(QIODevice::WriteOnly) || !target->grab().save(&file, "PNG") || !file.commit()) {
         std::fprintf(stderr, "convlab: cannot write '%s': %s\n", qPrintable(outPath), qPrintable(file.errorString()));
         return 1;
     }
@@ -145,6 +208,11 @@ int main(int argc, char** argv)
     QCommandLineOption shot("screenshot", QObject::tr("Save a picture of the window (edge kernel, split view) to FILE, exit."),
                             QObject::tr("FILE"));
     parser.addOption(shot);
+    QCommandLineOption shotPanel("screenshot-panel",
+                                 QObject::tr("With --screenshot: picture the pixel probe, the kernel analysis or the "
+                                             "border-mode lab (probe, analysis, lab) instead of the window."),
+                                 QObject::tr("PANEL"));
+    parser.addOption(shotPanel);
     parser.addPositionalArgument("image", QObject::tr("Image to open (default: the bundled sample)"), "[IMAGE]");
     parser.process(app);
     const QStringList args = parser.positionalArguments();
@@ -156,10 +224,21 @@ int main(int argc, char** argv)
         return benchmarkLatency(w, path);
     }
 
+    if (parser.isSet(shotPanel)) {
+        const QString panel = parser.value(shotPanel);
+        if (!parser.isSet(shot)) {
+            std::fprintf(stderr, "convlab: --screenshot-panel needs --screenshot FILE\n");
+            return 2;
+        }
+        if (panel != "probe" && panel != "analysis" && panel != "lab") {
+            std::fprintf(stderr, "convlab: unknown panel '%s' (expected probe, analysis or lab)\n", qPrintable(panel));
+            return 2;
+        }
+    }
     if (parser.isSet(shot)) {
         MainWindow w(false);
         w.resize(1400, 860);
-        return screenshot(w, path, parser.value(shot));
+        return screenshot(w, path, parser.value(shot), parser.value(shotPanel));
     }
 
     MainWindow w;

@@ -14,6 +14,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -24,14 +25,20 @@
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QUndoStack>
+#include <algorithm>
 
+#include "analysispanel.h"
+#include "borderlab.h"
 #include "controlspanel.h"
 #include "convlab/error.h"
 #include "convlab/io.h"
 #include "convlab/testchart.h"
+#include "crossoverdialog.h"
 #include "differencepanel.h"
+#include "exportdialog.h"
 #include "kerneldocument.h"
 #include "kerneleditor.h"
+#include "probepanel.h"
 #include "rendercontroller.h"
 #include "timingspanel.h"
 
@@ -116,6 +123,8 @@ MainWindow::MainWindow(bool persistent, QWidget* parent) : QMainWindow(parent), 
 
     connect(doc_, &KernelDocument::changed, this, &MainWindow::requestRender);
     connect(controls_, &ControlsPanel::changed, this, &MainWindow::requestRender);
+    connect(doc_, &KernelDocument::changed, this, &MainWindow::paramsChanged);
+    connect(controls_, &ControlsPanel::changed, this, &MainWindow::paramsChanged);
     connect(editor_, &KernelEditor::errorOccurred, this, &MainWindow::reportError);
 
     auto updateBusy = [this] {
@@ -143,6 +152,11 @@ MainWindow::MainWindow(bool persistent, QWidget* parent) : QMainWindow(parent), 
     connect(difference_, &DifferencePanel::locateRequested, this, &MainWindow::centreViewOn);
 
     connect(view_, &ImageView::pixelHovered, this, &MainWindow::showPixel);
+    connect(view_, &ImageView::pixelClicked, this, [this](int x, int y) {
+        probe_->setPixel(x, y);
+        probe_->parentWidget()->raise(); // the dock
+    });
+    view_->installEventFilter(this);
     connect(view_, &QOpenGLWidget::frameSwapped, this, [this] {
         if (pendingDisplayId_ == 0) return;
         const quint64 id = pendingDisplayId_;
@@ -153,6 +167,7 @@ MainWindow::MainWindow(bool persistent, QWidget* parent) : QMainWindow(parent), 
 
     if (persistent_) readSettings();
     rebuildRecentMenu();
+    paramsChanged();
 }
 
 MainWindow::~MainWindow()
@@ -178,6 +193,8 @@ void MainWindow::buildDocks()
     controls_ = new ControlsPanel;
     timings_ = new TimingsPanel;
     difference_ = new DifferencePanel;
+    probe_ = new ProbePanel;
+    analysis_ = new AnalysisPanel;
     auto dock = [this](QWidget* w, const QString& title, const QString& name, Qt::DockWidgetArea area) {
         auto* d = new QDockWidget(title, this);
         d->setObjectName(name);
@@ -190,6 +207,8 @@ void MainWindow::buildDocks()
     QDockWidget* t = dock(timings_, tr("Timings"), "timingsDock", Qt::RightDockWidgetArea);
     QDockWidget* d = dock(difference_, tr("Difference"), "differenceDock", Qt::RightDockWidgetArea);
     tabifyDockWidget(t, d);
+    tabifyDockWidget(d, dock(probe_, tr("Pixel Probe"), "probeDock", Qt::RightDockWidgetArea));
+    tabifyDockWidget(d, dock(analysis_, tr("Kernel Analysis"), "analysisDock", Qt::RightDockWidgetArea));
     t->raise();
 }
 
@@ -247,6 +266,9 @@ void MainWindow::buildMenus()
         a->setChecked(m == ImageView::Mapping::Clamp);
         mapGroup->addAction(a);
     }
+    padding_ = viewMenu->addAction(tr("Show &Padding"), this, [this](bool on) { setPaddingShown(on); });
+    padding_->setCheckable(true);
+    padding_->setStatusTip(tr("Extend the view past the image edges with what the border mode invents there"));
     viewMenu->addSeparator();
     // Single-key shortcuts live on the view so they never steal keys typed into the kernel grid.
     QAction* fit = viewMenu->addAction(tr("&Fit to Window"), this, [this] { view_->fitToWindow(); });
@@ -259,6 +281,14 @@ void MainWindow::buildMenus()
     }
     viewMenu->addSeparator();
     for (QDockWidget* d : findChildren<QDockWidget*>()) viewMenu->addAction(d->toggleViewAction());
+
+    QMenu* tools = menuBar()->addMenu(tr("&Tools"));
+    tools->addAction(tr("&Export Code…"), QKeySequence(tr("Ctrl+E")), this, [this] { showExportDialog(); })
+        ->setStatusTip(tr("The current filter written for scipy, OpenCV (Python, C++) and CuPy"));
+    tools->addAction(tr("&Crossover Sweep…"), this, [this] { showCrossoverDialog(); })
+        ->setStatusTip(tr("Time direct, separable and fft against kernel size on this image"));
+    tools->addAction(tr("&Border-Mode Lab…"), QKeySequence(tr("Ctrl+B")), this, [this] { showBorderLab(); })
+        ->setStatusTip(tr("The filter under every border mode side by side, with difference maps"));
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     QAction* aboutAction = help->addAction(tr("&About ConvLab"), this, &MainWindow::about);
@@ -287,10 +317,106 @@ void MainWindow::requestRender()
     render_->request(source_, currentParams());
 }
 
+void MainWindow::paramsChanged()
+{
+    const convlab::ConvolveParams p = currentParams();
+    analysis_->setKernel(p.kernel);
+    try {
+        view_->setBorderForPreview(p.border);
+        if (paddingShown()) view_->setPaddingPreview(true, paddingMargin());
+    } catch (const convlab::Error& e) {
+        reportError(tr("Cannot show the padding: %1").arg(QString::fromUtf8(e.what())));
+    }
+    if (lab_ && lab_->isVisible()) lab_->setParams(p);
+    if (export_ && export_->isVisible()) export_->setParams(p);
+    if (crossover_ && crossover_->isVisible()) crossover_->setInput(source_, p);
+}
+
+ExportDialog* MainWindow::showExportDialog()
+{
+    if (!export_) export_ = new ExportDialog(this);
+    export_->setParams(currentParams());
+    export_->show();
+    export_->raise();
+    return export_;
+}
+
+CrossoverDialog* MainWindow::showCrossoverDialog()
+{
+    if (!crossover_) crossover_ = new CrossoverDialog(this);
+    crossover_->setInput(source_, currentParams());
+    crossover_->show();
+    crossover_->raise();
+    return crossover_;
+}
+
+BorderLabWindow* MainWindow::showBorderLab()
+{
+    if (!source_) {
+        reportError(tr("Open an image first: the border-mode lab filters the current image."));
+        return nullptr;
+    }
+    if (!lab_) {
+        lab_ = new BorderLabWindow(source_, currentParams(), this);
+        lab_->setWindowFlag(Qt::Window);
+        lab_->setWindowTitle(tr("Border-Mode Lab — ConvLab"));
+        lab_->resize(1200, 760);
+    } else {
+        lab_->setSource(source_);
+        lab_->setParams(currentParams());
+    }
+    lab_->show();
+    lab_->raise();
+    return lab_;
+}
+
+bool MainWindow::paddingShown() const { return padding_->isChecked(); }
+
+int MainWindow::paddingMargin() const
+{
+    const convlab::Kernel& k = doc_->kernel();
+    const int reach = std::max({k.ax(), k.width - 1 - k.ax(), k.ay(), k.height - 1 - k.ay()});
+    return std::clamp(reach, 16, ImageView::kMaxPaddingMargin);
+}
+
+void MainWindow::setPaddingShown(bool on)
+{
+    padding_->setChecked(on);
+    try {
+        view_->setBorderForPreview(controls_->border());
+        view_->setPaddingPreview(on, paddingMargin());
+    } catch (const convlab::Error& e) {
+        reportError(tr("Cannot show the padding: %1").arg(QString::fromUtf8(e.what())));
+    }
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* e)
+{
+    if (watched == view_ && e->type() == QEvent::KeyPress && source_) {
+        const auto* k = static_cast<QKeyEvent*>(e);
+        const int step = k->modifiers() & Qt::ShiftModifier ? 10 : 1;
+        const Qt::KeyboardModifiers other = k->modifiers() & ~(Qt::ShiftModifier | Qt::KeypadModifier);
+        int dx = 0, dy = 0;
+        switch (k->key()) {
+        case Qt::Key_Left: dx = -step; break;
+        case Qt::Key_Right: dx = step; break;
+        case Qt::Key_Up: dy = -step; break;
+        case Qt::Key_Down: dy = step; break;
+        default: break;
+        }
+        if ((dx || dy) && other == Qt::NoModifier) {
+            probe_->moveBy(dx, dy);
+            return true;
+        }
+    }
+    return QMainWindow::eventFilter(watched, e);
+}
+
 void MainWindow::onResultReady(quint64 id)
 {
     const auto result = render_->result();
     view_->setResult(result);
+    probe_->setRun(render_->resultSource(), render_->resultParams(), result, render_->report().method);
     if (view_->viewMode() == ImageView::ViewMode::Difference) {
         showViewMode(ImageView::ViewMode::Result);
         difference_->showMessage(tr("The parameters changed: press Compare again."));
@@ -404,6 +530,8 @@ void MainWindow::setSourceImage(convlab::Image image, const QString& title)
                        .arg(source_->height)
                        .arg(source_->channels));
     difference_->showMessage(tr("Pick path B and press Compare."));
+    if (crossover_ && crossover_->isVisible()) crossover_->setInput(source_, currentParams());
+    if (lab_ && lab_->isVisible()) lab_->setSource(source_);
     requestRender();
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The workbench window: the image view in the centre, docks for the kernel editor, controls,
-// timings and difference. The window only edits parameters; every convolution runs in a
+// timings, difference, the pixel probe and the kernel analysis; Tools opens code export and the
+// method crossover sweep. The window only edits parameters; every convolution runs in a
 // RenderController on a worker thread and only the newest result is shown.
 #pragma once
 #include <QMainWindow>
@@ -11,15 +12,21 @@
 #include "convlab/image.h"
 #include "imageview.h"
 
+class QAction;
 class QActionGroup;
 class QLabel;
 class QMenu;
 class QProgressBar;
 class QPushButton;
+class AnalysisPanel;
+class BorderLabWindow;
 class ControlsPanel;
+class CrossoverDialog;
 class DifferencePanel;
+class ExportDialog;
 class KernelDocument;
 class KernelEditor;
+class ProbePanel;
 class RenderController;
 class TimingsPanel;
 
@@ -50,9 +57,25 @@ public:
     RenderController* renderController() const { return render_; }
     RenderController* compareController() const { return compare_; }
     ImageView* imageView() const { return view_; }
+    ProbePanel* probePanel() const { return probe_; }
+    AnalysisPanel* analysisPanel() const { return analysis_; }
     std::shared_ptr<const convlab::Image> sourceImage() const { return source_; }
     // The parameters a render would use now (cancel flag unset).
     convlab::ConvolveParams currentParams() const;
+
+    // Tools > Export code and Tools > Crossover sweep: open (or raise) the dialog, fed with the
+    // current parameters (and image) as they change.
+    ExportDialog* showExportDialog();
+    CrossoverDialog* showCrossoverDialog();
+    // Tools > Border-mode lab: the current source and parameters under every border mode,
+    // following them while open. Null (and reported) without an image.
+    BorderLabWindow* showBorderLab();
+    // View > Show padding: the view extends past the image by paddingMargin() pixels and shows
+    // what the border mode invents there.
+    void setPaddingShown(bool on);
+    bool paddingShown() const;
+    // max(kernel reach, 16) up to ImageView::kMaxPaddingMargin.
+    int paddingMargin() const;
 
     static QString versionString();
 
@@ -65,11 +88,15 @@ protected:
     void closeEvent(QCloseEvent* e) override;
     void dragEnterEvent(QDragEnterEvent* e) override;
     void dropEvent(QDropEvent* e) override;
+    // Arrow keys on the image view move the probe.
+    bool eventFilter(QObject* watched, QEvent* e) override;
 
 private:
     void buildMenus();
     void buildDocks();
     void requestRender();
+    // Feeds the parameters to whatever shows them besides the result (analysis, open dialogs).
+    void paramsChanged();
     void onResultReady(quint64 id);
     void onCompareReady(quint64 id);
     void startCompare();
@@ -100,6 +127,12 @@ private:
     ControlsPanel* controls_;
     TimingsPanel* timings_;
     DifferencePanel* difference_;
+    ProbePanel* probe_;
+    AnalysisPanel* analysis_;
+    ExportDialog* export_ = nullptr;
+    CrossoverDialog* crossover_ = nullptr;
+    BorderLabWindow* lab_ = nullptr;
+    QAction* padding_ = nullptr;
     RenderController* render_;
     RenderController* compare_;
     QLabel* pixelLabel_;

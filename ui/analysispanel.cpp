@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "analysispanel.h"
+
+#include <QCheckBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QPainter>
+#include <QPainterPath>
+#include <QScrollArea>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+#include "convlab/error.h"
+
+namespace {
+
+constexpr double kLogRangeDb = 80.0; // the log view spans this far below the peak
+constexpr int kMaxListed = 9;        // singular values and factor entries written out
+
+QString num(double v) { return QString::number(v, 'g', 4); }
+
+template <typename T>
+QString list(const std::vector<T>& v)
+{
+    QStringList parts;
+    for (std::size_t i = 0; i < v.size() && i < kMaxListed; ++i) parts << num(double(v[i]));
+    if (v.size() > kMaxListed) parts << QStringLiteral("… (%1 in all)").arg(v.size());
+    return parts.join(QStringLiteral(", "));
+}
+
+// A perceptually ordered dark-blue -> green -> yellow map (viridis-like), t in [0, 1].
+QRgb colourMap(double t)
+{
+    static const int stops[][3] = {{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}};
+    t = std::clamp(t, 0.0, 1.0) * 4.0;
+    const int i = std::min(int(t), 3);
+    const double f = t - i;
+    auto mix = [&](int c) { return int(std::lround(stops[i][c] + f * (stops[i + 1][c] - stops[i][c]))); };
+    return qRgb(mix(0), mix(1), mix(2));
+}
+
+// The display range of a response: [0, peak] linear, [peak - kLogRangeDb, peak] in dB.
+std::pair<double, double> displayRange(const convlab::Image& r, bool logScale)
+{
+    const double peak = r.data.empty() ? 0.0 : double(*std::max_element(r.data.begin(), r.data.end()));
+    if (logScale) return {peak - kLogRangeDb, peak};
+    return {0.0, std::max(peak, 1e-30)};
+}
+
+QImage colourImage(const convlab::Image& r, bool logScale)
+{
+    const auto [lo, hi] = displayRange(r, logScale);
+    QImage img(r.width, r.height, QImage::Format_RGB32);
+    for (int y = 0; y < r.height; ++y) {
+        auto* line = reinterpret_cast<QRgb*>(img.scanLine(y));
+        // Row 0 of the response is the most negative wy: draw positive wy upwards.
+        for (int x = 0; x < r.width; ++x) line[x] = colourMap((r.at(0, r.height - 1 - y, x) - lo) / (hi - lo));
+    }
+    return img;
+}
+
+} // namespace
+
+struct AnalysisPanel::Result {
+    convlab::KernelAnalysis analysis;
+    convlab::Image response[2]; // linear, dB
+    QImage image[2];
+    QString error;
+};
+
+// The colour-mapped response, square, with the frequency axes labelled.
+class ResponseImageView : public QWidget {
+public:
+    explicit ResponseImageView(QWidget* parent = nullptr) : QWidget(parent) { setMinimumSize(180, 180); }
+    void setImage(const QImage& img, const QString& caption)
+    {
+        image_ = img;
+        caption_ = caption;
+        update();
+    }
+    int heightForWidth(int w) const override { return w + fontMetrics().height() * 2; }
+    bool hasHeightForWidth() const override { return true; }
+
+protected:
+    void paintEvent(QPaintEvent*) override
+    {
+        QPainter p(this);
+        const QFontMetrics fm = fontMetrics();
+        const int margin = fm.horizontalAdvance(QStringLiteral("−π ")) + 4;
+        const int side = std::max(8, std::min(width() - 2 * margin, height() - 2 * fm.height() - 8));
+        const QRect r((width() - side) / 2, fm.height() + 4, side, side);
+        p.setPen(palette().color(QPalette::WindowText));
+        p.drawText(QRect(0, 0, width(), fm.height()), Qt::AlignCenter, caption_);
+        if (image_.isNull()) return;
+        p.drawImage(r, image_);
+        p.drawRect(r.adjusted(0, 0, -1, -1));
+        const QColor cross(255, 255, 255, 90);
+        p.setPen(QPen(cross, 1, Qt::DashLine));
+        p.drawLine(r.left(), r.center().y(), r.right(), r.center().y());
+        p.drawLine(r.center().x(), r.top(), r.center().x(), r.bottom());
+        p.setPen(palette().color(QPalette::WindowText));
+        p.drawText(QRect(r.left() - margin, r.bottom() + 2, 2 * margin, fm.height()), Qt::AlignCenter, tr("−π"));
+        p.drawText(QRect(r.right() - margin, r.bottom() + 2, 2 * margin, fm.height()), Qt::AlignCenter, tr("π"));
+        p.drawText(QRect(r.left(), r.bottom() + 2, r.width(), fm.height()), Qt::AlignCenter, tr("ωx"));
+        p.drawText(QRect(0, r.top(), margin - 2, fm.height()), Qt::AlignRight | Qt::AlignVCenter, tr("π"));
+        p.drawText(QRect(0, r.bottom() - fm.height(), margin - 2, fm.height()), Qt::AlignRight | Qt::AlignVCenter,
+                   tr("−π"));
+        p.drawText(QRect(0, r.center().y() - fm.height() / 2, margin - 2, fm.height()),
+                   Qt::AlignRight | Qt::AlignVCenter, tr("ωy"));
+    }
+
+private:
+    QImage image_;
+    QString caption_;
+};
+
+// |H(ωx, 0)| as a line chart.
+class ResponsePlot : public QWidget {
+public:
+    explicit ResponsePlot(QWidget* parent = nullptr) : QWidget(parent) { setMinimumHeight(140); }
+    void setData(std::vector<double> values, double lo, double hi, const QString& unit)
+    {
+        values_ = std::move(values);
+        lo_ = lo;
+        hi_ = hi;
+        unit_ = unit;
+        update();
+    }
+    const std::vector<double>& values() const { return values_; }
+
+protected:
+    void paintEvent(QPaintEvent*) override
+    {
+        QPainter p(this);
+        p.setRenderHint(QPainter::Antialiasing);
+        const QFontMetrics fm = fontMetrics();
+        const QString loText = num(lo_), hiText = num(hi_);
+        const int left = std::max(fm.horizontalAdvance(loText), fm.horizontalAdvance(hiText)) + 8;
+        const QRect r(left, fm.height() + 4, std::max(8, width() - left - 12), std::max(8, height() - 2 * fm.height() - 10));
+        const QColor text = palette().color(QPalette::WindowText);
+        p.setPen(text);
+        p.drawText(QRect(0, 0, width(), fm.height()), Qt::AlignCenter, tr("cross-section at ωy = 0 (%1)").arg(unit_));
+        p.drawRect(r);
+        p.drawText(QRect(0, r.top() - fm.height() / 2, left - 4, fm.height()), Qt::AlignRight | Qt::AlignVCenter, hiText);
+        p.drawText(QRect(0, r.bottom() - fm.height() / 2, left - 4, fm.height()), Qt::AlignRight | Qt::AlignVCenter,
+                   loText);
+        const QString ticks[] = {tr("−π"), tr("−π/2"), tr("0"), tr("π/2"), tr("π")};
+        QColor grid = text;
+        grid.setAlpha(60);
+        for (int i = 0; i < 5; ++i) {
+            const int x = r.left() + r.width() * i / 4;
+            p.setPen(QPen(grid, 1, Qt::DotLine));
+            p.drawLine(x, r.top(), x, r.bottom());
+            p.setPen(text);
+            p.drawText(QRect(x - 30, r.bottom() + 2, 60, fm.height()), Qt::AlignCenter, ticks[i]);
+        }
+        if (values_.size() < 2 || !(hi_ > lo_)) return;
+        // Sample i sits at ωx = 2π (i - n/2) / n; the last one just short of +π.
+        const double n = double(values_.size());
+        QPainterPath path;
+        for (std::size_t i = 0; i < values_.size(); ++i) {
+            const double fx = (double(i) - n / 2) / (n / 2); // -1 .. 1 for -π .. π
+            const double t = std::clamp((values_[i] - lo_) / (hi_ - lo_), 0.0, 1.0);
+            const QPointF pt(r.left() + (fx + 1) / 2 * r.width(), r.bottom() - t * r.height());
+            if (i == 0)
+                path.moveTo(pt);
+            else
+                path.lineTo(pt);
+        }
+        p.setPen(QPen(palette().color(QPalette::Highlight), 2));
+        p.drawPath(path);
+    }
+
+private:
+    std::vector<double> values_;
+    double lo_ = 0, hi_ = 1;
+    QString unit_;
+};
+
+AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent)
+{
+    pool_.setMaxThreadCount(1);
+    sum_ = new QLabel;
+    zeroSum_ = new QLabel;
+    symmetry_ = new QLabel;
+    rank_ = new QLabel;
+    factors_ = new QLabel;
+    class_ = new QLabel;
+    error_ = new QLabel;
+    for (QLabel* l : {sum_, zeroSum_, symmetry_, rank_, factors_, class_, error_}) {
+        l->setWordWrap(true);
+        l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    }
+    sum_->setObjectName("sum");
+    zeroSum_->setObjectName("zeroSum");
+    symmetry_->setObjectName("symmetry");
+    rank_->setObjectName("rank");
+    factors_->setObjectName("factors");
+    class_->setObjectName("class");
+    error_->hide();
+    log_ = new QCheckBox(tr("Log scale (dB, %1 dB below the peak)").arg(kLogRangeDb));
+    image_ = new ResponseImageView;
+    image_->setToolTip(tr("|H(ωx, ωy)|: zero frequency in the centre, the highest (π) at the edges"));
+    plot_ = new ResponsePlot;
+
+    auto* form = new QFormLayout;
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    form->addRow(tr("Sum (DC gain)"), sum_);
+    form->addRow(tr("Zero-sum"), zeroSum_);
+    form->addRow(tr("Symmetry"), symmetry_);
+    form->addRow(tr("SVD rank"), rank_);
+    form->addRow(tr("Separable"), factors_);
+    form->addRow(tr("Class"), class_);
+
+    auto* content = new QWidget;
+    auto* inner = new QVBoxLayout(content);
+    inner->addLayout(form);
+    inner->addWidget(error_);
+    inner->addWidget(log_);
+    inner->addWidget(image_);
+    inner->addWidget(plot_);
+    inner->addStretch(1);
+    auto* scroll = new QScrollArea;
+    scroll->setWidget(content);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(scroll);
+
+    connect(log_, &QCheckBox::toggled, this, [this] { showResponse(); });
+}
+
+AnalysisPanel::~AnalysisPanel()
+{
+    pool_.clear();
+    pool_.waitForDone();
+}
+
+const convlab::KernelAnalysis& AnalysisPanel::analysis() const { return result_->analysis; }
+
+bool AnalysisPanel::logScale() const { return log_->isChecked(); }
+
+void AnalysisPanel::setLogScale(bool on) { log_->setChecked(on); }
+
+QImage AnalysisPanel::responseImage() const { return result_ ? result_->image[logScale() ? 1 : 0] : QImage(); }
+
+QString AnalysisPanel::fieldText(const QString& field) const
+{
+    const QLabel* l = findChild<QLabel*>(field);
+    return l ? l->text() : QString();
+}
+
+void AnalysisPanel::setKernel(const convlab::Kernel& k)
+{
+    const quint64 id = ++requested_;
+    pool_.clear(); // an analysis not yet started is no longer wanted
+    pool_.start([this, id, k] {
+        auto r = std::make_shared<Result>();
+        try {
+            r->analysis = convlab::analyzeKernel(k);
+            for (int i = 0; i < 2; ++i) {
+                r->response[i] = convlab::frequencyResponse(k, kResponseSize, i == 1);
+                r->image[i] = colourImage(r->response[i], i == 1);
+            }
+        } catch (const convlab::Error& e) {
+            r->error = QString::fromUtf8(e.what());
+        } catch (const std::bad_alloc&) {
+            r->error = tr("out of memory");
+        }
+        // The destructor waits for this task, so the panel is alive while the call is queued.
+        QMetaObject::invokeMethod(this, [this, id, r] {
+            if (id == requested_) show(r);
+        }, Qt::QueuedConnection);
+    });
+}
+
+void AnalysisPanel::show(std::shared_ptr<const Result> r)
+{
+    shown_ = requested_;
+    if (!r->error.isEmpty()) {
+        error_->setText(tr("Cannot analyse the kernel: %1").arg(r->error));
+        error_->show();
+        emit updated();
+        return;
+    }
+    error_->hide();
+    result_ = std::move(r);
+    const convlab::KernelAnalysis& a = result_->analysis;
+    sum_->setText(tr("ΣK = %1   (Σ|K| = %2)").arg(num(a.sum), num(a.absSum)));
+    zeroSum_->setText(a.zeroSum ? tr("yes: flat regions become 0 (an edge or detail detector)")
+                                : tr("no: a flat region is multiplied by %1").arg(num(a.sum)));
+    auto axis = [](bool even, bool odd) {
+        return even && odd ? tr("even and odd (zero)") : even ? tr("even") : odd ? tr("odd") : tr("neither");
+    };
+    symmetry_->setText(tr("in x: %1;  in y: %2").arg(axis(a.evenX, a.oddX), axis(a.evenY, a.oddY)));
+    rank_->setText(tr("%1   σ = %2").arg(a.rank).arg(list(a.singularValues)));
+    if (a.rank == 1)
+        factors_->setText(tr("yes: column [%1] × row [%2]").arg(list(a.column), list(a.row)));
+    else if (a.rank == 0)
+        factors_->setText(tr("the kernel is zero"));
+    else
+        factors_->setText(tr("not as one pair: %1 column × row pairs add up to it").arg(a.rank));
+    // The reason usually starts with the class name ("low-pass: DC gain ..."): bold that part.
+    const QString name = QString::fromStdString(convlab::filterClassName(a.filterClass));
+    QString reason = QString::fromStdString(a.classReason);
+    if (reason.startsWith(name + ':')) reason = reason.mid(name.size() + 1).trimmed();
+    class_->setText(QStringLiteral("<b>%1</b>: %2").arg(name, reason.toHtmlEscaped()));
+    showResponse();
+    emit updated();
+}
+
+void AnalysisPanel::showResponse()
+{
+    if (!result_) return;
+    const int i = logScale() ? 1 : 0;
+    const convlab::Image& r = result_->response[i];
+    const auto [lo, hi] = displayRange(r, i == 1);
+    const QString unit = i == 1 ? tr("dB") : tr("|H|");
+    image_->setImage(result_->image[i],
+                     tr("|H(ωx, ωy)|, %1 to %2 %3").arg(num(lo), num(hi), i == 1 ? tr("dB") : QString()));
+    std::vector<double> row(static_cast<std::size_t>(r.width));
+    for (int x = 0; x < r.width; ++x) row[x] = r.at(0, r.height / 2, x);
+    plot_->setData(std::move(row), lo, hi, unit);
+}
