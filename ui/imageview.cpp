@@ -534,6 +534,8 @@ void ImageView::setPaddingPreview(bool on, int margin)
     if (on && (margin < 1 || margin > kMaxPaddingMargin))
         throw convlab::Error("image view: padding margin " + std::to_string(margin) + " is outside 1.." +
                              std::to_string(kMaxPaddingMargin));
+    if (on == d->padding && (!on || margin == d->padMargin))
+        return; // nothing visible changes: no repaint (each frame is costly on software GL)
     d->padding = on;
     if (on)
         d->padMargin = margin;
@@ -555,8 +557,10 @@ void ImageView::setBorderForPreview(const convlab::Border& border)
 {
     if (!std::isfinite(border.value))
         throw convlab::Error("image view: border constant " + std::to_string(border.value) + " is not finite");
+    const bool same = border.mode == d->padBorder.mode && border.value == d->padBorder.value;
     d->padBorder = border;
-    update();
+    if (!same && d->padding)
+        update(); // the border is drawn only while the padding is shown
 }
 
 void ImageView::setBandOverlay(int left, int top, int right, int bottom)
