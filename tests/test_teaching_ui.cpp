@@ -28,6 +28,7 @@
 #include "probepanel.h"
 #include "rendercontroller.h"
 #include "testutil.h"
+#include "uitestutil.h"
 
 using namespace convlab;
 
@@ -108,10 +109,7 @@ void TestTeachingUi::cleanup()
 
 bool TestTeachingUi::renderAfter(const std::function<void()>& action)
 {
-    const quint64 before = render()->latestId();
-    action();
-    const quint64 id = render()->latestId();
-    return id > before && QTest::qWaitFor([&] { return !render()->busy() && render()->resultId() == id; }, kWaitMs);
+    return test::renderAfter(render(), action, kWaitMs);
 }
 
 bool TestTeachingUi::analysisAfter(const std::function<void()>& action)
@@ -132,17 +130,7 @@ bool TestTeachingUi::setBorder(const QString& name)
 
 void TestTeachingUi::typeIntoCell(int row, int column, const QString& text)
 {
-    QTableView* table = w_->kernelEditor()->table();
-    const QModelIndex index = table->model()->index(row, column);
-    table->setCurrentIndex(index);
-    table->edit(index);
-    auto* editor = qobject_cast<QLineEdit*>(table->indexWidget(index));
-    QVERIFY(editor);
-    editor->selectAll();
-    QTest::keyClick(editor, Qt::Key_Backspace);
-    QTest::keyClicks(editor, text);
-    QTest::keyClick(editor, Qt::Key_Return);
-    QTRY_VERIFY(!table->indexWidget(index));
+    QVERIFY(test::typeIntoCell(w_->kernelEditor()->table(), row, column, text));
 }
 
 void TestTeachingUi::probeEqualsResultAtCorners_data()

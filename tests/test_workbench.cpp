@@ -31,6 +31,7 @@
 #include "mainwindow.h"
 #include "rendercontroller.h"
 #include "testutil.h"
+#include "uitestutil.h"
 
 using namespace convlab;
 
@@ -113,26 +114,12 @@ void TestWorkbench::cleanup() { w_.reset(); }
 
 bool TestWorkbench::renderAfter(const std::function<void()>& action)
 {
-    const quint64 before = render()->latestId();
-    action();
-    const quint64 id = render()->latestId();
-    return id > before && QTest::qWaitFor([&] { return !render()->busy() && render()->resultId() == id; }, kWaitMs);
+    return test::renderAfter(render(), action, kWaitMs);
 }
 
 void TestWorkbench::typeIntoCell(int row, int column, const QString& text)
 {
-    QTableView* table = w_->kernelEditor()->table();
-    const QModelIndex index = table->model()->index(row, column);
-    table->setCurrentIndex(index);
-    table->edit(index);
-    auto* editor = qobject_cast<QLineEdit*>(table->indexWidget(index));
-    QVERIFY(editor);
-    editor->selectAll();
-    QTest::keyClick(editor, Qt::Key_Backspace);
-    QTest::keyClicks(editor, text);
-    QTest::keyClick(editor, Qt::Key_Return);
-    // The delegate commits and closes the editor from the event loop.
-    QTRY_VERIFY(!table->indexWidget(index));
+    QVERIFY(test::typeIntoCell(w_->kernelEditor()->table(), row, column, text));
 }
 
 void TestWorkbench::typingIntoCellChangesResult()
