@@ -31,6 +31,7 @@
 #include "borderlab.h"
 #include "controlspanel.h"
 #include "convlab/error.h"
+#include "convlab/gpu.h"
 #include "convlab/io.h"
 #include "convlab/testchart.h"
 #include "crossoverdialog.h"
@@ -415,7 +416,8 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* e)
 void MainWindow::onResultReady(quint64 id)
 {
     const auto result = render_->result();
-    view_->setResult(result);
+    convlab::RunReport report = render_->report();
+    if (!showGpuResult(*result, report)) view_->setResult(result);
     probe_->setRun(render_->resultSource(), render_->resultParams(), result, render_->report().method);
     if (view_->viewMode() == ImageView::ViewMode::Difference) {
         showViewMode(ImageView::ViewMode::Result);
@@ -423,7 +425,33 @@ void MainWindow::onResultReady(quint64 id)
     }
     pendingDisplayId_ = id;
     view_->update();
-    timings_->addRun(render_->report(), double(result->planeSize()));
+    timings_->addRun(report, double(result->planeSize()));
+}
+
+bool MainWindow::showGpuResult(const convlab::Image& result, convlab::RunReport& report)
+{
+    if (report.device != convlab::Device::Cuda) return false;
+    const auto gpu = render_->gpuSession();
+    if (gpu && interopError_.isEmpty()) {
+        // CUDA writes the view's pixel buffer on the device: no trip through host memory.
+        try {
+            view_->makeCurrent();
+            const unsigned int buffer = view_->resultBuffer(result.width, result.height, result.channels);
+            gpu->copyLastResultToGlBuffer(buffer, result.data.size());
+            view_->doneCurrent();
+            view_->resultBufferWritten(result.width, result.height, result.channels);
+            report.notices.push_back("display path: CUDA to the OpenGL buffer (interop)");
+            return true;
+        } catch (const convlab::Error& e) {
+            view_->doneCurrent();
+            interopError_ = QString::fromUtf8(e.what()); // e.g. the GL context is not on the NVIDIA device
+        }
+    }
+    report.notices.push_back(
+        tr("display path: download + upload (%1)")
+            .arg(interopError_.isEmpty() ? tr("no GPU session") : tr("interop unavailable: %1").arg(interopError_))
+            .toStdString());
+    return false;
 }
 
 void MainWindow::startCompare()

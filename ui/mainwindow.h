@@ -86,6 +86,9 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent* e) override;
+    // Shows a CUDA run's result from GPU memory (interop); false (and a note in the report on
+    // which path ran) when the view must take the host copy instead.
+    bool showGpuResult(const convlab::Image& result, convlab::RunReport& report);
     void dragEnterEvent(QDragEnterEvent* e) override;
     void dropEvent(QDropEvent* e) override;
     // Arrow keys on the image view move the probe.
@@ -142,6 +145,7 @@ private:
     QActionGroup* modeGroup_;
     QStringList recent_;
     QString currentPath_;
+    QString interopError_; // why CUDA cannot write the view's buffer here; empty: not known to fail
     std::shared_ptr<const convlab::Image> source_;
     std::shared_ptr<const convlab::Image> compareA_;
     quint64 pendingDisplayId_ = 0;

@@ -76,8 +76,10 @@ void RenderController::runOnGpu(const convlab::Image& source, const std::shared_
     try {
         if (!gpu_) {
             std::string why;
-            gpu_ = convlab::GpuSession::create(&why);
-            if (!gpu_) throw convlab::Error("CUDA unavailable: " + why);
+            std::shared_ptr<convlab::GpuSession> session = convlab::GpuSession::create(&why);
+            if (!session) throw convlab::Error("CUDA unavailable: " + why);
+            std::lock_guard lock(gpuMutex_);
+            gpu_ = std::move(session);
         }
         double uploadMs = 0.0;
         if (gpuSource_ != keep) {
@@ -90,15 +92,23 @@ void RenderController::runOnGpu(const convlab::Image& source, const std::shared_
         }
         out = gpu_->run(params, &report);
         if (uploadMs > 0) report.stages.insert(report.stages.begin(), {"upload image", uploadMs});
-        report.notices.push_back("display path: download + upload (the view draws from host memory)");
     } catch (const convlab::Error& e) {
         // A failing GPU run is reported and re-runs on the CPU.
-        gpu_.reset();
+        {
+            std::lock_guard lock(gpuMutex_);
+            gpu_.reset();
+        }
         gpuSource_.reset();
         params.device = convlab::Device::Cpu;
         convlab::convolveInto(source, params, out, &report);
         report.notices.push_back(std::string("the GPU run failed (") + e.what() + "): ran on the CPU");
     }
+}
+
+std::shared_ptr<convlab::GpuSession> RenderController::gpuSession() const
+{
+    std::lock_guard lock(gpuMutex_);
+    return gpu_;
 }
 
 void RenderController::cancel()

@@ -8,6 +8,7 @@
 #include <QThreadPool>
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "convlab/convolve.h"
@@ -36,6 +37,9 @@ public:
     std::shared_ptr<const convlab::Image> resultSource() const { return resultSource_; }
     const convlab::ConvolveParams& resultParams() const { return resultParams_; }
     const convlab::RunReport& report() const { return report_; }
+    // The CUDA session of the last GPU runs (null before the first, or after a failure); its
+    // copyLastResultToGlBuffer is the display path from GPU memory.
+    std::shared_ptr<convlab::GpuSession> gpuSession() const;
     // Results (or cancellations) of superseded requests that arrived and were thrown away.
     int droppedResults() const { return dropped_; }
 
@@ -69,6 +73,7 @@ private:
     convlab::RunReport report_;
     int dropped_ = 0;
     std::vector<std::shared_ptr<convlab::Image>> retired_;
-    std::unique_ptr<convlab::GpuSession> gpu_;            // worker thread only
+    mutable std::mutex gpuMutex_;                         // guards the pointer, not the session
+    std::shared_ptr<convlab::GpuSession> gpu_;            // used by the worker thread
     std::shared_ptr<const convlab::Image> gpuSource_;     // what gpu_ holds on the device
 };

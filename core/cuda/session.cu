@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -113,7 +114,8 @@ public:
     }
     ~Session() override
     {
-        for (auto& [id, res] : glBuffers_) cudaGraphicsUnregisterResource(res);
+        for (auto& [id, reg] : glBuffers_) cudaGraphicsUnregisterResource(reg.resource);
+        if (displayStream_) cudaStreamDestroy(displayStream_);
         for (auto& [key, plan] : plans_) {
             cufftDestroy(plan.forward);
             cufftDestroy(plan.backward);
@@ -167,34 +169,62 @@ public:
     {
         requireImage();
         const size_t n = static_cast<size_t>(w_) * h_ * c_;
-        out_.reserve(n);
+        // Results alternate between two device buffers, so the last finished one can be copied
+        // to the display (copyLastResultToGlBuffer, another thread) while the next run writes.
+        int slot = 0;
+        {
+            // Never the slot a display copy may be reading (it holds the lock while it copies).
+            std::lock_guard lock(lastMutex_);
+            slot = lastSlot_ < 0 ? 0 : 1 - lastSlot_;
+        }
+        results_[slot].reserve(n);
         RunReport local;
         RunReport& rep = report ? *report : local;
         EventClock clock(stream_);
         clock.mark("start");
-        compute(params, out_.get(), rep, clock);
+        compute(params, results_[slot].get(), rep, clock);
         staging_.reserve(n);
-        check(cudaMemcpyAsync(staging_.get(), out_.get(), sizeof(float) * n, cudaMemcpyDeviceToHost, stream_), "download");
+        check(cudaMemcpyAsync(staging_.get(), results_[slot].get(), sizeof(float) * n, cudaMemcpyDeviceToHost, stream_),
+              "download");
         clock.mark("download");
         check(cudaStreamSynchronize(stream_), "run");
         clock.collect(rep.stages);
+        {
+            std::lock_guard lock(lastMutex_);
+            lastSlot_ = slot;
+            lastValues_ = n;
+        }
         Image out(w_, h_, c_, depth_);
         out.hasAlpha = hasAlpha_;
         std::copy(staging_.get(), staging_.get() + n, out.data.begin());
         return out;
     }
 
+    void copyLastResultToGlBuffer(unsigned int glBuffer, size_t values) override
+    {
+        std::lock_guard lock(lastMutex_); // the next run may not reuse this slot meanwhile
+        if (lastSlot_ < 0 || lastValues_ != values)
+            throw Error("the GPU holds no result of that size to display");
+        if (!displayStream_) check(cudaStreamCreateWithFlags(&displayStream_, cudaStreamNonBlocking), "stream creation");
+        const size_t bytes = values * sizeof(float);
+        cudaGraphicsResource_t res = registered(glBuffer, bytes);
+        check(cudaGraphicsMapResources(1, &res, displayStream_), "OpenGL buffer map");
+        void* ptr = nullptr;
+        size_t mapped = 0;
+        cudaError_t err = cudaGraphicsResourceGetMappedPointer(&ptr, &mapped, res);
+        if (err == cudaSuccess && mapped < bytes) err = cudaErrorInvalidValue;
+        if (err == cudaSuccess)
+            err = cudaMemcpyAsync(ptr, results_[lastSlot_].get(), bytes, cudaMemcpyDeviceToDevice, displayStream_);
+        const cudaError_t unmap = cudaGraphicsUnmapResources(1, &res, displayStream_);
+        check(err, "copy into the OpenGL buffer");
+        check(unmap, "OpenGL buffer unmap");
+        check(cudaStreamSynchronize(displayStream_), "display copy");
+    }
+
     void runToGlBuffer(const ConvolveParams& params, unsigned int glBuffer, RunReport* report) override
     {
         requireImage();
-        cudaGraphicsResource_t res = nullptr;
-        if (auto it = glBuffers_.find(glBuffer); it != glBuffers_.end()) {
-            res = it->second;
-        } else {
-            check(cudaGraphicsGLRegisterBuffer(&res, glBuffer, cudaGraphicsRegisterFlagsWriteDiscard),
-                  "OpenGL buffer registration (is the GL context on this device?)");
-            glBuffers_[glBuffer] = res;
-        }
+        cudaGraphicsResource_t res = registered(glBuffer, sizeof(float) * w_ * h_ * c_);
         RunReport local;
         RunReport& rep = report ? *report : local;
         EventClock clock(stream_);
@@ -220,12 +250,27 @@ public:
     void releaseGlBuffer(unsigned int glBuffer) override
     {
         if (auto it = glBuffers_.find(glBuffer); it != glBuffers_.end()) {
-            cudaGraphicsUnregisterResource(it->second);
+            cudaGraphicsUnregisterResource(it->second.resource);
             glBuffers_.erase(it);
         }
     }
 
 private:
+    // The CUDA registration of a GL buffer, made once per buffer id and size: a buffer given
+    // new storage (glBufferData at another size) is registered again.
+    cudaGraphicsResource_t registered(unsigned int glBuffer, size_t bytes)
+    {
+        if (auto it = glBuffers_.find(glBuffer); it != glBuffers_.end()) {
+            if (it->second.bytes == bytes) return it->second.resource;
+            releaseGlBuffer(glBuffer);
+        }
+        cudaGraphicsResource_t res = nullptr;
+        check(cudaGraphicsGLRegisterBuffer(&res, glBuffer, cudaGraphicsRegisterFlagsWriteDiscard),
+              "OpenGL buffer registration (is the GL context on this device?)");
+        glBuffers_[glBuffer] = {res, bytes};
+        return res;
+    }
+
     struct Plans {
         cufftHandle forward = 0, backward = 0;
     };
@@ -489,12 +534,21 @@ private:
     int w_ = 0, h_ = 0, c_ = 0;
     SampleDepth depth_ = SampleDepth::F32;
     bool hasAlpha_ = false;
-    DeviceBuffer<float> src_, out_, tmp_, kernel_, fftReal_, kernelReal_;
+    DeviceBuffer<float> src_, tmp_, kernel_, fftReal_, kernelReal_;
+    DeviceBuffer<float> results_[2];
+    std::mutex lastMutex_;
+    int lastSlot_ = -1;      // the slot of the last finished run(), -1 before the first
+    size_t lastValues_ = 0;
+    cudaStream_t displayStream_ = nullptr;
     DeviceBuffer<float2> fftSpec_, kernelSpec_;
     PinnedBuffer staging_;
     std::map<std::tuple<int, int, int>, Plans> plans_;
     std::tuple<int, int, int, int, std::vector<float>> spectrumKey_;
-    std::map<unsigned int, cudaGraphicsResource_t> glBuffers_;
+    struct Registration {
+        cudaGraphicsResource_t resource = nullptr;
+        size_t bytes = 0;
+    };
+    std::map<unsigned int, Registration> glBuffers_;
     std::optional<GpuCosts> costs_;
 };
 

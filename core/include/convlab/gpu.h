@@ -3,6 +3,7 @@
 // the implementation in core/cuda is the one place that includes CUDA headers. In a build
 // without CUDA, or on a machine without a driver or device, create() returns nullptr and says why.
 #pragma once
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -32,6 +33,13 @@ public:
     // host round trip. Throws convlab::Error when interop is impossible (e.g. the GL context
     // is not on this device); callers then download and upload instead.
     virtual void runToGlBuffer(const ConvolveParams& params, unsigned int glBuffer, RunReport* report = nullptr) = 0;
+    // The display path of a session whose results also go to the host: copies the result of
+    // the last finished run() (`values` floats, planar) on the device into the OpenGL buffer
+    // object `glBuffer` of the GL context current on the calling thread, which may be another
+    // thread than run()'s (results alternate between two device buffers). Registered with
+    // CUDA once per buffer and size, mapped per call; no host round trip. Throws
+    // convlab::Error when interop is impossible or no result of that size is held.
+    virtual void copyLastResultToGlBuffer(unsigned int glBuffer, std::size_t values) = 0;
     // Forgets a GL buffer's registration (call before deleting the buffer).
     virtual void releaseGlBuffer(unsigned int glBuffer) = 0;
 
