@@ -86,15 +86,15 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent* e) override;
-    // Shows a CUDA run's result from GPU memory (interop); false (and a note in the report on
-    // which path ran) when the view must take the host copy instead.
-    bool showGpuResult(const convlab::Image& result, convlab::RunReport& report);
     void dragEnterEvent(QDragEnterEvent* e) override;
     void dropEvent(QDropEvent* e) override;
     // Arrow keys on the image view move the probe.
     bool eventFilter(QObject* watched, QEvent* e) override;
 
 private:
+    // Shows a CUDA run's result from GPU memory (interop); false (and a note in the report on
+    // which path ran) when the view must take the host copy instead.
+    bool showGpuResult(const convlab::Image& result, convlab::RunReport& report);
     void buildMenus();
     void buildDocks();
     void requestRender();
