@@ -3,7 +3,8 @@
 # One-shot check on a machine with an NVIDIA GPU, nvcc, CMake and ninja but no Debian packages
 # and no network: builds the engine, the CLI, the gpu tests and the GPU benchmark for sm_90
 # from the .deb files that fetch-debs.sh put in .debs/, runs the gpu tests, then the benchmark
-# and its peers (CuPy, cuDNN through PyTorch). Logs and tables go to $OUT (default ./device-out).
+# and its peers (CuPy, cuDNN through PyTorch), and checks CUDA-OpenGL interop through a headless
+# EGL context. Logs and tables go to $OUT (default ./device-out).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 out=${OUT:-$root/device-out}
@@ -29,6 +30,7 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCONVLAB_WITH_GUI=OF
   -DCONVLAB_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_PREFIX_PATH="$prefix/usr" \
   -DCMAKE_EXE_LINKER_FLAGS="-Wl,--disable-new-dtags" || exit 1
 cmake --build "$build" -j"$(nproc)" --target convlab-cli test_gpu test_methods convlab-gpu-bench || exit 1
+cmake --build "$build" -j"$(nproc)" --target convlab-interop-check || echo "interop check not built (no EGL/OpenGL found)"
 echo "build took $(( $(date +%s) - t0 )) s"
 
 echo "== gpu tests"
@@ -36,6 +38,13 @@ echo "== gpu tests"
 gpu_rc=$?
 "$build/tests/test_methods" -o "$out/test_methods.txt,txt" > /dev/null
 echo "test_gpu exit $gpu_rc, test_methods exit $?"
+
+echo "== CUDA-OpenGL interop (headless EGL)"
+vendor=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+[[ -f $vendor ]] && export __EGL_VENDOR_LIBRARY_FILENAMES=$vendor
+if [[ -x "$build/tests/convlab-interop-check" ]]; then
+  "$build/tests/convlab-interop-check" | tee "$out/interop.txt"
+fi
 
 echo "== CLI on the GPU"
 "$build/app/convlab-cli" --version

@@ -9,7 +9,10 @@ mkdir -p "$root/.debs"
 cd "$root/.debs"
 pkgs=(qt6-base-dev qt6-base-dev-tools qmake6 libqt6core6 libqt6test6 libicu72 libdouble-conversion3
       libpcre2-16-0 libb2-1 libglib2.0-0 libfftw3-dev libfftw3-single3 libfftw3-double3 libeigen3-dev
-      libcli11-dev nlohmann-json3-dev)
+      libcli11-dev nlohmann-json3-dev
+      # headless EGL + OpenGL for the interop check (glvnd loaders and headers)
+      libegl1 libegl-dev libglvnd0 libglvnd-dev libopengl0 libopengl-dev libgl1 libgl-dev libglx0 libglx-dev
+      libgles2 libgles-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   compgen -G "${p}_*.deb" >/dev/null || missing+=("$p")
