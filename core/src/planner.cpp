@@ -165,7 +165,9 @@ std::vector<MethodEstimate> estimateCpu(const CostModel& m, int w, int h, int ch
     e.push_back({Method::Direct, values * (m.directPerPixel + m.directPerTap * taps) / par / 1e6, 0});
     if (rank >= 0)
         e.push_back({Method::Separable,
-                     values * (m.separablePerPixel + m.separablePerTap * rank * (k.width + k.height)) / par / 1e6,
+                     // every pass pair moves the rows once more
+                     values * std::max(rank, 1) * (m.separablePerPixel + m.separablePerTap * (k.width + k.height)) /
+                         par / 1e6,
                      rank});
     const FftTiling t = fftTiling(w, h, k.width, k.height);
     const double n = double(t.n0) * t.n1;
