@@ -7,7 +7,7 @@
 #include "convlab/border.h"
 #include "convlab/convolve.h"
 #include "convlab/error.h"
-#include "methods.h"
+#include "rowcache.h"
 
 using namespace convlab;
 
@@ -75,12 +75,13 @@ private slots:
             QCOMPARE(borderIndex(-far, n, BorderMode::Mirror), 0);
     }
 
-    void padPlaneMatchesIndexRule_data()
+    void paddedRowsMatchIndexRule_data()
     {
         QTest::addColumn<int>("mode");
         for (int m = 0; m < 5; ++m) QTest::addRow("%s", borderName(BorderMode(m)).c_str()) << m;
     }
-    void padPlaneMatchesIndexRule()
+    // The padded rows every spatial method reads, margins wider than the image included.
+    void paddedRowsMatchIndexRule()
     {
         QFETCH(int, mode);
         const Border b{BorderMode(mode), -7.5f};
@@ -88,16 +89,19 @@ private slots:
         for (auto [w, h] : sizes) {
             std::vector<float> src(w * h);
             for (int i = 0; i < w * h; ++i) src[i] = float(i + 1);
-            const int top = 6, bottom = 3, left = 7, right = 2; // wider than the image
-            const int pw = w + left + right, ph = h + top + bottom;
-            std::vector<float> dst(pw * ph, 999.0f);
-            detail::padPlane(src.data(), w, h, b, top, bottom, left, right, dst.data());
-            for (int y = 0; y < ph; ++y)
-                for (int x = 0; x < pw; ++x) {
-                    const int sy = borderIndex(y - top, h, b.mode), sx = borderIndex(x - left, w, b.mode);
-                    const float want = (sy < 0 || sx < 0) ? b.value : src[sy * w + sx];
-                    QCOMPARE(dst[y * pw + x], want);
+            const int top = 6, bottom = 3, left = 7, right = 2;
+            for (int ring : {1, 3}) {
+                detail::PaddedRows rows(w, h, b, top, left, right, ring);
+                rows.reset(src.data());
+                QCOMPARE(rows.paddedWidth(), w + left + right);
+                for (int y = 0; y < h + top + bottom; ++y) {
+                    const float* row = rows.row(y);
+                    for (int x = 0; x < w + left + right; ++x) {
+                        const int sy = borderIndex(y - top, h, b.mode), sx = borderIndex(x - left, w, b.mode);
+                        QCOMPARE(row[x], (sy < 0 || sx < 0) ? b.value : src[sy * w + sx]);
+                    }
                 }
+            }
         }
     }
 

@@ -12,6 +12,7 @@
 #include "convlab/border.h"
 #include "convlab/error.h"
 #include "methods.h"
+#include "rowcache.h"
 
 namespace convlab {
 namespace {
@@ -224,14 +225,13 @@ Image padPreview(const Image& in, const Border& border, int margin)
         throw Error("padding margin " + std::to_string(margin) + " is outside 0.." + std::to_string(kMaxImageSide));
     Image out(in.width + 2 * margin, in.height + 2 * margin, in.channels, in.depth);
     out.hasAlpha = in.hasAlpha;
-    for (int c = 0; c < in.channels; ++c)
-        for (int y = 0; y < out.height; ++y) {
-            const int sy = borderIndex(static_cast<long long>(y) - margin, in.height, border.mode);
-            for (int x = 0; x < out.width; ++x) {
-                const int sx = borderIndex(static_cast<long long>(x) - margin, in.width, border.mode);
-                out.at(c, y, x) = (sx < 0 || sy < 0) ? border.value : in.at(c, sy, sx);
-            }
-        }
+    // The same padded rows the spatial methods read.
+    detail::PaddedRows rows(in.width, in.height, border, margin, margin, margin, 1);
+    for (int c = 0; c < in.channels; ++c) {
+        rows.reset(in.plane(c));
+        for (int y = 0; y < out.height; ++y)
+            std::copy_n(rows.row(y), out.width, out.plane(c) + static_cast<std::size_t>(y) * out.width);
+    }
     return out;
 }
 

@@ -45,11 +45,6 @@ struct Job {
 // a notice).
 double effectiveScale(const ConvolveParams& p, std::vector<std::string>& notices);
 
-// Pads plane `src` (w x h) by top/bottom/left/right with the border rule into `dst`
-// ((h+top+bottom) rows of (w+left+right) values).
-void padPlane(const float* src, int w, int h, const Border& border, int top, int bottom, int left,
-              int right, float* dst);
-
 // Each writes planes 0..job.channels-1 of `out` (already allocated with the input's shape).
 void runReference(const Job& job, Image& out);
 void runDirect(const Job& job, Image& out, StageClock& clock);
