@@ -656,6 +656,33 @@ for v in ((2, 0), (3, 0)):
         QTest::newRow("random bytes jpg") << "junk.jpg" << junk << "cannot read";
         QTest::newRow("empty png") << "empty.png" << QByteArray("") << "cannot read";
         QTest::newRow("text with no extension") << "notes" << QByteArray("hello") << "cannot read";
+        QTest::newRow("png claiming 60000x60000") << "huge.png" << hugePng() << "too large to load";
+    }
+
+    // A valid PNG whose header claims 60000x60000 RGB (10 GB as float) with almost no data: the
+    // loader must refuse before allocating.
+    static QByteArray hugePng()
+    {
+        auto chunk = [](const QByteArray& type, const QByteArray& data) {
+            QByteArray c;
+            QDataStream s(&c, QIODevice::WriteOnly);
+            s << quint32(data.size());
+            c += type + data;
+            const QByteArray crcInput = type + data;
+            quint32 crc = 0xffffffffu;
+            for (char ch : crcInput) {
+                crc ^= quint8(ch);
+                for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
+            }
+            QDataStream t(&c, QIODevice::Append);
+            t << quint32(~crc);
+            return c;
+        };
+        QByteArray ihdr;
+        QDataStream h(&ihdr, QIODevice::WriteOnly);
+        h << quint32(60000) << quint32(60000) << quint8(8) << quint8(2) << quint8(0) << quint8(0) << quint8(0);
+        const QByteArray idat = qCompress(QByteArray(1 + 3 * 60000, '\0')).mid(4); // zlib stream
+        return QByteArray("\x89PNG\r\n\x1a\n", 8) + chunk("IHDR", ihdr) + chunk("IDAT", idat) + chunk("IEND", {});
     }
     void loadErrors()
     {

@@ -154,6 +154,10 @@ Image loadImageOpenCV(const std::string& path)
     try {
         m = cv::imread(path, cv::IMREAD_UNCHANGED);
     } catch (const cv::Exception& e) {
+        // OpenCV's size guard reads as an assertion; say what it means.
+        if (e.err.find("CV_IO_MAX_IMAGE") != std::string::npos)
+            return fail("the image is too large to load (OpenCV refuses more than 2^30 pixels or sides over "
+                        "2^20)");
         return fail(e.err);
     }
     if (m.empty()) return fail("not an image file OpenCV can decode, or the file is corrupt");
