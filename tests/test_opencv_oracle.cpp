@@ -8,6 +8,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "convlab/convolve.h"
+#include "opencv_border.h"
 #include "testutil.h"
 
 using namespace convlab;
@@ -15,17 +16,6 @@ using namespace convlab::test;
 
 namespace {
 
-int cvBorder(BorderMode m)
-{
-    switch (m) {
-    case BorderMode::Constant: return cv::BORDER_CONSTANT;
-    case BorderMode::Replicate: return cv::BORDER_REPLICATE;
-    case BorderMode::Reflect: return cv::BORDER_REFLECT;
-    case BorderMode::Mirror: return cv::BORDER_REFLECT_101;
-    case BorderMode::Wrap: return cv::BORDER_WRAP;
-    }
-    return -1;
-}
 
 // OpenCV's answer for one plane, following DESIGN.md's definitions literally.
 cv::Mat opencvPlane(const Image& in, int c, const Kernel& k, Semantics sem, const Border& b)
@@ -44,7 +34,7 @@ cv::Mat opencvPlane(const Image& in, int c, const Kernel& k, Semantics sem, cons
         ay = k.height - 1 - ay;
     }
     cv::Mat padded;
-    cv::copyMakeBorder(src64, padded, ay, k.height - 1 - ay, ax, k.width - 1 - ax, cvBorder(b.mode),
+    cv::copyMakeBorder(src64, padded, ay, k.height - 1 - ay, ax, k.width - 1 - ax, convlab::test::cvBorderType(b.mode),
                        cv::Scalar::all(b.value));
     cv::Mat filtered;
     cv::filter2D(padded, filtered, CV_64F, kern, cv::Point(ax, ay), 0.0, cv::BORDER_CONSTANT);

@@ -33,6 +33,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "convlab/convolve.h"
+#include "opencv_border.h"
 #include "convlab/error.h"
 #include "convlab/io.h"
 #include "convlab/kernel.h"
@@ -110,17 +111,6 @@ Kernel benchKernel(const std::string& name)
 
 // ---- OpenCV side ----
 
-int cvBorderType(BorderMode m)
-{
-    switch (m) {
-    case BorderMode::Constant: return cv::BORDER_CONSTANT;
-    case BorderMode::Replicate: return cv::BORDER_REPLICATE;
-    case BorderMode::Reflect: return cv::BORDER_REFLECT;
-    case BorderMode::Mirror: return cv::BORDER_REFLECT_101;
-    case BorderMode::Wrap: return cv::BORDER_WRAP;
-    }
-    throw Error("unsupported border mode");
-}
 
 // OpenCV's filters handle every border but wrap (vertically) and non-zero constants
 // themselves. Those are padded first with copyMakeBorder (timed as part of OpenCV's cost);
@@ -142,7 +132,7 @@ struct CvFilter {
     void run(const cv::Mat& src)
     {
         cv::Mat in = src;
-        int type = cvBorderType(border.mode);
+        int type = convlab::test::cvBorderType(border.mode);
         if (needsPadding()) {
             const int kw = kind == Filter2D ? kernel.cols : kx.cols, kh = kind == Filter2D ? kernel.rows : ky.rows;
             cv::copyMakeBorder(src, padded, anchor.y, kh - 1 - anchor.y, anchor.x, kw - 1 - anchor.x, type,
