@@ -120,6 +120,22 @@ private slots:
         }
     }
 
+    void zeroKernelGivesOffset()
+    {
+        CONVLAB_REQUIRE_GPU();
+        const Image in = randomImage(37, 19, 3, 8);
+        gpu_->setImage(in);
+        for (Method m : {Method::Direct, Method::Separable, Method::Fft, Method::Auto}) {
+            ConvolveParams p;
+            p.kernel = Kernel(5, 3, std::vector<float>(15, 0.0f));
+            p.normalize = false;
+            p.offset = 0.25;
+            p.method = m;
+            const Image out = gpu_->run(p);
+            for (float v : out.data) QVERIFY2(std::fabs(v - 0.25f) <= 1e-6f, qPrintable(QString::number(v)));
+        }
+    }
+
     void alphaPassesThrough()
     {
         CONVLAB_REQUIRE_GPU();

@@ -140,6 +140,13 @@ __global__ void crop(const float* __restrict__ padded, float* __restrict__ out, 
         fmaf(g.scale, padded[(static_cast<size_t>(c) * n0 + y) * n1 + x], g.offset);
 }
 
+__global__ void fill(float* __restrict__ out, long long n, float value)
+{
+    for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+         i += static_cast<long long>(gridDim.x) * blockDim.x)
+        out[i] = value;
+}
+
 void check(cudaError_t err, const char* what)
 {
     if (err != cudaSuccess) throw Error(std::string("CUDA ") + what + ": " + cudaGetErrorString(err));
@@ -208,6 +215,13 @@ void launchSpectrumProduct(float2* spectra, const float2* kernelSpectrum, long l
     const int blocks = static_cast<int>(std::min<long long>((n + 255) / 256, 65535));
     spectrumProduct<<<blocks, 256, 0, stream>>>(spectra, kernelSpectrum, perChannel, channels);
     check(cudaGetLastError(), "spectrum product launch");
+}
+
+void launchFill(float* out, long long n, float value, cudaStream_t stream)
+{
+    const int blocks = static_cast<int>(std::min<long long>((n + 255) / 256, 65535));
+    fill<<<std::max(blocks, 1), 256, 0, stream>>>(out, n, value);
+    check(cudaGetLastError(), "fill launch");
 }
 
 void launchCrop(const float* padded, float* out, const Geometry& g, int n0, int n1, cudaStream_t stream)

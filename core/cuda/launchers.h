@@ -40,6 +40,8 @@ void launchColPass(const float* tmp, float* out, const Geometry& g, const float*
 void launchPadEmbed(const float* in, float* padded, const Geometry& g, int n0, int n1, cudaStream_t stream);
 void launchSpectrumProduct(float2* spectra, const float2* kernelSpectrum, long long perChannel, int channels,
                            cudaStream_t stream);
+// Every one of `n` values set to `value` (an all-zero kernel's result is its offset).
+void launchFill(float* out, long long n, float value, cudaStream_t stream);
 void launchCrop(const float* padded, float* out, const Geometry& g, int n0, int n1, cudaStream_t stream);
 
 } // namespace convlab::cuda

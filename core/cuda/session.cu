@@ -464,10 +464,8 @@ private:
                   "factor upload");
         tmp_.reserve(static_cast<size_t>(g.w) * (g.h + g.kh - 1) * g.channels);
         clock.mark("upload");
-        if (f.rank == 0) { // an all-zero kernel: the result is the offset
-            launchColPass(tmp_.get(), out, Geometry{g.w, g.h, g.channels, 1, 1, 0, 0, g.mode, 0.0f, 0.0f, g.offset},
-                          kernel_.get(), false, true, stream_);
-        }
+        if (f.rank == 0) // an all-zero kernel: the result is the offset
+            launchFill(out, static_cast<long long>(g.w) * g.h * g.channels, g.offset, stream_);
         for (int i = 0; i < f.rank; ++i) {
             const float* rowF = kernel_.get() + static_cast<size_t>(i) * (g.kw + g.kh);
             launchRowPass(src_.get(), tmp_.get(), g, rowF, stream_);

@@ -3,6 +3,10 @@
 // OpenGL context on the NVIDIA device, a GL buffer object like the view's pixel buffer, then
 // fills it from CUDA both ways (runToGlBuffer, and copyLastResultToGlBuffer after run()),
 // reads it back through GL and compares with the CPU reference. Exit 0 when both agree.
+// Then times the GPU part of edit-to-display for a 3840x2160 RGB image: a kernel edit, the
+// run, the result into the buffer and from there into a float texture array like the view's,
+// finished (glFinish); both through runToGlBuffer and through run() + copyLastResultToGlBuffer
+// (which also downloads the result to the host).
 #define EGL_EGLEXT_PROTOTYPES
 #define GL_GLEXT_PROTOTYPES
 #include <EGL/egl.h>
@@ -10,6 +14,8 @@
 #include <GL/gl.h>
 #include <GL/glext.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -127,6 +133,71 @@ int main()
     }
     gpu->releaseGlBuffer(buffer);
     glDeleteBuffers(1, &buffer);
+
+    // Edit-to-display timing, 3840x2160 RGB.
+    try {
+        const int w = 3840, h = 2160, c = 3;
+        Image big(w, h, c);
+        for (float& v : big.data) v = nd(rng);
+        gpu->setImage(big);
+        GLuint pbo = 0, tex = 0;
+        glGenBuffers(1, &pbo);
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pbo);
+        glBufferData(GL_PIXEL_UNPACK_BUFFER, GLsizeiptr(big.data.size() * sizeof(float)), nullptr, GL_STREAM_DRAW);
+        glGenTextures(1, &tex);
+        glBindTexture(GL_TEXTURE_2D_ARRAY, tex);
+        glTexStorage3D(GL_TEXTURE_2D_ARRAY, 1, GL_R32F, w, h, c);
+        auto toTexture = [&] {
+            glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pbo);
+            glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, 0, w, h, c, GL_RED, GL_FLOAT, nullptr);
+            glFinish();
+        };
+        std::printf("\nedit-to-display, GPU part, %dx%d RGB (median of 9 edits, ms):\n", w, h);
+        std::printf("%-16s %-10s %14s %26s\n", "kernel", "method", "runToGlBuffer", "run()+copyLastResult (host)");
+        std::mt19937 krng(11);
+        const std::pair<const char*, Kernel> kernels[] = {
+            {"3x3 edge8", parseKernelText("1 1 1; 1 -8 1; 1 1 1")},
+            {"5x5 gaussian", makePreset("gaussian", "sigma=1,size=5")},
+            {"11x11 dense", Kernel(11, 11, std::vector<float>(121, 1.0f / 121))},
+            {"17x17 dense", Kernel(17, 17, std::vector<float>(289, 1.0f / 289))},
+            {"31x31 gaussian", makePreset("gaussian", "sigma=5,size=31")},
+            {"31x31 dense", Kernel(31, 31, std::vector<float>(961, 1.0f / 961))},
+        };
+        for (const auto& [name, kernel0] : kernels) {
+            ConvolveParams q;
+            q.kernel = kernel0;
+            q.border = {BorderMode::Reflect, 0.0f};
+            q.method = Method::Auto;
+            std::vector<double> direct, viaHost;
+            RunReport rep;
+            for (int i = 0; i < 10; ++i) {
+                // An edit: one coefficient changes, so nothing cached for the old kernel applies.
+                q.kernel.values[static_cast<std::size_t>(krng() % q.kernel.values.size())] += 0.01f;
+                auto t0 = std::chrono::steady_clock::now();
+                rep = RunReport{};
+                gpu->runToGlBuffer(q, pbo, &rep);
+                toTexture();
+                auto t1 = std::chrono::steady_clock::now();
+                gpu->run(q);
+                gpu->copyLastResultToGlBuffer(pbo, big.data.size());
+                toTexture();
+                auto t2 = std::chrono::steady_clock::now();
+                if (i == 0) continue; // warm-up: plans, calibration
+                direct.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+                viaHost.push_back(std::chrono::duration<double, std::milli>(t2 - t1).count());
+            }
+            std::sort(direct.begin(), direct.end());
+            std::sort(viaHost.begin(), viaHost.end());
+            std::printf("%-16s %-10s %14.3f %26.3f\n", name, methodName(rep.method).c_str(), direct[direct.size() / 2],
+                        viaHost[viaHost.size() / 2]);
+        }
+        gpu->releaseGlBuffer(pbo);
+        glDeleteTextures(1, &tex);
+        glDeleteBuffers(1, &pbo);
+    } catch (const Error& e) {
+        std::printf("edit-to-display timing: %s\n", e.what());
+        ++failures;
+    }
     eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
     eglDestroyContext(dpy, ctx);
     eglTerminate(dpy);
