@@ -628,6 +628,53 @@ for v in ((2, 0), (3, 0)):
         QVERIFY2(msg.contains("gray images only"), qPrintable(msg));
     }
 
+    void packedSamples()
+    {
+        if (!imageFormatsAvailable()) QSKIP("image formats are not built in (no OpenCV)");
+        QTemporaryDir dir;
+        struct Case {
+            const char* name;
+            int channels;
+            SampleDepth depth;
+            bool alpha;
+        };
+        for (const Case& c : {Case{"rgb8.png", 3, SampleDepth::U8, false}, Case{"rgba16.png", 4, SampleDepth::U16, true},
+                              Case{"gray8.png", 1, SampleDepth::U8, false}, Case{"ga16.png", 2, SampleDepth::U16, true}}) {
+            Image img = randomImage(37, 11, c.channels, c.depth, 9);
+            img.hasAlpha = c.alpha;
+            const std::string path = str(dir.filePath(c.name));
+            saveImage(img, path);
+            const auto packed = loadPackedImage(path);
+            QVERIFY2(packed.has_value(), c.name);
+            QCOMPARE(packed->depth, c.depth);
+            const Image loaded = loadImage(path);
+            const Image unpacked = unpackImage(*packed);
+            QVERIFY(unpacked.sameShape(loaded));
+            QCOMPARE(unpacked.hasAlpha, loaded.hasAlpha);
+            QVERIFY2(unpacked.data == loaded.data, c.name);
+        }
+        // Float data has no packed form.
+        writeNpy(randomImage(4, 3, 1, SampleDepth::F32, 2), str(dir.filePath("f.npy")));
+        QVERIFY(!loadPackedImage(str(dir.filePath("f.npy"))).has_value());
+        // Inconsistent fields are refused with a reason.
+        PackedImage bad;
+        bad.width = 4;
+        bad.height = 2;
+        bad.channels = 3;
+        bad.stride = 12;
+        bad.bytes.resize(20);
+        QString msg = errorOf([&] { unpackImage(bad); });
+        QVERIFY2(msg.contains("too few"), qPrintable(msg));
+        bad.stride = 10;
+        msg = errorOf([&] { unpackImage(bad); });
+        QVERIFY2(msg.contains("less than a row"), qPrintable(msg));
+        bad.stride = 12;
+        bad.bytes.resize(24);
+        bad.order = {0, 1, 3, 0};
+        msg = errorOf([&] { unpackImage(bad); });
+        QVERIFY2(msg.contains("order"), qPrintable(msg));
+    }
+
     void imageFormatsWithoutOpenCV()
     {
         if (imageFormatsAvailable()) QSKIP("this build has image formats (OpenCV)");

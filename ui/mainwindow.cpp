@@ -136,6 +136,7 @@ MainWindow::MainWindow(bool persistent, QWidget* parent) : QMainWindow(parent), 
     connect(render_, &RenderController::busyChanged, this, updateBusy);
     connect(compare_, &RenderController::busyChanged, this, updateBusy);
     connect(render_, &RenderController::resultReady, this, &MainWindow::onResultReady);
+    connect(render_, &RenderController::gpuResultResident, this, &MainWindow::onGpuResultResident);
     connect(render_, &RenderController::failed, this,
             [this](quint64, const QString& m) { reportError(tr("Convolution failed: %1").arg(m)); });
     connect(render_, &RenderController::cancelled, this,
@@ -315,7 +316,7 @@ convlab::ConvolveParams MainWindow::currentParams() const
 void MainWindow::requestRender()
 {
     if (!source_) return;
-    render_->request(source_, currentParams());
+    render_->request(source_, currentParams(), packedSource_);
 }
 
 void MainWindow::paramsChanged()
@@ -417,7 +418,10 @@ void MainWindow::onResultReady(quint64 id)
 {
     const auto result = render_->result();
     convlab::RunReport report = render_->report();
-    if (!showGpuResult(*result, report)) view_->setResult(result);
+    if (earlyDisplayedId_ == id && report.device == convlab::Device::Cuda)
+        report.notices.push_back("display path: CUDA to the OpenGL buffer (interop), shown before the download");
+    else if (!showGpuResult(*result, report))
+        view_->setResult(result);
     probe_->setRun(render_->resultSource(), render_->resultParams(), result, render_->report().method);
     if (view_->viewMode() == ImageView::ViewMode::Difference) {
         showViewMode(ImageView::ViewMode::Result);
@@ -426,6 +430,24 @@ void MainWindow::onResultReady(quint64 id)
     pendingDisplayId_ = id;
     view_->update();
     timings_->addRun(report, double(result->planeSize()));
+}
+
+void MainWindow::onGpuResultResident(quint64 id, int width, int height, int channels)
+{
+    if (id != render_->latestId() || !interopError_.isEmpty()) return; // superseded, or no interop here
+    const auto gpu = render_->gpuSession();
+    if (!gpu) return;
+    try {
+        view_->makeCurrent();
+        const unsigned int buffer = view_->resultBuffer(width, height, channels);
+        gpu->copyLastResultToGlBuffer(buffer, static_cast<std::size_t>(width) * height * channels);
+        view_->doneCurrent();
+        view_->resultBufferWritten(width, height, channels);
+        earlyDisplayedId_ = id;
+    } catch (const convlab::Error& e) {
+        view_->doneCurrent();
+        interopError_ = QString::fromUtf8(e.what()); // onResultReady falls back to the host copy
+    }
 }
 
 bool MainWindow::showGpuResult(const convlab::Image& result, convlab::RunReport& report)
@@ -531,8 +553,16 @@ void MainWindow::showPixel(int x, int y)
 bool MainWindow::openImage(const QString& path)
 {
     convlab::Image image;
+    std::shared_ptr<const convlab::PackedImage> packed;
     try {
-        image = convlab::loadImage(path.toStdString());
+        // 8/16-bit files are decoded once: the samples go to the GPU as they are, the float
+        // image (the same values) to the CPU and the view.
+        if (auto samples = convlab::loadPackedImage(path.toStdString())) {
+            image = convlab::unpackImage(*samples);
+            packed = std::make_shared<const convlab::PackedImage>(std::move(*samples));
+        } else {
+            image = convlab::loadImage(path.toStdString());
+        }
     } catch (const convlab::Error& e) {
         reportError(tr("Cannot open %1: %2").arg(QFileInfo(path).fileName(), QString::fromUtf8(e.what())));
         return false;
@@ -541,14 +571,16 @@ bool MainWindow::openImage(const QString& path)
         return false;
     }
     currentPath_ = QFileInfo(path).absoluteFilePath();
-    setSourceImage(std::move(image), QFileInfo(path).fileName());
+    setSourceImage(std::move(image), QFileInfo(path).fileName(), std::move(packed));
     addRecent(currentPath_);
     return true;
 }
 
-void MainWindow::setSourceImage(convlab::Image image, const QString& title)
+void MainWindow::setSourceImage(convlab::Image image, const QString& title,
+                                std::shared_ptr<const convlab::PackedImage> packed)
 {
     source_ = std::make_shared<const convlab::Image>(std::move(image));
+    packedSource_ = std::move(packed);
     compareA_.reset();
     view_->setSource(*source_);
     view_->fitToWindow();

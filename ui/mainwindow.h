@@ -41,7 +41,9 @@ public:
     // gets the message and the previous image stays. Returns whether it loaded.
     bool openImage(const QString& path);
     // Shows an image that did not come from a file (sample chart, tests).
-    void setSourceImage(convlab::Image image, const QString& title);
+    // `packed`: the same image as decoded 8/16-bit samples, for the GPU upload (optional).
+    void setSourceImage(convlab::Image image, const QString& title,
+                        std::shared_ptr<const convlab::PackedImage> packed = {});
     // The bundled sample photograph; the synthetic test chart if it cannot be read.
     void openSample();
     // Parses kernel text (as Paste does); bad text is reported and the kernel kept.
@@ -101,6 +103,8 @@ private:
     // Feeds the parameters to whatever shows them besides the result (analysis, open dialogs).
     void paramsChanged();
     void onResultReady(quint64 id);
+    // Shows a CUDA result from device memory before its host copy arrives.
+    void onGpuResultResident(quint64 id, int width, int height, int channels);
     void onCompareReady(quint64 id);
     void startCompare();
     void reportError(const QString& message);
@@ -147,7 +151,9 @@ private:
     QString currentPath_;
     QString interopError_; // why CUDA cannot write the view's buffer here; empty: not known to fail
     std::shared_ptr<const convlab::Image> source_;
+    std::shared_ptr<const convlab::PackedImage> packedSource_; // source_ as 8/16-bit samples, or null
     std::shared_ptr<const convlab::Image> compareA_;
     quint64 pendingDisplayId_ = 0;
+    quint64 earlyDisplayedId_ = 0; // the request whose CUDA result was shown before its download
     std::function<void(const QString&)> reporter_;
 };

@@ -11,6 +11,7 @@
 struct RenderController::Outcome {
     quint64 id = 0;
     std::shared_ptr<const convlab::Image> source;
+    std::shared_ptr<const convlab::PackedImage> packed;
     convlab::ConvolveParams params;
     std::shared_ptr<std::atomic<bool>> cancel;
     std::shared_ptr<convlab::Image> buffer; // the output, recycled from an earlier result
@@ -31,12 +32,14 @@ RenderController::~RenderController()
     shutdown(); // the worker is done: the GPU session can go
 }
 
-quint64 RenderController::request(std::shared_ptr<const convlab::Image> source, convlab::ConvolveParams params)
+quint64 RenderController::request(std::shared_ptr<const convlab::Image> source, convlab::ConvolveParams params,
+                                  std::shared_ptr<const convlab::PackedImage> packed)
 {
     if (pendingCancel_) pendingCancel_->store(true);
     auto job = std::make_shared<Outcome>();
     job->id = ++latestId_;
     job->source = std::move(source);
+    job->packed = std::move(packed);
     job->cancel = std::make_shared<std::atomic<bool>>(false);
     job->buffer = takeSpare();
     params.cancel = job->cancel.get();
@@ -52,7 +55,7 @@ quint64 RenderController::request(std::shared_ptr<const convlab::Image> source, 
             if (job->cancel->load()) throw convlab::Cancelled();
             if (!job->source) throw convlab::Error("no image loaded");
             if (job->params.device == convlab::Device::Cuda)
-                runOnGpu(*job->source, job->source, job->params, *job->buffer, job->report);
+                runOnGpu(*job);
             else
                 convlab::convolveInto(*job->source, job->params, *job->buffer, &job->report);
             job->image = job->buffer;
@@ -68,11 +71,13 @@ quint64 RenderController::request(std::shared_ptr<const convlab::Image> source, 
     return job->id;
 }
 
-void RenderController::runOnGpu(const convlab::Image& source, const std::shared_ptr<const convlab::Image>& keep,
-                                convlab::ConvolveParams params, convlab::Image& out, convlab::RunReport& report)
+void RenderController::runOnGpu(Outcome& job)
 {
     // Worker thread only (the pool runs one job at a time). The session keeps the image on the
-    // device until the source changes, so a kernel edit uploads only the kernel.
+    // device until the source changes, so a kernel edit uploads only the kernel. The result is
+    // announced for display while it is still on the device; the host copy follows.
+    const convlab::Image& source = *job.source;
+    convlab::RunReport& report = job.report;
     try {
         if (!gpu_) {
             std::string why;
@@ -81,17 +86,26 @@ void RenderController::runOnGpu(const convlab::Image& source, const std::shared_
             std::lock_guard lock(gpuMutex_);
             gpu_ = std::move(session);
         }
+        QElapsedTimer t;
         double uploadMs = 0.0;
-        if (gpuSource_ != keep) {
-            QElapsedTimer t;
+        if (gpuSource_ != job.source) {
             t.start();
             gpuSource_.reset();
-            gpu_->setImage(source);
-            gpuSource_ = keep;
+            if (job.packed)
+                gpu_->setImage(*job.packed); // 8/16-bit samples, converted on the device
+            else
+                gpu_->setImage(source);
+            gpuSource_ = job.source;
             uploadMs = double(t.nsecsElapsed()) / 1e6;
         }
-        out = gpu_->run(params, &report);
-        if (uploadMs > 0) report.stages.insert(report.stages.begin(), {"upload image", uploadMs});
+        gpu_->runResident(job.params, &report);
+        emit gpuResultResident(job.id, source.width, source.height, source.channels);
+        t.start();
+        gpu_->downloadLastResult(*job.buffer);
+        report.stages.push_back({"download", double(t.nsecsElapsed()) / 1e6});
+        if (uploadMs > 0)
+            report.stages.insert(report.stages.begin(),
+                                 {job.packed ? "upload image (8/16-bit, converted on the GPU)" : "upload image", uploadMs});
     } catch (const convlab::Error& e) {
         // A failing GPU run is reported and re-runs on the CPU.
         {
@@ -99,8 +113,10 @@ void RenderController::runOnGpu(const convlab::Image& source, const std::shared_
             gpu_.reset();
         }
         gpuSource_.reset();
+        convlab::ConvolveParams params = job.params;
         params.device = convlab::Device::Cpu;
-        convlab::convolveInto(source, params, out, &report);
+        report = convlab::RunReport{};
+        convlab::convolveInto(source, params, *job.buffer, &report);
         report.notices.push_back(std::string("the GPU run failed (") + e.what() + "): ran on the CPU");
     }
 }

@@ -21,8 +21,11 @@ public:
     // Cancels whatever runs and waits for it: the worker never outlives the controller.
     ~RenderController() override;
 
-    // Starts a run; params.cancel is set by the controller. Returns the request id.
-    quint64 request(std::shared_ptr<const convlab::Image> source, convlab::ConvolveParams params);
+    // Starts a run; params.cancel is set by the controller. Returns the request id. `packed`,
+    // when given, is the same source as decoded 8/16-bit samples: a CUDA run uploads that (a
+    // quarter or half of the bytes) and converts on the device.
+    quint64 request(std::shared_ptr<const convlab::Image> source, convlab::ConvolveParams params,
+                    std::shared_ptr<const convlab::PackedImage> packed = {});
     // Raises the cancel flag of the newest request (it then ends with cancelled()).
     void cancel();
     // Cancels and blocks until no run is left (window closing).
@@ -46,6 +49,9 @@ public:
 signals:
     void busyChanged(bool busy);
     void resultReady(quint64 id);
+    // A CUDA run's result is complete on the device (gpuSession()->copyLastResultToGlBuffer can
+    // show it) while the worker still downloads the host copy that resultReady delivers.
+    void gpuResultResident(quint64 id, int width, int height, int channels);
     void failed(quint64 id, const QString& message);
     void cancelled(quint64 id);
     void resultDropped(quint64 id);
@@ -59,8 +65,7 @@ private:
     std::shared_ptr<convlab::Image> takeSpare();
     // CUDA runs through one session that keeps the source on the device (worker thread only);
     // failures fall back to the CPU, saying so.
-    void runOnGpu(const convlab::Image& source, const std::shared_ptr<const convlab::Image>& keep,
-                  convlab::ConvolveParams params, convlab::Image& out, convlab::RunReport& report);
+    void runOnGpu(Outcome& job);
 
     QThreadPool pool_;
     quint64 latestId_ = 0;

@@ -67,6 +67,31 @@ __global__ void directGlobal(const float* __restrict__ in, float* __restrict__ o
     out[static_cast<size_t>(c) * g.w * g.h + static_cast<size_t>(y) * g.w + x] = fmaf(g.scale, acc, g.offset);
 }
 
+template <int M>
+__global__ void __launch_bounds__(tiled::kThreads) directTiled(const float* __restrict__ in, float* __restrict__ out,
+                                                              Geometry g, tiled::Shape s, const float* __restrict__ k)
+{
+    extern __shared__ float4 staged[];
+    const size_t plane = static_cast<size_t>(g.w) * g.h * blockIdx.z;
+    const int x0 = blockIdx.x * tiled::kBlockW, y0 = blockIdx.y * tiled::kBlockH;
+    tiled::loadTile(in + plane, k, staged, g, s, x0, y0, threadIdx.y * tiled::kThreadsX + threadIdx.x);
+    __syncthreads();
+    float acc[tiled::kOutY][tiled::kOutX];
+    tiled::computePatch<M>(staged, s, threadIdx.x, threadIdx.y, acc);
+    tiled::storePatch(out + plane, g, x0, y0, threadIdx.x, threadIdx.y, acc);
+}
+
+template <class T>
+__global__ void unpack(const std::uint8_t* __restrict__ samples, int w, int h, int channels, size_t stride,
+                       ChannelOrder order, float* __restrict__ planes)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    const int c = blockIdx.z;
+    if (x >= w || y >= h) return;
+    planes[static_cast<size_t>(c) * w * h + static_cast<size_t>(y) * w + x] =
+        unpackSample<T>(samples, w, channels, stride, order.c, c, y, x);
+}
+
 constexpr int kRowThreads = 128;
 
 // tmp(r, x) = sum_u f[u] * P(r, x + u) for padded rows r in [0, h + kh - 1).
@@ -119,6 +144,16 @@ __global__ void padEmbed(const float* __restrict__ in, float* __restrict__ padde
         v = fetch(in + static_cast<size_t>(c) * g.w * g.h, g.w, g.h, static_cast<long long>(y) - g.ay,
                   static_cast<long long>(x) - g.ax, g);
     padded[(static_cast<size_t>(c) * n0 + y) * n1 + x] = v;
+}
+
+// The kernel's taps at (-v, -u) modulo the transform size, scaled by `norm`, over a zeroed plane.
+__global__ void scatterKernel(const float* __restrict__ k, int kw, int kh, float norm, float* __restrict__ real, int n0,
+                              int n1)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= kw * kh) return;
+    const int v = i / kw, u = i - v * kw;
+    real[static_cast<size_t>((n0 - v) % n0) * n1 + (n1 - u) % n1] = k[i] * norm;
 }
 
 __global__ void spectrumProduct(float2* __restrict__ s, const float2* __restrict__ k, long long perChannel, int channels)
@@ -184,6 +219,48 @@ void launchDirect(const float* in, float* out, const Geometry& g, const float* d
     check(cudaGetLastError(), "direct launch");
 }
 
+bool launchDirectTiled(const float* in, float* out, const Geometry& g, const float* paddedKernel, cudaStream_t stream)
+{
+    // Shared memory a block may have on this device, and the opt-in above 48 KB, once.
+    static const int limit = [] {
+        int dev = 0, optin = 48 * 1024;
+        cudaGetDevice(&dev);
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+        cudaFuncSetAttribute(directTiled<0>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
+        cudaFuncSetAttribute(directTiled<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
+        cudaFuncSetAttribute(directTiled<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
+        cudaFuncSetAttribute(directTiled<3>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
+        cudaGetLastError();
+        return optin;
+    }();
+    const tiled::Shape s = tiled::shapeFor(g);
+    const size_t shared = sizeof(float4) * static_cast<size_t>(tiled::sharedVectors(s));
+    if (shared > static_cast<size_t>(limit)) return false;
+    const dim3 block(tiled::kThreadsX, tiled::kThreadsY);
+    const dim3 grid((g.w + tiled::kBlockW - 1) / tiled::kBlockW, (g.h + tiled::kBlockH - 1) / tiled::kBlockH, g.channels);
+    switch (s.m) {
+    case 0: directTiled<0><<<grid, block, shared, stream>>>(in, out, g, s, paddedKernel); break;
+    case 1: directTiled<1><<<grid, block, shared, stream>>>(in, out, g, s, paddedKernel); break;
+    case 2: directTiled<2><<<grid, block, shared, stream>>>(in, out, g, s, paddedKernel); break;
+    default: directTiled<3><<<grid, block, shared, stream>>>(in, out, g, s, paddedKernel); break;
+    }
+    check(cudaGetLastError(), "tiled direct launch");
+    return true;
+}
+
+void launchUnpack(const std::uint8_t* samples, bool sixteenBit, int w, int h, int channels, size_t strideBytes,
+                  ChannelOrder order, float* planes, cudaStream_t stream)
+{
+    const dim3 block(32, 8);
+    if (sixteenBit)
+        unpack<std::uint16_t><<<grid2d(w, h, channels, block), block, 0, stream>>>(samples, w, h, channels, strideBytes,
+                                                                                   order, planes);
+    else
+        unpack<std::uint8_t><<<grid2d(w, h, channels, block), block, 0, stream>>>(samples, w, h, channels, strideBytes,
+                                                                                  order, planes);
+    check(cudaGetLastError(), "unpack launch");
+}
+
 void launchRowPass(const float* in, float* tmp, const Geometry& g, const float* rowFactor, cudaStream_t stream)
 {
     const size_t shared = sizeof(float) * (kRowThreads + g.kw - 1);
@@ -206,6 +283,13 @@ void launchPadEmbed(const float* in, float* padded, const Geometry& g, int n0, i
     const dim3 block(32, 8);
     padEmbed<<<grid2d(n1, n0, g.channels, block), block, 0, stream>>>(in, padded, g, n0, n1);
     check(cudaGetLastError(), "FFT padding launch");
+}
+
+void launchKernelScatter(const float* k, int kw, int kh, float norm, float* real, int n0, int n1, cudaStream_t stream)
+{
+    check(cudaMemsetAsync(real, 0, sizeof(float) * n0 * n1, stream), "kernel plane clear");
+    scatterKernel<<<(kw * kh + 255) / 256, 256, 0, stream>>>(k, kw, kh, norm, real, n0, n1);
+    check(cudaGetLastError(), "kernel scatter launch");
 }
 
 void launchSpectrumProduct(float2* spectra, const float2* kernelSpectrum, long long perChannel, int channels,

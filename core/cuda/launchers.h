@@ -4,17 +4,10 @@
 #pragma once
 #include <cuda_runtime.h>
 
-#include "convlab/border.h"
+#include "tiles.h"
 
 namespace convlab::cuda {
 
-struct Geometry {
-    int w = 0, h = 0, channels = 0;
-    int kw = 0, kh = 0, ax = 0, ay = 0; // correlation-form kernel and anchor
-    BorderMode mode = BorderMode::Constant;
-    float cval = 0.0f;
-    float scale = 1.0f, offset = 0.0f;
-};
 
 // Largest kernel (in values) kept in __constant__ memory.
 constexpr int kConstantKernelValues = 16384;
@@ -27,6 +20,11 @@ bool uploadConstantKernel(const float* hostValues, int count, cudaStream_t strea
 void launchDirect(const float* in, float* out, const Geometry& g, const float* deviceKernel, bool useConstant,
                   cudaStream_t stream);
 
+// Tiled direct sum (tiles.h) with the kernel given as kh rows padded with zeros to a multiple of
+// 4 values (tiled::shapeFor(g).kwp). Returns false, launching nothing, when the tile does not fit
+// in this device's shared memory; launchDirect is the fallback then.
+bool launchDirectTiled(const float* in, float* out, const Geometry& g, const float* paddedKernel, cudaStream_t stream);
+
 // Separable pass pair i: rowPass writes tmp (channels x (h+kh-1) x w) with the border applied
 // in both directions; colPass accumulates into out (accumulate=false: overwrite), adding the
 // offset when `last`.
@@ -34,10 +32,21 @@ void launchRowPass(const float* in, float* tmp, const Geometry& g, const float* 
 void launchColPass(const float* tmp, float* out, const Geometry& g, const float* colFactor, bool accumulate,
                    bool last, cudaStream_t stream);
 
+// Planar float32 planes from packed 8-bit (sixteenBit false) or 16-bit interleaved samples
+// (tiles.h unpackSample), every plane in one launch.
+struct ChannelOrder {
+    int c[4];
+};
+void launchUnpack(const std::uint8_t* samples, bool sixteenBit, int w, int h, int channels, size_t strideBytes,
+                  ChannelOrder order, float* planes, cudaStream_t stream);
+
 // FFT helpers: pad every channel by the kernel extent with the border rule into n0 x n1 real
 // planes (zero beyond), multiply spectra by the kernel's (broadcast over channels), crop with
 // scale and offset.
 void launchPadEmbed(const float* in, float* padded, const Geometry& g, int n0, int n1, cudaStream_t stream);
+// The kernel (kw x kh on the device) placed for the transform: an n0 x n1 plane, zero but for
+// the taps at (-v, -u) modulo the size, scaled by `norm` (the inverse transform's 1/(n0*n1)).
+void launchKernelScatter(const float* k, int kw, int kh, float norm, float* real, int n0, int n1, cudaStream_t stream);
 void launchSpectrumProduct(float2* spectra, const float2* kernelSpectrum, long long perChannel, int channels,
                            cudaStream_t stream);
 // Every one of `n` values set to `value` (an all-zero kernel's result is its offset).

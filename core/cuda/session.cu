@@ -138,6 +138,27 @@ public:
         depth_ = image.depth;
         hasAlpha_ = image.hasAlpha;
     }
+    void setImage(const PackedImage& packed) override
+    {
+        packed.validate();
+        const size_t bytes = packed.stride * (static_cast<size_t>(packed.height) - 1) +
+                             static_cast<size_t>(packed.width) * packed.channels * packed.sampleBytes();
+        const size_t n = static_cast<size_t>(packed.width) * packed.height * packed.channels;
+        packed_.reserve(bytes);
+        src_.reserve(n);
+        // From pageable memory: the call returns once the samples are staged by the driver.
+        check(cudaMemcpyAsync(packed_.get(), packed.bytes.data(), bytes, cudaMemcpyHostToDevice, stream_), "upload");
+        ChannelOrder order{};
+        for (int c = 0; c < 4; ++c) order.c[c] = packed.order[c];
+        launchUnpack(packed_.get(), packed.depth == SampleDepth::U16, packed.width, packed.height, packed.channels,
+                     packed.stride, order, src_.get(), stream_);
+        check(cudaStreamSynchronize(stream_), "upload");
+        w_ = packed.width;
+        h_ = packed.height;
+        c_ = packed.channels;
+        depth_ = packed.depth;
+        hasAlpha_ = packed.hasAlpha;
+    }
     bool hasImage() const override { return w_ > 0; }
     std::string deviceName() const override { return name_; }
 
@@ -167,37 +188,55 @@ public:
 
     Image run(const ConvolveParams& params, RunReport* report) override
     {
-        requireImage();
-        const size_t n = static_cast<size_t>(w_) * h_ * c_;
-        // Results alternate between two device buffers, so the last finished one can be copied
-        // to the display (copyLastResultToGlBuffer, another thread) while the next run writes.
-        int slot = 0;
-        {
-            // Never the slot a display copy may be reading (it holds the lock while it copies).
-            std::lock_guard lock(lastMutex_);
-            slot = lastSlot_ < 0 ? 0 : 1 - lastSlot_;
-        }
-        results_[slot].reserve(n);
         RunReport local;
         RunReport& rep = report ? *report : local;
         EventClock clock(stream_);
         clock.mark("start");
-        compute(params, results_[slot].get(), rep, clock);
+        const int slot = computeIntoNextSlot(params, rep, clock);
+        const size_t n = static_cast<size_t>(w_) * h_ * c_;
         staging_.reserve(n);
         check(cudaMemcpyAsync(staging_.get(), results_[slot].get(), sizeof(float) * n, cudaMemcpyDeviceToHost, stream_),
               "download");
         clock.mark("download");
         check(cudaStreamSynchronize(stream_), "run");
         clock.collect(rep.stages);
-        {
-            std::lock_guard lock(lastMutex_);
-            lastSlot_ = slot;
-            lastValues_ = n;
-        }
+        publish(slot, n);
         Image out(w_, h_, c_, depth_);
         out.hasAlpha = hasAlpha_;
         std::copy(staging_.get(), staging_.get() + n, out.data.begin());
         return out;
+    }
+
+    void runResident(const ConvolveParams& params, RunReport* report) override
+    {
+        RunReport local;
+        RunReport& rep = report ? *report : local;
+        EventClock clock(stream_);
+        clock.mark("start");
+        const int slot = computeIntoNextSlot(params, rep, clock);
+        check(cudaStreamSynchronize(stream_), "run");
+        clock.collect(rep.stages);
+        publish(slot, static_cast<size_t>(w_) * h_ * c_);
+    }
+
+    void downloadLastResult(Image& out) override
+    {
+        int slot = -1;
+        size_t n = 0;
+        {
+            std::lock_guard lock(lastMutex_);
+            slot = lastSlot_;
+            n = lastValues_;
+        }
+        if (slot < 0 || n != static_cast<size_t>(w_) * h_ * c_) throw Error("the GPU holds no result to download");
+        staging_.reserve(n);
+        check(cudaMemcpyAsync(staging_.get(), results_[slot].get(), sizeof(float) * n, cudaMemcpyDeviceToHost, stream_),
+              "download");
+        check(cudaStreamSynchronize(stream_), "download");
+        if (out.width != w_ || out.height != h_ || out.channels != c_) out = Image(w_, h_, c_, depth_);
+        out.depth = depth_;
+        out.hasAlpha = hasAlpha_;
+        std::copy(staging_.get(), staging_.get() + n, out.data.begin());
     }
 
     void copyLastResultToGlBuffer(unsigned int glBuffer, size_t values) override
@@ -278,6 +317,29 @@ private:
     void requireImage() const
     {
         if (!hasImage()) throw Error("no image on the GPU: call setImage first");
+    }
+
+    // Computes into the result slot that no display copy may be reading (results alternate
+    // between two device buffers, so the last finished one can be copied to the display by
+    // copyLastResultToGlBuffer, on another thread, while the next run writes). Asynchronous.
+    int computeIntoNextSlot(const ConvolveParams& params, RunReport& rep, EventClock& clock)
+    {
+        requireImage();
+        int slot = 0;
+        {
+            std::lock_guard lock(lastMutex_);
+            slot = lastSlot_ < 0 ? 0 : 1 - lastSlot_;
+        }
+        results_[slot].reserve(static_cast<size_t>(w_) * h_ * c_);
+        compute(params, results_[slot].get(), rep, clock);
+        return slot;
+    }
+
+    void publish(int slot, size_t values)
+    {
+        std::lock_guard lock(lastMutex_);
+        lastSlot_ = slot;
+        lastValues_ = values;
     }
 
     // Channels filtered this run (alpha passes through unless asked).
@@ -382,8 +444,12 @@ private:
         };
         const double mpx = double(n) * n / 1e6;
         GpuCosts c;
-        const double d3 = best([&] { launchDirect(in.get(), out.get(), geometry(3, 3), k.get(), false, stream_); });
-        const double d15 = best([&] { launchDirect(in.get(), out.get(), geometry(15, 15), k.get(), false, stream_); });
+        auto direct = [&](const Geometry& g) {
+            if (!launchDirectTiled(in.get(), out.get(), g, k.get(), stream_))
+                launchDirect(in.get(), out.get(), g, k.get(), false, stream_);
+        };
+        const double d3 = best([&] { direct(geometry(3, 3)); });
+        const double d15 = best([&] { direct(geometry(15, 15)); });
         c.directPerTap = std::max((d15 - d3) / (225 - 9), 1e-9) / mpx;
         c.directPerPixel = std::max(d3 / mpx - 9 * c.directPerTap, 0.0);
         auto pair = [&](int len) {
@@ -440,13 +506,26 @@ private:
 
     void runDirect(const Geometry& g, const Kernel& k, float* out, EventClock& clock)
     {
+        // The tiled kernel takes the kernel's rows padded with zeros to a multiple of 4 values.
+        const int kwp = tiled::shapeFor(g).kwp;
+        std::vector<float> padded(static_cast<size_t>(kwp) * k.height, 0.0f);
+        for (int v = 0; v < k.height; ++v)
+            std::copy_n(k.values.begin() + static_cast<size_t>(v) * k.width, k.width, padded.begin() + static_cast<size_t>(v) * kwp);
+        kernel_.reserve(padded.size());
+        check(cudaMemcpyAsync(kernel_.get(), padded.data(), sizeof(float) * padded.size(), cudaMemcpyHostToDevice, stream_),
+              "kernel upload");
+        clock.mark("upload");
+        if (launchDirectTiled(src_.get(), out, g, kernel_.get(), stream_)) {
+            clock.mark("convolve");
+            return;
+        }
+        // A kernel whose tile exceeds this device's shared memory: the one-output-per-thread kernels.
         const bool constant = uploadConstantKernel(k.values.data(), static_cast<int>(k.values.size()), stream_);
         if (!constant) {
             kernel_.reserve(k.values.size());
             check(cudaMemcpyAsync(kernel_.get(), k.values.data(), sizeof(float) * k.values.size(), cudaMemcpyHostToDevice,
                                   stream_), "kernel upload");
         }
-        clock.mark("upload");
         launchDirect(src_.get(), out, g, kernel_.get(), constant, stream_);
         clock.mark("convolve");
     }
@@ -487,18 +566,16 @@ private:
         // Kernel spectrum, cached by content and size.
         const auto key = std::make_tuple(n0, n1, k.width, k.height, k.values);
         if (key != spectrumKey_) {
-            std::vector<float> host(static_cast<size_t>(realPer), 0.0f);
-            const float norm = 1.0f / static_cast<float>(realPer);
-            for (int v = 0; v < k.height; ++v)
-                for (int u = 0; u < k.width; ++u)
-                    host[static_cast<size_t>((n0 - v) % n0) * n1 + (n1 - u) % n1] += k.at(v, u) * norm;
-            kernelReal_.reserve(host.size());
-            kernelSpec_.reserve(static_cast<size_t>(specPer));
-            check(cudaMemcpyAsync(kernelReal_.get(), host.data(), sizeof(float) * host.size(), cudaMemcpyHostToDevice,
+            // Only the kw x kh taps travel; the padded plane is built on the device.
+            kernel_.reserve(k.values.size());
+            check(cudaMemcpyAsync(kernel_.get(), k.values.data(), sizeof(float) * k.values.size(), cudaMemcpyHostToDevice,
                                   stream_), "kernel upload");
+            kernelReal_.reserve(static_cast<size_t>(realPer));
+            kernelSpec_.reserve(static_cast<size_t>(specPer));
+            launchKernelScatter(kernel_.get(), k.width, k.height, 1.0f / static_cast<float>(realPer), kernelReal_.get(), n0,
+                                n1, stream_);
             checkFft(cufftExecR2C(kernelPlans.forward, kernelReal_.get(), reinterpret_cast<cufftComplex*>(kernelSpec_.get())),
                      "kernel transform");
-            check(cudaStreamSynchronize(stream_), "kernel transform"); // `host` must outlive the copy
             spectrumKey_ = key;
         }
         clock.mark("upload");
@@ -539,6 +616,7 @@ private:
     size_t lastValues_ = 0;
     cudaStream_t displayStream_ = nullptr;
     DeviceBuffer<float2> fftSpec_, kernelSpec_;
+    DeviceBuffer<std::uint8_t> packed_;
     PinnedBuffer staging_;
     std::map<std::tuple<int, int, int>, Plans> plans_;
     std::tuple<int, int, int, int, std::vector<float>> spectrumKey_;

@@ -17,7 +17,7 @@ double depthMax(SampleDepth d)
     return 1.0;
 }
 
-Image::Image(int w, int h, int c, SampleDepth d) : width(w), height(h), channels(c), depth(d)
+void checkImageSize(int w, int h, int c)
 {
     if (w < 1 || h < 1 || w > kMaxImageSide || h > kMaxImageSide)
         throw Error("image size " + std::to_string(w) + "x" + std::to_string(h) +
@@ -28,7 +28,52 @@ Image::Image(int w, int h, int c, SampleDepth d) : width(w), height(h), channels
     if (n > kMaxImageValues)
         throw Error("image " + std::to_string(w) + "x" + std::to_string(h) + "x" + std::to_string(c) +
                     " is too large (" + std::to_string(n * 4 / (1024 * 1024)) + " MiB as float32)");
+}
+
+Image::Image(int w, int h, int c, SampleDepth d) : width(w), height(h), channels(c), depth(d)
+{
+    checkImageSize(w, h, c);
+    const std::size_t n = static_cast<std::size_t>(w) * h * c;
     data.assign(n, 0.0f);
+}
+
+void PackedImage::validate() const
+{
+    checkImageSize(width, height, channels);
+    if (depth != SampleDepth::U8 && depth != SampleDepth::U16)
+        throw Error("packed images hold 8- or 16-bit samples");
+    const std::size_t row = static_cast<std::size_t>(width) * channels * sampleBytes();
+    if (stride < row || stride % sampleBytes() != 0)
+        throw Error("packed image rows are " + std::to_string(stride) + " bytes apart, less than a row (" +
+                    std::to_string(row) + ") or misaligned");
+    if (bytes.size() < stride * (static_cast<std::size_t>(height) - 1) + row)
+        throw Error("packed image holds " + std::to_string(bytes.size()) + " bytes, too few for its size");
+    for (int c = 0; c < channels; ++c)
+        if (order[c] < 0 || order[c] >= channels) throw Error("packed image channel order out of range");
+}
+
+namespace {
+template <class T> void unpackInto(const PackedImage& p, Image& img)
+{
+    for (int c = 0; c < p.channels; ++c)
+        for (int y = 0; y < p.height; ++y) {
+            const T* row = reinterpret_cast<const T*>(p.bytes.data() + static_cast<std::size_t>(y) * p.stride);
+            float* out = img.plane(c) + static_cast<std::size_t>(y) * p.width;
+            for (int x = 0; x < p.width; ++x) out[x] = static_cast<float>(row[static_cast<std::size_t>(x) * p.channels + p.order[c]]);
+        }
+}
+} // namespace
+
+Image unpackImage(const PackedImage& packed)
+{
+    packed.validate();
+    Image img(packed.width, packed.height, packed.channels, packed.depth);
+    img.hasAlpha = packed.hasAlpha;
+    if (packed.depth == SampleDepth::U16)
+        unpackInto<std::uint16_t>(packed, img);
+    else
+        unpackInto<std::uint8_t>(packed, img);
+    return img;
 }
 
 } // namespace convlab

@@ -136,6 +136,13 @@ Image loadImage(const std::string& path)
     return detail::loadImageOpenCV(path);
 }
 
+std::optional<PackedImage> loadPackedImage(const std::string& path)
+{
+    if (detail::lowerExtension(path) == ".npy") return std::nullopt;
+    detail::requireInputFile(path);
+    return detail::loadPackedImageOpenCV(path);
+}
+
 void saveImage(const Image& img, const std::string& path, const SaveOptions& opts)
 {
     if (detail::lowerExtension(path) == ".npy") return writeNpy(img, path, opts);

@@ -15,6 +15,10 @@ constexpr const char* kNoFormats = "image formats need OpenCV; this build reads 
 }
 
 Image loadImageOpenCV(const std::string& path) { throw Error("cannot read '" + path + "': " + kNoFormats); }
+std::optional<PackedImage> loadPackedImageOpenCV(const std::string& path)
+{
+    throw Error("cannot read '" + path + "': " + kNoFormats);
+}
 
 void saveImageOpenCV(const Image&, const std::string& path, const SaveOptions&)
 {

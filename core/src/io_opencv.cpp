@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -145,44 +147,78 @@ template <class T> void unpack(const cv::Mat& m, Image& img)
     }
 }
 
-} // namespace
-
-Image loadImageOpenCV(const std::string& path)
+[[noreturn]] void failRead(const std::string& path, const std::string& why)
 {
-    const auto fail = [&](const std::string& why) -> Image { throw Error("cannot read '" + path + "': " + why); };
+    throw Error("cannot read '" + path + "': " + why);
+}
+
+cv::Mat readMat(const std::string& path)
+{
     cv::Mat m;
     try {
         m = cv::imread(path, cv::IMREAD_UNCHANGED);
     } catch (const cv::Exception& e) {
         // OpenCV's size guard reads as an assertion; say what it means.
         if (e.err.find("CV_IO_MAX_IMAGE") != std::string::npos)
-            return fail("the image is too large to load (OpenCV refuses more than 2^30 pixels or sides over "
-                        "2^20)");
-        return fail(e.err);
+            failRead(path, "the image is too large to load (OpenCV refuses more than 2^30 pixels or sides over "
+                           "2^20)");
+        failRead(path, e.err);
     }
-    if (m.empty()) return fail("not an image file OpenCV can decode, or the file is corrupt");
+    if (m.empty()) failRead(path, "not an image file OpenCV can decode, or the file is corrupt");
+    if (m.channels() > 4) failRead(path, std::to_string(m.channels()) + " channels; 1 to 4 are supported");
+    return m;
+}
+
+// 8- or 16-bit samples as decoded: interleaved BGR(A), so planes take samples 2, 1, 0 (, 3).
+PackedImage packedFrom(const cv::Mat& m, const std::string& path)
+{
+    PackedImage p;
+    p.width = m.cols;
+    p.height = m.rows;
+    p.channels = m.channels();
+    p.depth = m.depth() == CV_16U ? SampleDepth::U16 : SampleDepth::U8;
+    p.hasAlpha = p.channels == 2 || p.channels == 4;
+    if (p.channels >= 3) p.order = {2, 1, 0, 3};
+    p.stride = static_cast<std::size_t>(m.cols) * m.channels() * m.elemSize1();
+    try {
+        checkImageSize(p.width, p.height, p.channels);
+    } catch (const Error& e) {
+        failRead(path, e.what());
+    }
+    p.bytes.resize(p.stride * m.rows);
+    for (int y = 0; y < m.rows; ++y) std::memcpy(p.bytes.data() + p.stride * y, m.ptr(y), p.stride);
+    return p;
+}
+
+} // namespace
+
+Image loadImageOpenCV(const std::string& path)
+{
+    cv::Mat m = readMat(path);
     SampleDepth depth = SampleDepth::F32;
     switch (m.depth()) {
-    case CV_8U: depth = SampleDepth::U8; break;
-    case CV_16U: depth = SampleDepth::U16; break;
+    case CV_8U:
+    case CV_16U: return unpackImage(packedFrom(m, path)); // one definition of integer samples
     case CV_32F: break;
     case CV_64F: m.convertTo(m, CV_32F); break;
-    default: return fail("unsupported sample type (8-bit, 16-bit unsigned and float files are supported)");
+    default: failRead(path, "unsupported sample type (8-bit, 16-bit unsigned and float files are supported)");
     }
-    if (m.channels() > 4) return fail(std::to_string(m.channels()) + " channels; 1 to 4 are supported");
     Image img;
     try {
         img = Image(m.cols, m.rows, m.channels(), depth);
     } catch (const Error& e) {
-        return fail(e.what());
+        failRead(path, e.what());
     }
     img.hasAlpha = img.channels == 2 || img.channels == 4;
-    switch (m.depth()) {
-    case CV_8U: unpack<std::uint8_t>(m, img); break;
-    case CV_16U: unpack<std::uint16_t>(m, img); break;
-    default: unpack<float>(m, img); break;
-    }
+    unpack<float>(m, img);
     return img;
+}
+
+std::optional<PackedImage> loadPackedImageOpenCV(const std::string& path)
+{
+    const cv::Mat m = readMat(path);
+    if (m.depth() != CV_8U && m.depth() != CV_16U) return std::nullopt;
+    return packedFrom(m, path);
 }
 
 void saveImageOpenCV(const Image& img, const std::string& path, const SaveOptions& opts)

@@ -39,14 +39,19 @@ timeout 300 "$build/tests/test_gpu" -o "$out/test_gpu.txt,txt" -o -,txt | grep -
 gpu_rc=${PIPESTATUS[0]}
 echo "test_gpu exit $gpu_rc"
 
-echo "== memory and race checks (compute-sanitizer, small cases)"
+echo "== memory and race checks (compute-sanitizer, small cases), and the tiled kernel's SASS"
 if command -v compute-sanitizer > /dev/null; then
   { timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$build/tests/test_gpu" \
-      matchesCpu:31x29x1 matchesCpu:17x1x4 zeroKernelGivesOffset alphaPassesThrough
+      matchesCpu:31x29x1 matchesCpu:17x1x4 tiledDirectAtBlockEdges packedUploadMatchesFloat residentRunThenDownload \
+      zeroKernelGivesOffset alphaPassesThrough
     echo "memcheck exit $?"
-    timeout 90 compute-sanitizer --tool racecheck --error-exitcode 9 "$build/tests/test_gpu" matchesCpu:31x29x1
-    echo "racecheck exit $?"; } > "$out/sanitizer.txt" 2>&1
-  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|exit [0-9]+$" "$out/sanitizer.txt"
+    timeout 75 compute-sanitizer --tool racecheck --error-exitcode 9 "$build/tests/test_gpu" tiledDirectAtBlockEdges
+    echo "racecheck exit $?"
+    obj=$(find "$build/core" -name 'kernels.cu.o' | head -1)
+    echo "directTiled<1> SASS instruction counts:"
+    cuobjdump --dump-sass "$obj" | awk '/Function : .*directTiledILi1/{f=1; next} /Function : /{f=0} f' |
+      grep -oE '(LDS|LDG|STS|STG|LDL|STL|FFMA|LDC)[.A-Z0-9]*' | sort | uniq -c; } > "$out/sanitizer.txt" 2>&1
+  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|exit [0-9]+$|^ +[0-9]+ [A-Z]" "$out/sanitizer.txt"
 fi
 
 echo "== CUDA-OpenGL interop (headless EGL) and edit-to-display timing"

@@ -64,6 +64,8 @@ def main():
     ours, auto = {}, {}
     if a.ours:
         for r in json.load(open(a.ours)):
+            if 'size' not in r:
+                continue
             key = (r['size'], r['kernel'])
             if r['method'] == 'auto':
                 auto[key] = (r['kernel_ms'], r['chosen'])

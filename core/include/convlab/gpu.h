@@ -21,11 +21,21 @@ public:
     // Uploads the source image; it stays on the device until the next setImage, so a kernel
     // edit uploads only the kernel.
     virtual void setImage(const Image& image) = 0;
+    // Uploads 8- or 16-bit samples as they are (a quarter or half of the float bytes) and
+    // converts them on the device; the result equals setImage(unpackImage(packed)).
+    virtual void setImage(const PackedImage& packed) = 0;
     virtual bool hasImage() const = 0;
 
     // Runs on the resident image (params.device and threads are ignored) and downloads the
     // result. Stages are timed with CUDA events. Throws convlab::Error on any CUDA failure.
     virtual Image run(const ConvolveParams& params, RunReport* report = nullptr) = 0;
+
+    // Runs and keeps the result on the device, for copyLastResultToGlBuffer (display first) and
+    // downloadLastResult (the host copy, later). Throws convlab::Error on any CUDA failure.
+    virtual void runResident(const ConvolveParams& params, RunReport* report = nullptr) = 0;
+    // The result of the last finished run into `out` (reshaped only when its shape differs, so a
+    // recycled buffer is reused). Throws convlab::Error when there is none.
+    virtual void downloadLastResult(Image& out) = 0;
 
     // Runs and writes the result, planar float32 (width*height*channels values, as
     // ImageView::resultBuffer expects), straight into the OpenGL buffer object `glBuffer` of

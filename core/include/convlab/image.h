@@ -1,10 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace convlab {
+
+// Limits that keep a typo from allocating the machine away.
+inline constexpr int kMaxImageSide = 1 << 16;              // 65536 px per side
+inline constexpr std::size_t kMaxImageValues = std::size_t(1) << 31; // 8 GiB of float32
+
+// Throws convlab::Error, saying which limit, unless w x h x c is an image size we support.
+void checkImageSize(int w, int h, int c);
 
 // The range the pixel values came from. 8-bit files keep 0..255, 16-bit 0..65535, float as is
 // (nominally 0..1 when a float image is written to an integer file).
@@ -40,8 +49,28 @@ struct Image {
     }
 };
 
-// Limits that keep a typo from allocating the machine away.
-inline constexpr int kMaxImageSide = 1 << 16;              // 65536 px per side
-inline constexpr std::size_t kMaxImageValues = std::size_t(1) << 31; // 8 GiB of float32
+// Integer samples as a decoder delivers them: interleaved, `channels` samples per pixel, 8 or 16
+// bits each (depth U8 or U16), rows `stride` bytes apart. Plane c of the float image is sample
+// order[c] of every pixel (2, 1, 0 for BGR sources). Uploading this form moves a quarter (8-bit)
+// or half (16-bit) of the bytes of the float image; the GPU converts on the device.
+struct PackedImage {
+    int width = 0;
+    int height = 0;
+    int channels = 0;
+    SampleDepth depth = SampleDepth::U8;
+    bool hasAlpha = false;
+    std::size_t stride = 0;
+    std::array<int, 4> order{0, 1, 2, 3};
+    std::vector<std::uint8_t> bytes;
+
+    std::size_t sampleBytes() const { return depth == SampleDepth::U16 ? 2 : 1; }
+    // Throws convlab::Error when the fields do not describe a valid image.
+    void validate() const;
+};
+
+// The float image of packed samples: values keep their integer range (0..255, 0..65535), as the
+// image loaders keep them. The GPU's unpacking (core/cuda/tiles.h) gives the same values.
+Image unpackImage(const PackedImage& packed);
+
 
 } // namespace convlab

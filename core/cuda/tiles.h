@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The index and arithmetic code of the GPU's tiled kernels, written as plain inline functions
+// that compile for the device and for the host alike. kernels.cu wraps them in __global__
+// functions; tests/test_gpu_tiles.cpp runs the same functions block by block on the CPU, so the
+// tiling, alignment and border logic is checked on every machine, GPU or not.
+//
+// Tiled direct convolution: a block of kThreadsX x kThreadsY threads computes a
+// kBlockW x kBlockH tile of outputs, each thread a kOutX x kOutY patch. The input tile with its
+// halo is staged in shared memory as 16-byte vectors (loaded as vectors straight from the image
+// when the tile lies inside it, through borderIndex element by element otherwise), the kernel
+// next to it with its rows padded to a multiple of 4 with zeros. Per 4 taps of a kernel row a
+// thread reads one new vector of the tile and one of the kernel and does 16 FMAs. (The padding
+// taps multiply tile values beyond the kernel's reach by zero: only an infinite input value
+// there would show, as NaN.)
+#pragma once
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+#include "convlab/border.h"
+
+#if defined(__CUDACC__)
+#include <vector_types.h>
+#endif
+
+namespace convlab::cuda {
+
+// The geometry of one convolution on the device: the image, the correlation-form kernel with its
+// anchor, the border rule and the output's scale and offset.
+struct Geometry {
+    int w = 0, h = 0, channels = 0;
+    int kw = 0, kh = 0, ax = 0, ay = 0; // correlation-form kernel and anchor
+    BorderMode mode = BorderMode::Constant;
+    float cval = 0.0f;
+    float scale = 1.0f, offset = 0.0f;
+};
+
+#if defined(__CUDACC__)
+using Vec4 = float4;
+#else
+struct alignas(16) Vec4 {
+    float x, y, z, w;
+};
+#endif
+
+namespace tiled {
+
+constexpr int kThreadsX = 32, kThreadsY = 8, kThreads = kThreadsX * kThreadsY;
+constexpr int kOutX = 4, kOutY = 4;
+constexpr int kBlockW = kThreadsX * kOutX, kBlockH = kThreadsY * kOutY; // 128 x 32 outputs
+
+// The shared-memory layout for one kernel shape.
+struct Shape {
+    int m = 0;     // (-ax) mod 4: where a thread's first tap sits inside its first vector
+    int left = 0;  // ax + m: tile columns left of the block's first output (a multiple of 4)
+    int kwp = 0;   // kernel width padded to a multiple of 4
+    int tw4 = 0;   // vectors per tile row
+    int th = 0;    // tile rows
+    int kh = 0;
+};
+
+CONVLAB_HD Shape shapeFor(const Geometry& g)
+{
+    Shape s;
+    s.m = (4 - g.ax % 4) % 4;
+    s.left = g.ax + s.m;
+    s.kwp = (g.kw + 3) / 4 * 4;
+    // Thread tx reads vectors tx .. tx + kwp/4 + 1 of a row (a window of three, sliding by one).
+    s.tw4 = kThreadsX + s.kwp / 4 + 1;
+    s.th = kBlockH + g.kh - 1;
+    s.kh = g.kh;
+    return s;
+}
+
+// Vectors of shared memory a block needs: the tile, then the padded kernel.
+CONVLAB_HD int sharedVectors(const Shape& s) { return s.th * s.tw4 + s.kh * s.kwp / 4; }
+
+// Whether the block's whole input tile lies inside the image with 16-byte aligned rows, so it is
+// loaded as vectors with no border logic.
+CONVLAB_HD bool interior(const Geometry& g, const Shape& s, int x0, int y0)
+{
+    const long long tx0 = static_cast<long long>(x0) - s.left, ty0 = static_cast<long long>(y0) - g.ay;
+    return g.w % 4 == 0 && tx0 >= 0 && tx0 + 4LL * s.tw4 <= g.w && ty0 >= 0 && ty0 + s.th <= g.h;
+}
+
+// Thread `tid`'s share of loading the tile of the block whose first output is (x0, y0) and of
+// staging the padded kernel (kh rows of kwp values). Call on every thread, then synchronise.
+CONVLAB_HD void loadTile(const float* __restrict__ plane, const float* __restrict__ paddedKernel, Vec4* tile,
+                         const Geometry& g, const Shape& s, int x0, int y0, int tid)
+{
+    const int n = s.th * s.tw4;
+    if (interior(g, s, x0, y0)) {
+        const int stride = g.w / 4;
+        const Vec4* src = reinterpret_cast<const Vec4*>(plane + static_cast<size_t>(y0 - g.ay) * g.w + (x0 - s.left));
+        // Four loads in flight per thread before the first store.
+        for (int i0 = tid; i0 < n; i0 += 4 * kThreads) {
+            Vec4 v[4];
+#if defined(__CUDACC__)
+#pragma unroll
+#endif
+            for (int k = 0; k < 4; ++k) {
+                const int i = i0 + k * kThreads;
+                if (i < n) {
+                    const int r = i / s.tw4;
+                    v[k] = src[static_cast<size_t>(r) * stride + (i - r * s.tw4)];
+                }
+            }
+#if defined(__CUDACC__)
+#pragma unroll
+#endif
+            for (int k = 0; k < 4; ++k)
+                if (i0 + k * kThreads < n) tile[i0 + k * kThreads] = v[k];
+        }
+    } else {
+        float* t = reinterpret_cast<float*>(tile);
+        const int rowValues = 4 * s.tw4;
+        for (int i = tid; i < 4 * n; i += kThreads) {
+            const int r = i / rowValues, e = i - r * rowValues;
+            const int sy = borderIndex(static_cast<long long>(y0) - g.ay + r, g.h, g.mode);
+            const int sx = borderIndex(static_cast<long long>(x0) - s.left + e, g.w, g.mode);
+            t[i] = (sy < 0 || sx < 0) ? g.cval : plane[static_cast<size_t>(sy) * g.w + sx];
+        }
+    }
+    float* k = reinterpret_cast<float*>(tile + n);
+    for (int i = tid; i < s.kh * s.kwp; i += kThreads) k[i] = paddedKernel[i];
+}
+
+CONVLAB_HD float lane(const Vec4& v, int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
+
+// Thread (tx, ty)'s kOutY x kOutX outputs from the staged tile and kernel; M is Shape::m.
+template <int M>
+CONVLAB_HD void computePatch(const Vec4* tile, const Shape& s, int tx, int ty, float acc[kOutY][kOutX])
+{
+    const Vec4* kernel = tile + s.th * s.tw4;
+    const int nq = s.kwp / 4;
+#if defined(__CUDACC__)
+#pragma unroll
+#endif
+    for (int r = 0; r < kOutY; ++r) {
+        float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+        for (int v = 0; v < s.kh; ++v) {
+            const Vec4* t = tile + (ty * kOutY + r + v) * s.tw4 + tx;
+            const Vec4* kr = kernel + v * nq;
+            Vec4 A = t[0], B = t[1];
+            for (int q = 0; q < nq; ++q) {
+                const Vec4 C = t[q + 2];
+                const float e[12] = {A.x, A.y, A.z, A.w, B.x, B.y, B.z, B.w, C.x, C.y, C.z, C.w};
+                const Vec4 k = kr[q];
+                const float kv[4] = {k.x, k.y, k.z, k.w};
+#if defined(__CUDACC__)
+#pragma unroll
+#endif
+                for (int j = 0; j < 4; ++j) {
+                    a0 = fmaf(kv[j], e[M + 0 + j], a0);
+                    a1 = fmaf(kv[j], e[M + 1 + j], a1);
+                    a2 = fmaf(kv[j], e[M + 2 + j], a2);
+                    a3 = fmaf(kv[j], e[M + 3 + j], a3);
+                }
+                A = B;
+                B = C;
+            }
+        }
+        acc[r][0] = a0;
+        acc[r][1] = a1;
+        acc[r][2] = a2;
+        acc[r][3] = a3;
+    }
+}
+
+// Writes thread (tx, ty)'s patch of the block at (x0, y0), scaled and offset, clipped to the image.
+CONVLAB_HD void storePatch(float* __restrict__ plane, const Geometry& g, int x0, int y0, int tx, int ty,
+                           const float acc[kOutY][kOutX])
+{
+    const int x = x0 + tx * kOutX;
+    if (x >= g.w) return;
+    for (int r = 0; r < kOutY; ++r) {
+        const int y = y0 + ty * kOutY + r;
+        if (y >= g.h) return;
+        float* o = plane + static_cast<size_t>(y) * g.w + x;
+        if (g.w % 4 == 0) { // x is a multiple of 4, so the whole vector is inside and aligned
+            Vec4 v;
+            v.x = fmaf(g.scale, acc[r][0], g.offset);
+            v.y = fmaf(g.scale, acc[r][1], g.offset);
+            v.z = fmaf(g.scale, acc[r][2], g.offset);
+            v.w = fmaf(g.scale, acc[r][3], g.offset);
+            *reinterpret_cast<Vec4*>(o) = v;
+        } else {
+            for (int c = 0; c < kOutX && x + c < g.w; ++c) o[c] = fmaf(g.scale, acc[r][c], g.offset);
+        }
+    }
+}
+
+} // namespace tiled
+
+// Unpacking of 8- and 16-bit sources on the device: value i of plane c (row-major, planar) from
+// interleaved samples with `channels` per pixel and rows `strideBytes` apart; `order[c]` names
+// the sample of a pixel that goes to plane c (e.g. 2, 1, 0 for BGR sources). Values keep their
+// integer range (0..255, 0..65535), as the image loaders do.
+template <class T>
+CONVLAB_HD float unpackSample(const std::uint8_t* __restrict__ samples, int width, int channels, size_t strideBytes,
+                              const int order[4], int c, int y, int x)
+{
+    const T* row = reinterpret_cast<const T*>(samples + static_cast<size_t>(y) * strideBytes);
+    return static_cast<float>(row[static_cast<size_t>(x) * channels + order[c]]);
+}
+
+} // namespace convlab::cuda
