@@ -67,19 +67,18 @@ __global__ void directGlobal(const float* __restrict__ in, float* __restrict__ o
     out[static_cast<size_t>(c) * g.w * g.h + static_cast<size_t>(y) * g.w + x] = fmaf(g.scale, acc, g.offset);
 }
 
-template <int M, int MinBlocks>
-__global__ void __launch_bounds__(tiled::kThreads, MinBlocks) directTiled(const float* __restrict__ in, float* __restrict__ out,
+template <int M>
+__global__ void __launch_bounds__(tiled::kThreads) directTiled(const float* __restrict__ in, float* __restrict__ out,
                                                               Geometry g, tiled::Shape s, const float* __restrict__ k)
 {
     extern __shared__ float4 staged[];
     const size_t plane = static_cast<size_t>(g.w) * g.h * blockIdx.z;
     const int x0 = blockIdx.x * tiled::kBlockW, y0 = blockIdx.y * tiled::kBlockH;
-    const int tid = threadIdx.y * tiled::kThreadsX + threadIdx.x;
-    tiled::mapRows(k, staged, g, s, y0, tid);
+    tiled::loadTile(in + plane, k, staged, g, s, x0, y0, threadIdx.y * tiled::kThreadsX + threadIdx.x);
     __syncthreads();
-    tiled::loadTile(in + plane, staged, g, s, x0, tid);
-    __syncthreads();
-    tiled::computeAndStorePatch<M>(staged, s, g, out + plane, x0, y0, threadIdx.x, threadIdx.y);
+    float acc[tiled::kOutY][tiled::kOutX];
+    tiled::computePatch<M>(staged, s, threadIdx.x, threadIdx.y, acc);
+    tiled::storePatch(out + plane, g, x0, y0, threadIdx.x, threadIdx.y, acc);
 }
 
 template <class T>
@@ -220,38 +219,17 @@ void launchDirect(const float* in, float* out, const Geometry& g, const float* d
     check(cudaGetLastError(), "direct launch");
 }
 
-template <int V> void allowLargeTiles(int bytes)
-{
-    constexpr int mb = tiled::kMinBlocksOf[V];
-    cudaFuncSetAttribute(directTiled<0, mb>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-    cudaFuncSetAttribute(directTiled<1, mb>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-    cudaFuncSetAttribute(directTiled<2, mb>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-    cudaFuncSetAttribute(directTiled<3, mb>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-}
-
-template <int V>
-void launchTiledVariant(int m, dim3 grid, dim3 block, size_t shared, cudaStream_t stream, const float* in, float* out,
-                        const Geometry& g, const tiled::Shape& s, const float* k)
-{
-    constexpr int mb = tiled::kMinBlocksOf[V];
-    switch (m) {
-    case 0: directTiled<0, mb><<<grid, block, shared, stream>>>(in, out, g, s, k); break;
-    case 1: directTiled<1, mb><<<grid, block, shared, stream>>>(in, out, g, s, k); break;
-    case 2: directTiled<2, mb><<<grid, block, shared, stream>>>(in, out, g, s, k); break;
-    default: directTiled<3, mb><<<grid, block, shared, stream>>>(in, out, g, s, k); break;
-    }
-}
-
-bool launchDirectTiled(const float* in, float* out, const Geometry& g, const float* paddedKernel, int variant,
-                       cudaStream_t stream)
+bool launchDirectTiled(const float* in, float* out, const Geometry& g, const float* paddedKernel, cudaStream_t stream)
 {
     // Shared memory a block may have on this device, and the opt-in above 48 KB, once.
     static const int limit = [] {
         int dev = 0, optin = 48 * 1024;
         cudaGetDevice(&dev);
         cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
-        allowLargeTiles<0>(optin);
-        allowLargeTiles<1>(optin);
+        cudaFuncSetAttribute(directTiled<0>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
+        cudaFuncSetAttribute(directTiled<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
+        cudaFuncSetAttribute(directTiled<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
+        cudaFuncSetAttribute(directTiled<3>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
         cudaGetLastError();
         return optin;
     }();
@@ -260,10 +238,12 @@ bool launchDirectTiled(const float* in, float* out, const Geometry& g, const flo
     if (shared > static_cast<size_t>(limit)) return false;
     const dim3 block(tiled::kThreadsX, tiled::kThreadsY);
     const dim3 grid((g.w + tiled::kBlockW - 1) / tiled::kBlockW, (g.h + tiled::kBlockH - 1) / tiled::kBlockH, g.channels);
-    if (variant == 1)
-        launchTiledVariant<1>(s.m, grid, block, shared, stream, in, out, g, s, paddedKernel);
-    else
-        launchTiledVariant<0>(s.m, grid, block, shared, stream, in, out, g, s, paddedKernel);
+    switch (s.m) {
+    case 0: directTiled<0><<<grid, block, shared, stream>>>(in, out, g, s, paddedKernel); break;
+    case 1: directTiled<1><<<grid, block, shared, stream>>>(in, out, g, s, paddedKernel); break;
+    case 2: directTiled<2><<<grid, block, shared, stream>>>(in, out, g, s, paddedKernel); break;
+    default: directTiled<3><<<grid, block, shared, stream>>>(in, out, g, s, paddedKernel); break;
+    }
     check(cudaGetLastError(), "tiled direct launch");
     return true;
 }

@@ -21,12 +21,9 @@ void launchDirect(const float* in, float* out, const Geometry& g, const float* d
                   cudaStream_t stream);
 
 // Tiled direct sum (tiles.h) with the kernel given as kh rows padded with zeros to a multiple of
-// 4 values (tiled::shapeFor(g).kwp); `variant` < kTiledVariants picks the build
-// (tiled::kMinBlocksOf). Returns false, launching nothing, when the tile does not fit in this
-// device's shared memory; launchDirect is the fallback then.
-constexpr int kTiledVariants = 2;
-bool launchDirectTiled(const float* in, float* out, const Geometry& g, const float* paddedKernel, int variant,
-                       cudaStream_t stream);
+// 4 values (tiled::shapeFor(g).kwp). Returns false, launching nothing, when the tile does not fit
+// in this device's shared memory; launchDirect is the fallback then.
+bool launchDirectTiled(const float* in, float* out, const Geometry& g, const float* paddedKernel, cudaStream_t stream);
 
 // Separable pass pair i: rowPass writes tmp (channels x (h+kh-1) x w) with the border applied
 // in both directions; colPass accumulates into out (accumulate=false: overwrite), adding the

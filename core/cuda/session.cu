@@ -353,10 +353,6 @@ private:
         rep.effectiveScale = scale;
         rep.device = Device::Cuda;
         rep.threads = 1;
-        if (tiledVariant_ < 0) { // once per session, before the first kernel runs
-            tiledVariant();
-            rep.notices.push_back(tuning_);
-        }
         Geometry g;
         g.w = w_;
         g.h = h_;
@@ -407,66 +403,6 @@ private:
         double fftPerPoint = 0;
     };
 
-    // Best of three timed launches after a warm-up, in ms (CUDA events on the session's stream).
-    template <class F> double bestMs(F&& launch)
-    {
-        cudaEvent_t e0, e1;
-        check(cudaEventCreate(&e0), "event");
-        check(cudaEventCreate(&e1), "event");
-        launch(); // warm-up
-        float best = 1e30f;
-        for (int i = 0; i < 3; ++i) {
-            cudaEventRecord(e0, stream_);
-            launch();
-            cudaEventRecord(e1, stream_);
-            const cudaError_t err = cudaEventSynchronize(e1);
-            float ms = 0;
-            if (err == cudaSuccess) cudaEventElapsedTime(&ms, e0, e1);
-            if (err != cudaSuccess) {
-                cudaEventDestroy(e0);
-                cudaEventDestroy(e1);
-                check(err, "calibration");
-            }
-            best = std::min(best, ms);
-        }
-        cudaEventDestroy(e0);
-        cudaEventDestroy(e1);
-        return double(best);
-    }
-
-    // The build of the tiled direct kernel that is faster on this device (tiled::kMinBlocksOf:
-    // more resident blocks against no register spill), timed once per session on a 3x3 kernel
-    // over a 2048x2048 image, where residency matters most.
-    int tiledVariant()
-    {
-        if (tiledVariant_ >= 0) return tiledVariant_;
-        const int n = 2048;
-        Buffer<float> in, out, k;
-        in.reserve(size_t(n) * n);
-        out.reserve(size_t(n) * n);
-        k.reserve(16);
-        launchFill(in.get(), static_cast<long long>(n) * n, 0.5f, stream_);
-        launchFill(k.get(), 16, 0.1f, stream_);
-        Geometry g;
-        g.w = g.h = n;
-        g.channels = 1;
-        g.kw = g.kh = 3;
-        g.ax = g.ay = 1;
-        g.mode = BorderMode::Reflect;
-        double best = 1e30;
-        std::string timings;
-        for (int v = 0; v < kTiledVariants; ++v) {
-            const double ms = bestMs([&] { launchDirectTiled(in.get(), out.get(), g, k.get(), v, stream_); });
-            char line[96];
-            std::snprintf(line, sizeof line, "%s%d blocks/SM %.4f ms", v ? ", " : "", tiled::kMinBlocksOf[v], ms);
-            timings += line;
-            if (ms < best) best = ms, tiledVariant_ = v;
-        }
-        tuning_ = "tiled direct kernel tuned on this GPU (3x3, 2048x2048): " + timings + "; using " +
-                  std::to_string(tiled::kMinBlocksOf[tiledVariant_]) + " blocks/SM";
-        return tiledVariant_;
-    }
-
     const GpuCosts& costs()
     {
         if (costs_) return *costs_;
@@ -476,10 +412,25 @@ private:
         out.reserve(size_t(n) * n);
         tmp.reserve(size_t(n) * (n + 63));
         k.reserve(64 * 64);
-        launchFill(in.get(), static_cast<long long>(n) * n, 0.5f, stream_); // not zeros: real data's timing
-        launchFill(k.get(), 64 * 64, 0.01f, stream_);
-        const int variant = tiledVariant();
-        auto best = [&](auto&& launch) { return bestMs(launch); };
+        check(cudaMemsetAsync(in.get(), 0, sizeof(float) * n * n, stream_), "scratch");
+        check(cudaMemsetAsync(k.get(), 0, sizeof(float) * 64 * 64, stream_), "scratch");
+        cudaEvent_t e0, e1;
+        check(cudaEventCreate(&e0), "event");
+        check(cudaEventCreate(&e1), "event");
+        auto best = [&](auto&& launch) {
+            launch(); // warm-up
+            float bestMs = 1e30f;
+            for (int i = 0; i < 3; ++i) {
+                cudaEventRecord(e0, stream_);
+                launch();
+                cudaEventRecord(e1, stream_);
+                check(cudaEventSynchronize(e1), "calibration");
+                float ms = 0;
+                cudaEventElapsedTime(&ms, e0, e1);
+                bestMs = std::min(bestMs, ms);
+            }
+            return double(bestMs);
+        };
         auto geometry = [&](int kw, int kh) {
             Geometry g;
             g.w = g.h = n;
@@ -494,7 +445,7 @@ private:
         const double mpx = double(n) * n / 1e6;
         GpuCosts c;
         auto direct = [&](const Geometry& g) {
-            if (!launchDirectTiled(in.get(), out.get(), g, k.get(), variant, stream_))
+            if (!launchDirectTiled(in.get(), out.get(), g, k.get(), stream_))
                 launchDirect(in.get(), out.get(), g, k.get(), false, stream_);
         };
         const double d3 = best([&] { direct(geometry(3, 3)); });
@@ -526,6 +477,8 @@ private:
         });
         const double points = double(n0) * n1 * std::log2(double(n0) * n1) / 1e6;
         c.fftPerPoint = std::max((f - c.directPerPixel * mpx) / points, 1e-9);
+        cudaEventDestroy(e0);
+        cudaEventDestroy(e1);
         costs_ = c;
         return *costs_;
     }
@@ -562,7 +515,7 @@ private:
         check(cudaMemcpyAsync(kernel_.get(), padded.data(), sizeof(float) * padded.size(), cudaMemcpyHostToDevice, stream_),
               "kernel upload");
         clock.mark("upload");
-        if (launchDirectTiled(src_.get(), out, g, kernel_.get(), tiledVariant(), stream_)) {
+        if (launchDirectTiled(src_.get(), out, g, kernel_.get(), stream_)) {
             clock.mark("convolve");
             return;
         }
@@ -673,8 +626,6 @@ private:
     };
     std::map<unsigned int, Registration> glBuffers_;
     std::optional<GpuCosts> costs_;
-    int tiledVariant_ = -1;
-    std::string tuning_;
 };
 
 } // namespace

@@ -7,7 +7,7 @@
 // Tiled direct convolution: a block of kThreadsX x kThreadsY threads computes a
 // kBlockW x kBlockH tile of outputs, each thread a kOutX x kOutY patch. The input tile with its
 // halo is staged in shared memory as 16-byte vectors (loaded as vectors straight from the image
-// when the tile's columns lie inside it, value by value through borderIndex otherwise), the kernel
+// when the tile lies inside it, through borderIndex element by element otherwise), the kernel
 // next to it with its rows padded to a multiple of 4 with zeros. Per 4 taps of a kernel row a
 // thread reads one new vector of the tile and one of the kernel and does 16 FMAs. (The padding
 // taps multiply tile values beyond the kernel's reach by zero: only an infinite input value
@@ -48,10 +48,6 @@ namespace tiled {
 constexpr int kThreadsX = 32, kThreadsY = 8, kThreads = kThreadsX * kThreadsY;
 constexpr int kOutX = 4, kOutY = 4;
 constexpr int kBlockW = kThreadsX * kOutX, kBlockH = kThreadsY * kOutY; // 128 x 32 outputs
-// The kernel is compiled twice, for 8 resident blocks per multiprocessor (32 registers a
-// thread, a 16-byte spill) and for 6 (40 registers, no spill); the session times both on its
-// device at first use and keeps the faster (launchers.h, kTiledVariants).
-constexpr int kMinBlocksOf[2] = {8, 6};
 
 // The shared-memory layout for one kernel shape.
 struct Shape {
@@ -76,43 +72,26 @@ CONVLAB_HD Shape shapeFor(const Geometry& g)
     return s;
 }
 
-// Vectors of shared memory a block needs: the tile, the padded kernel, then the row map (the
-// source row of each tile row, or -1 for the constant border: th ints).
-CONVLAB_HD int sharedVectors(const Shape& s) { return s.th * s.tw4 + s.kh * s.kwp / 4 + (s.th + 3) / 4; }
-CONVLAB_HD int* rowMap(Vec4* shared, const Shape& s) { return reinterpret_cast<int*>(shared + s.th * s.tw4 + s.kh * s.kwp / 4); }
+// Vectors of shared memory a block needs: the tile, then the padded kernel.
+CONVLAB_HD int sharedVectors(const Shape& s) { return s.th * s.tw4 + s.kh * s.kwp / 4; }
 
-// First phase of a block: thread `tid`'s share of the row map and of staging the padded kernel
-// (kh rows of kwp values). The border rule runs once per tile row here, not once per load.
-CONVLAB_HD void mapRows(const float* __restrict__ paddedKernel, Vec4* shared, const Geometry& g, const Shape& s, int y0,
-                        int tid)
+// Whether the block's whole input tile lies inside the image with 16-byte aligned rows, so it is
+// loaded as vectors with no border logic.
+CONVLAB_HD bool interior(const Geometry& g, const Shape& s, int x0, int y0)
 {
-    int* rows = rowMap(shared, s);
-    for (int r = tid; r < s.th; r += kThreads) rows[r] = borderIndex(static_cast<long long>(y0) - g.ay + r, g.h, g.mode);
-    float* k = reinterpret_cast<float*>(shared + s.th * s.tw4);
-    for (int i = tid; i < s.kh * s.kwp; i += kThreads) k[i] = paddedKernel[i];
+    const long long tx0 = static_cast<long long>(x0) - s.left, ty0 = static_cast<long long>(y0) - g.ay;
+    return g.w % 4 == 0 && tx0 >= 0 && tx0 + 4LL * s.tw4 <= g.w && ty0 >= 0 && ty0 + s.th <= g.h;
 }
 
-// Whether the block's input tile spans only columns inside the image, with 16-byte aligned rows:
-// it is then loaded as vectors, rows outside mapped through the border rule (top and bottom
-// blocks) and rows inside as they are. Blocks at the left and right edges load value by value.
-CONVLAB_HD bool vectorColumns(const Geometry& g, const Shape& s, int x0)
-{
-    const long long tx0 = static_cast<long long>(x0) - s.left;
-    return g.w % 4 == 0 && tx0 >= 0 && tx0 + 4LL * s.tw4 <= g.w;
-}
-
-// Second phase: thread `tid`'s share of loading the tile of the block whose first output is
-// (x0, y0), rows through the row map. Call on every thread after mapRows and a barrier, then
-// synchronise again.
-CONVLAB_HD void loadTile(const float* __restrict__ plane, Vec4* tile, const Geometry& g, const Shape& s, int x0, int tid)
+// Thread `tid`'s share of loading the tile of the block whose first output is (x0, y0) and of
+// staging the padded kernel (kh rows of kwp values). Call on every thread, then synchronise.
+CONVLAB_HD void loadTile(const float* __restrict__ plane, const float* __restrict__ paddedKernel, Vec4* tile,
+                         const Geometry& g, const Shape& s, int x0, int y0, int tid)
 {
     const int n = s.th * s.tw4;
-    const int* rows = rowMap(tile, s);
-    if (vectorColumns(g, s, x0)) {
+    if (interior(g, s, x0, y0)) {
         const int stride = g.w / 4;
-        const Vec4* src = reinterpret_cast<const Vec4*>(plane + (x0 - s.left));
-        Vec4 fill;
-        fill.x = fill.y = fill.z = fill.w = g.cval;
+        const Vec4* src = reinterpret_cast<const Vec4*>(plane + static_cast<size_t>(y0 - g.ay) * g.w + (x0 - s.left));
         // Four loads in flight per thread before the first store.
         for (int i0 = tid; i0 < n; i0 += 4 * kThreads) {
             Vec4 v[4];
@@ -123,8 +102,7 @@ CONVLAB_HD void loadTile(const float* __restrict__ plane, Vec4* tile, const Geom
                 const int i = i0 + k * kThreads;
                 if (i < n) {
                     const int r = i / s.tw4;
-                    const int sy = rows[r];
-                    v[k] = sy < 0 ? fill : src[static_cast<size_t>(sy) * stride + (i - r * s.tw4)];
+                    v[k] = src[static_cast<size_t>(r) * stride + (i - r * s.tw4)];
                 }
             }
 #if defined(__CUDACC__)
@@ -134,49 +112,30 @@ CONVLAB_HD void loadTile(const float* __restrict__ plane, Vec4* tile, const Geom
                 if (i0 + k * kThreads < n) tile[i0 + k * kThreads] = v[k];
         }
     } else {
-        // Row by row: a warp per row, coalesced scalar loads, the border rule per column.
         float* t = reinterpret_cast<float*>(tile);
         const int rowValues = 4 * s.tw4;
-        const int lane = tid % kThreadsX;
-        for (int r = tid / kThreadsX; r < s.th; r += kThreadsY) {
-            const int sy = rows[r];
-            const float* row = plane + static_cast<size_t>(sy < 0 ? 0 : sy) * g.w;
-            for (int e = lane; e < rowValues; e += kThreadsX) {
-                const int sx = borderIndex(static_cast<long long>(x0) - s.left + e, g.w, g.mode);
-                t[r * rowValues + e] = (sy < 0 || sx < 0) ? g.cval : row[sx];
-            }
+        for (int i = tid; i < 4 * n; i += kThreads) {
+            const int r = i / rowValues, e = i - r * rowValues;
+            const int sy = borderIndex(static_cast<long long>(y0) - g.ay + r, g.h, g.mode);
+            const int sx = borderIndex(static_cast<long long>(x0) - s.left + e, g.w, g.mode);
+            t[i] = (sy < 0 || sx < 0) ? g.cval : plane[static_cast<size_t>(sy) * g.w + sx];
         }
     }
+    float* k = reinterpret_cast<float*>(tile + n);
+    for (int i = tid; i < s.kh * s.kwp; i += kThreads) k[i] = paddedKernel[i];
 }
 
-// Writes value c of one row of a thread's patch (output row y, columns x .. x+3), scaled and
-// offset, clipped to the image; one aligned vector store when rows are 16-byte aligned.
-CONVLAB_HD void storeRow(float* __restrict__ plane, const Geometry& g, int x, int y, float a0, float a1, float a2, float a3)
-{
-    if (x >= g.w || y >= g.h) return;
-    float* o = plane + static_cast<size_t>(y) * g.w + x;
-    if (g.w % 4 == 0) { // x is a multiple of 4, so the whole vector is inside and aligned
-        Vec4 v;
-        v.x = fmaf(g.scale, a0, g.offset);
-        v.y = fmaf(g.scale, a1, g.offset);
-        v.z = fmaf(g.scale, a2, g.offset);
-        v.w = fmaf(g.scale, a3, g.offset);
-        *reinterpret_cast<Vec4*>(o) = v;
-    } else {
-        const float a[4] = {a0, a1, a2, a3};
-        for (int c = 0; c < kOutX && x + c < g.w; ++c) o[c] = fmaf(g.scale, a[c], g.offset);
-    }
-}
+CONVLAB_HD float lane(const Vec4& v, int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
 
-// Thread (tx, ty)'s kOutY x kOutX outputs of the block at (x0, y0) from the staged tile and
-// kernel, each row stored as soon as it is summed (four accumulators live, not sixteen, which
-// leaves registers for more resident blocks); M is Shape::m.
+// Thread (tx, ty)'s kOutY x kOutX outputs from the staged tile and kernel; M is Shape::m.
 template <int M>
-CONVLAB_HD void computeAndStorePatch(const Vec4* tile, const Shape& s, const Geometry& g, float* __restrict__ plane, int x0,
-                                     int y0, int tx, int ty)
+CONVLAB_HD void computePatch(const Vec4* tile, const Shape& s, int tx, int ty, float acc[kOutY][kOutX])
 {
     const Vec4* kernel = tile + s.th * s.tw4;
     const int nq = s.kwp / 4;
+#if defined(__CUDACC__)
+#pragma unroll
+#endif
     for (int r = 0; r < kOutY; ++r) {
         float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
         for (int v = 0; v < s.kh; ++v) {
@@ -201,7 +160,33 @@ CONVLAB_HD void computeAndStorePatch(const Vec4* tile, const Shape& s, const Geo
                 B = C;
             }
         }
-        storeRow(plane, g, x0 + tx * kOutX, y0 + ty * kOutY + r, a0, a1, a2, a3);
+        acc[r][0] = a0;
+        acc[r][1] = a1;
+        acc[r][2] = a2;
+        acc[r][3] = a3;
+    }
+}
+
+// Writes thread (tx, ty)'s patch of the block at (x0, y0), scaled and offset, clipped to the image.
+CONVLAB_HD void storePatch(float* __restrict__ plane, const Geometry& g, int x0, int y0, int tx, int ty,
+                           const float acc[kOutY][kOutX])
+{
+    const int x = x0 + tx * kOutX;
+    if (x >= g.w) return;
+    for (int r = 0; r < kOutY; ++r) {
+        const int y = y0 + ty * kOutY + r;
+        if (y >= g.h) return;
+        float* o = plane + static_cast<size_t>(y) * g.w + x;
+        if (g.w % 4 == 0) { // x is a multiple of 4, so the whole vector is inside and aligned
+            Vec4 v;
+            v.x = fmaf(g.scale, acc[r][0], g.offset);
+            v.y = fmaf(g.scale, acc[r][1], g.offset);
+            v.z = fmaf(g.scale, acc[r][2], g.offset);
+            v.w = fmaf(g.scale, acc[r][3], g.offset);
+            *reinterpret_cast<Vec4*>(o) = v;
+        } else {
+            for (int c = 0; c < kOutX && x + c < g.w; ++c) o[c] = fmaf(g.scale, acc[r][c], g.offset);
+        }
     }
 }
 
