@@ -190,11 +190,44 @@ std::optional<SvdInfo> kernelRank(const Kernel& k, const RunReport& rep)
     return std::nullopt;
 }
 
+// The input as decoded: 8/16-bit files keep their samples, which the filter converts inside
+// its first pass (or the GPU on the device); float files and .npy come as float planes.
+struct Source {
+    std::optional<PackedImage> packed;
+    Image image;
+    int width = 0, height = 0, channels = 0;
+    SampleDepth depth = SampleDepth::F32;
+    bool hasAlpha = false;
+
+    static Source load(const std::string& path)
+    {
+        Source s;
+        s.packed = loadPackedImage(path);
+        if (!s.packed) s.image = loadImage(path);
+        const auto set = [&](const auto& img) {
+            s.width = img.width;
+            s.height = img.height;
+            s.channels = img.channels;
+            s.depth = img.depth;
+            s.hasAlpha = img.hasAlpha;
+        };
+        if (s.packed)
+            set(*s.packed);
+        else
+            set(s.image);
+        return s;
+    }
+    Image run(const ConvolveParams& p, RunReport* report) const
+    {
+        return packed ? convolve(*packed, p, report) : convolve(image, p, report);
+    }
+};
+
 // Everything a run produced, for the report.
 struct Outcome {
     ConvolveParams params;
     SaveOptions save;
-    Image input;
+    Source input;
     bool cuda = false;
     std::string cudaWhy;
     std::vector<RunReport> runs; // one per --repeat; the last one's result was written
@@ -256,18 +289,18 @@ Outcome convolveFile(const Options& o)
     if (!o.depth.empty()) r.save.depth = parseDepth(o.depth);
     checkOutputPath(o.input, o.output);
 
-    r.input = loadImage(o.input);
+    r.input = Source::load(o.input);
     if (!r.save.depth) r.save.depth = isNpy(o.output) ? SampleDepth::F32 : r.input.depth;
 
     Image out;
     std::vector<double> totals;
     for (int i = 0; i < o.repeat; ++i) {
         RunReport rep;
-        out = convolve(r.input, p, &rep);
+        out = r.input.run(p, &rep);
         totals.push_back(rep.totalMs);
         r.runs.push_back(std::move(rep));
     }
-    if (compare) r.diff = compareImages(out, convolve(r.input, *compare, &r.compareReport));
+    if (compare) r.diff = compareImages(out, r.input.run(*compare, &r.compareReport));
 
     saveImage(out, o.output, r.save);
 
@@ -327,7 +360,7 @@ void printSummary(const Options& o, const Outcome& r)
 {
     const ConvolveParams& p = r.params;
     const RunReport& rep = r.runs.back();
-    const Image& in = r.input;
+    const Source& in = r.input;
     // Notices (CPU fallback, zero-sum kernel left unnormalized, ...) are warnings: stderr.
     for (const std::string& n : rep.notices) std::cerr << kProgram << ": note: " << n << '\n';
     std::string alpha;

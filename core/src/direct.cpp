@@ -13,9 +13,8 @@ namespace convlab::detail {
 
 void runDirect(const Job& job, Image& out, StageClock& clock)
 {
-    const Image& in = *job.in;
     const Kernel& k = job.kernel;
-    const int w = in.width, h = in.height;
+    const int w = job.width, h = job.height;
     const int left = k.ax(), right = k.width - 1 - k.ax(), top = k.ay();
     const float scale = static_cast<float>(job.scale), offset = static_cast<float>(job.offset);
     const RowKernels& rk = rowKernels();
@@ -24,7 +23,10 @@ void runDirect(const Job& job, Image& out, StageClock& clock)
         PaddedRows rows(w, h, job.border, top, left, right, k.height + 1);
         std::vector<const float*> window(k.height + 1);
         for (int c = 0; c < job.channels; ++c) {
-            rows.reset(in.plane(c));
+            if (job.packed)
+                rows.reset(*job.packed, c);
+            else
+                rows.reset(job.in->plane(c));
             float* dst = out.plane(c);
             for (int y = y0; y < y1; y += 2) {
                 if ((y & 15) == 0) job.checkCancel();

@@ -99,14 +99,25 @@ Image convolve(const Image& in, const ConvolveParams& p, RunReport* report)
     return out;
 }
 
-void convolveInto(const Image& in, const ConvolveParams& p, Image& out, RunReport* report)
+namespace {
+
+// The engine for either kind of source: float planes (`img`) or 8/16-bit samples (`packed`).
+void runEngine(const Image* img, const PackedImage* packed, const ConvolveParams& p, Image& out, RunReport* report)
 {
     using namespace detail;
     const auto t0 = std::chrono::steady_clock::now();
-    if (&in == &out) throw Error("the output image must not be the input image");
-    if (in.empty() || in.channels < 1 || in.channels > 4 ||
-        in.data.size() != in.planeSize() * static_cast<std::size_t>(in.channels))
-        throw Error("input image is empty or malformed");
+    if (img) {
+        if (img == &out) throw Error("the output image must not be the input image");
+        if (img->empty() || img->channels < 1 || img->channels > 4 ||
+            img->data.size() != img->planeSize() * static_cast<std::size_t>(img->channels))
+            throw Error("input image is empty or malformed");
+    } else {
+        packed->validate();
+    }
+    const int width = img ? img->width : packed->width, height = img ? img->height : packed->height;
+    const int channels = img ? img->channels : packed->channels;
+    const bool hasAlpha = img ? img->hasAlpha : packed->hasAlpha;
+    const SampleDepth depth = img ? img->depth : packed->depth;
     p.kernel.validate();
     if (!std::isfinite(p.scale) || !std::isfinite(p.offset) || !std::isfinite(p.border.value))
         throw Error("scale, offset and border constant must be finite numbers");
@@ -120,7 +131,10 @@ void convolveInto(const Image& in, const ConvolveParams& p, Image& out, RunRepor
         std::string why;
         if (auto gpu = GpuSession::create(&why)) {
             try {
-                gpu->setImage(in);
+                if (img)
+                    gpu->setImage(*img);
+                else
+                    gpu->setImage(*packed); // the samples travel; the device converts them
                 clock.mark("upload");
                 out = gpu->run(p, &rep);
                 rep.totalMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -140,8 +154,11 @@ void convolveInto(const Image& in, const ConvolveParams& p, Image& out, RunRepor
     rep.device = Device::Cpu;
 
     Job job;
-    job.in = &in;
-    job.channels = (in.hasAlpha && !p.filterAlpha && in.channels > 1) ? in.channels - 1 : in.channels;
+    job.in = img;
+    job.packed = img ? nullptr : packed;
+    job.width = width;
+    job.height = height;
+    job.channels = (hasAlpha && !p.filterAlpha && channels > 1) ? channels - 1 : channels;
     job.kernel = correlationKernel(p.kernel, p.semantics);
     job.border = p.border;
     job.scale = effectiveScale(p, rep.notices);
@@ -162,8 +179,7 @@ void convolveInto(const Image& in, const ConvolveParams& p, Image& out, RunRepor
     }
     Method method = p.method;
     if (method == Method::Auto) {
-        rep.estimates = estimateCpu(cpuCostModel(), in.width, in.height, job.channels, job.kernel, factors.rank,
-                                    job.threads);
+        rep.estimates = estimateCpu(cpuCostModel(), width, height, job.channels, job.kernel, factors.rank, job.threads);
         const Choice c = chooseMethod(job.kernel, factors, rep.estimates);
         method = c.method;
         rep.reason = c.reason;
@@ -172,10 +188,20 @@ void convolveInto(const Image& in, const ConvolveParams& p, Image& out, RunRepor
     }
     rep.method = method;
 
-    if (!out.sameShape(in)) out = Image(in.width, in.height, in.channels); // else reused as is
-    out.depth = in.depth;
-    out.hasAlpha = in.hasAlpha;
+    if (out.width != width || out.height != height || out.channels != channels)
+        out = Image(width, height, channels); // else reused as is
+    out.depth = depth;
+    out.hasAlpha = hasAlpha;
     clock.restart();
+    // Direct and separable convert samples while padding rows; the FFT and the reference read
+    // whole float planes, so they get them converted first.
+    Image unpacked;
+    if (job.packed && (method == Method::Reference || method == Method::Fft)) {
+        unpacked = unpackImage(*packed);
+        job.in = &unpacked;
+        job.packed = nullptr;
+        clock.mark("unpack");
+    }
     switch (method) {
     case Method::Reference: runReference(job, out); clock.mark("convolve"); break;
     case Method::Direct: runDirect(job, out, clock); break;
@@ -183,9 +209,32 @@ void convolveInto(const Image& in, const ConvolveParams& p, Image& out, RunRepor
     case Method::Fft: runFft(job, out, clock); break;
     case Method::Auto: break;
     }
-    for (int c = job.channels; c < in.channels; ++c)
-        std::copy(in.plane(c), in.plane(c) + in.planeSize(), out.plane(c));
+    for (int c = job.channels; c < channels; ++c) {
+        if (job.in)
+            std::copy(job.in->plane(c), job.in->plane(c) + job.in->planeSize(), out.plane(c));
+        else
+            unpackPlane(*packed, c, out.plane(c));
+    }
     rep.totalMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+} // namespace
+
+void convolveInto(const Image& in, const ConvolveParams& p, Image& out, RunReport* report)
+{
+    runEngine(&in, nullptr, p, out, report);
+}
+
+Image convolve(const PackedImage& in, const ConvolveParams& p, RunReport* report)
+{
+    Image out;
+    convolveInto(in, p, out, report);
+    return out;
+}
+
+void convolveInto(const PackedImage& in, const ConvolveParams& p, Image& out, RunReport* report)
+{
+    runEngine(nullptr, &in, p, out, report);
 }
 
 } // namespace convlab

@@ -53,26 +53,43 @@ void PackedImage::validate() const
 }
 
 namespace {
-template <class T> void unpackInto(const PackedImage& p, Image& img)
+// One sample out of every N, with N a constant so the compiler vectorises the gather.
+template <class T, int N> void unpackRowAs(const T* row, int width, float* dst)
 {
-    for (int c = 0; c < p.channels; ++c)
-        for (int y = 0; y < p.height; ++y) {
-            const T* row = reinterpret_cast<const T*>(p.bytes.data() + static_cast<std::size_t>(y) * p.stride);
-            float* out = img.plane(c) + static_cast<std::size_t>(y) * p.width;
-            for (int x = 0; x < p.width; ++x) out[x] = static_cast<float>(row[static_cast<std::size_t>(x) * p.channels + p.order[c]]);
-        }
+    for (int x = 0; x < width; ++x) dst[x] = static_cast<float>(row[static_cast<std::size_t>(x) * N]);
+}
+
+template <class T> void unpackRowAs(const PackedImage& p, int c, int y, float* dst)
+{
+    const T* row = reinterpret_cast<const T*>(p.bytes.data() + static_cast<std::size_t>(y) * p.stride) + p.order[c];
+    switch (p.channels) {
+    case 1: unpackRowAs<T, 1>(row, p.width, dst); break;
+    case 2: unpackRowAs<T, 2>(row, p.width, dst); break;
+    case 3: unpackRowAs<T, 3>(row, p.width, dst); break;
+    default: unpackRowAs<T, 4>(row, p.width, dst); break;
+    }
 }
 } // namespace
+
+void unpackRow(const PackedImage& packed, int c, int y, float* dst)
+{
+    if (packed.depth == SampleDepth::U16)
+        unpackRowAs<std::uint16_t>(packed, c, y, dst);
+    else
+        unpackRowAs<std::uint8_t>(packed, c, y, dst);
+}
+
+void unpackPlane(const PackedImage& packed, int c, float* dst)
+{
+    for (int y = 0; y < packed.height; ++y) unpackRow(packed, c, y, dst + static_cast<std::size_t>(y) * packed.width);
+}
 
 Image unpackImage(const PackedImage& packed)
 {
     packed.validate();
     Image img(packed.width, packed.height, packed.channels, packed.depth);
     img.hasAlpha = packed.hasAlpha;
-    if (packed.depth == SampleDepth::U16)
-        unpackInto<std::uint16_t>(packed, img);
-    else
-        unpackInto<std::uint8_t>(packed, img);
+    for (int c = 0; c < packed.channels; ++c) unpackPlane(packed, c, img.plane(c));
     return img;
 }
 

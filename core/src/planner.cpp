@@ -68,6 +68,8 @@ CostModel measure()
     auto job = [&](int kw, int kh) {
         Job j;
         j.in = &img;
+        j.width = w;
+        j.height = h;
         j.channels = 1;
         j.kernel = Kernel(kw, kh, std::vector<float>(static_cast<std::size_t>(kw) * kh, 0.01f));
         j.border = {BorderMode::Reflect, 0.0f};

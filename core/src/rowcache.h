@@ -27,6 +27,16 @@ public:
     void reset(const float* plane)
     {
         plane_ = plane;
+        packed_ = nullptr;
+        std::fill(tags_.begin(), tags_.end(), -1);
+    }
+    // Plane c of 8/16-bit samples: each row is converted to float as it is padded, so the
+    // conversion is part of the first pass and no float copy of the image is made.
+    void reset(const PackedImage& packed, int c)
+    {
+        plane_ = nullptr;
+        packed_ = &packed;
+        channel_ = c;
         std::fill(tags_.begin(), tags_.end(), -1);
     }
 
@@ -42,8 +52,11 @@ public:
             std::fill(dst, dst + pw_, border_.value);
             return dst;
         }
-        const float* s = plane_ + static_cast<std::size_t>(sy) * w_;
-        std::memcpy(dst + left_, s, sizeof(float) * w_);
+        float* s = dst + left_; // the row itself; the margins are copied from it
+        if (packed_)
+            unpackRow(*packed_, channel_, sy, s);
+        else
+            std::memcpy(s, plane_ + static_cast<std::size_t>(sy) * w_, sizeof(float) * w_);
         const int right = pw_ - w_ - left_;
         for (int i = 0; i < left_; ++i) dst[i] = cols_[i] < 0 ? border_.value : s[cols_[i]];
         for (int i = 0; i < right; ++i)
@@ -56,6 +69,8 @@ private:
     Border border_;
     int top_, left_, pw_;
     const float* plane_ = nullptr;
+    const PackedImage* packed_ = nullptr;
+    int channel_ = 0;
     std::vector<float> ring_;
     std::vector<int> tags_;
     std::vector<int> cols_;

@@ -41,9 +41,8 @@ SeparableFactors separableFactors(const Kernel& k)
 
 void runSeparable(const Job& job, const SeparableFactors& f, Image& out, StageClock& clock)
 {
-    const Image& in = *job.in;
     const Kernel& k = job.kernel;
-    const int w = in.width, h = in.height, kh = k.height;
+    const int w = job.width, h = job.height, kh = k.height;
     const int left = k.ax(), right = k.width - 1 - k.ax(), top = k.ay();
     const float offset = static_cast<float>(job.offset);
     const RowKernels& rk = rowKernels();
@@ -61,7 +60,10 @@ void runSeparable(const Job& job, const SeparableFactors& f, Image& out, StageCl
             return ring.data() + (static_cast<std::size_t>(i) * kh + r % kh) * w;
         };
         for (int c = 0; c < job.channels; ++c) {
-            rows.reset(in.plane(c));
+            if (job.packed)
+                rows.reset(*job.packed, c);
+            else
+                rows.reset(job.in->plane(c));
             float* dst = out.plane(c);
             for (int r = y0; r < y1 + kh - 1; ++r) {
                 if ((r & 15) == 0) job.checkCancel();
