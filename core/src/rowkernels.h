@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The hot loops of the spatial methods, written once (rowkernels.inc) and compiled twice: for
-// x86-64-v3 (AVX2 + FMA) and for the baseline, chosen at run time by CPU features, so one
-// binary runs on any x86-64 and uses the wide units where they exist.
+// The hot loops of the spatial methods and of unpacking 8/16-bit samples, written once
+// (rowkernels.inc) and compiled three times: AVX-512, x86-64-v3 (AVX2 + FMA) and the baseline,
+// chosen at run time by CPU features, so one binary runs on any x86-64 and uses the wide units
+// where they exist.
 #pragma once
 
 namespace convlab::detail {
@@ -20,6 +21,9 @@ struct RowKernels {
     void (*combineRows)(const float* const* rows, const float* k, int kh, int w, float* out, bool accumulate);
     // out[x] = scale * in[x] + offset
     void (*scaleOffset)(const float* in, int w, float scale, float offset, float* out);
+    // out[x] = in[x * step] for step 1..4: one channel of interleaved 8- or 16-bit samples.
+    void (*unpack8)(const unsigned char* in, int step, int w, float* out);
+    void (*unpack16)(const unsigned short* in, int step, int w, float* out);
     const char* isa;
 };
 
