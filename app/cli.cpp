@@ -202,8 +202,9 @@ struct Source {
     static Source load(const std::string& path)
     {
         Source s;
-        s.packed = loadPackedImage(path);
-        if (!s.packed) s.image = loadImage(path);
+        DecodedImage d = decodeImage(path);
+        s.packed = std::move(d.samples);
+        s.image = std::move(d.image);
         const auto set = [&](const auto& img) {
             s.width = img.width;
             s.height = img.height;

@@ -550,19 +550,24 @@ void MainWindow::showPixel(int x, int y)
     pixelLabel_->setText(text);
 }
 
+convlab::Image MainWindow::decodeForWorkbench(const std::string& path, std::shared_ptr<const convlab::PackedImage>& packed)
+{
+    // 8/16-bit files are decoded once: the samples go to the GPU as they are, the float image
+    // (the same values) to the CPU and the view.
+    convlab::DecodedImage decoded = convlab::decodeImage(path);
+    packed.reset();
+    if (!decoded.samples) return std::move(decoded.image);
+    convlab::Image image = convlab::unpackImage(*decoded.samples);
+    packed = std::make_shared<const convlab::PackedImage>(std::move(*decoded.samples));
+    return image;
+}
+
 bool MainWindow::openImage(const QString& path)
 {
     convlab::Image image;
     std::shared_ptr<const convlab::PackedImage> packed;
     try {
-        // 8/16-bit files are decoded once: the samples go to the GPU as they are, the float
-        // image (the same values) to the CPU and the view.
-        if (auto samples = convlab::loadPackedImage(path.toStdString())) {
-            image = convlab::unpackImage(*samples);
-            packed = std::make_shared<const convlab::PackedImage>(std::move(*samples));
-        } else {
-            image = convlab::loadImage(path.toStdString());
-        }
+        image = decodeForWorkbench(path.toStdString(), packed);
     } catch (const convlab::Error& e) {
         reportError(tr("Cannot open %1: %2").arg(QFileInfo(path).fileName(), QString::fromUtf8(e.what())));
         return false;
@@ -604,7 +609,9 @@ void MainWindow::openSample()
     const QString copy = dir.filePath(name);
     if (dir.isValid() && QFile::copy(":/samples/" + name, copy)) {
         try {
-            setSourceImage(convlab::loadImage(copy.toStdString()), name);
+            std::shared_ptr<const convlab::PackedImage> packed;
+            convlab::Image image = decodeForWorkbench(copy.toStdString(), packed);
+            setSourceImage(std::move(image), name, std::move(packed));
             return;
         } catch (const convlab::Error&) {
             // Builds without image codecs read only .npy: the chart below needs no file.

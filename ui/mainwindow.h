@@ -41,6 +41,9 @@ public:
     // gets the message and the previous image stays. Returns whether it loaded.
     bool openImage(const QString& path);
     // Shows an image that did not come from a file (sample chart, tests).
+    // Decodes a file once: the float image, and in `packed` its 8/16-bit samples (else null).
+    static convlab::Image decodeForWorkbench(const std::string& path,
+                                             std::shared_ptr<const convlab::PackedImage>& packed);
     // `packed`: the same image as decoded 8/16-bit samples, for the GPU upload (optional).
     void setSourceImage(convlab::Image image, const QString& title,
                         std::shared_ptr<const convlab::PackedImage> packed = {});

@@ -129,18 +129,21 @@ void writeAtomicallyImpl(const std::string& path, void (*fn)(const std::string&,
     }
 }
 
-Image loadImage(const std::string& path)
+DecodedImage decodeImage(const std::string& path)
 {
-    if (detail::lowerExtension(path) == ".npy") return readNpy(path);
+    if (detail::lowerExtension(path) == ".npy") {
+        DecodedImage d;
+        d.image = readNpy(path);
+        return d;
+    }
     detail::requireInputFile(path);
-    return detail::loadImageOpenCV(path);
+    return detail::decodeImageOpenCV(path);
 }
 
-std::optional<PackedImage> loadPackedImage(const std::string& path)
+Image loadImage(const std::string& path)
 {
-    if (detail::lowerExtension(path) == ".npy") return std::nullopt;
-    detail::requireInputFile(path);
-    return detail::loadPackedImageOpenCV(path);
+    DecodedImage d = decodeImage(path);
+    return d.samples ? unpackImage(*d.samples) : std::move(d.image); // one definition of integer samples
 }
 
 void saveImage(const Image& img, const std::string& path, const SaveOptions& opts)

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Pieces shared by the file readers and writers (npy.cpp, io.cpp, io_opencv.cpp).
 #pragma once
-#include <optional>
 #include <string>
 
 #include "convlab/image.h"
@@ -32,8 +31,7 @@ private:
 
 // Image formats through OpenCV imgcodecs (io_opencv.cpp), or errors saying they are not built
 // in (io_noopencv.cpp).
-Image loadImageOpenCV(const std::string& path);
-std::optional<PackedImage> loadPackedImageOpenCV(const std::string& path);
+DecodedImage decodeImageOpenCV(const std::string& path);
 void saveImageOpenCV(const Image& img, const std::string& path, const SaveOptions& opts);
 
 } // namespace convlab::detail

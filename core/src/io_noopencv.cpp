@@ -14,8 +14,7 @@ namespace {
 constexpr const char* kNoFormats = "image formats need OpenCV; this build reads and writes .npy only";
 }
 
-Image loadImageOpenCV(const std::string& path) { throw Error("cannot read '" + path + "': " + kNoFormats); }
-std::optional<PackedImage> loadPackedImageOpenCV(const std::string& path)
+DecodedImage decodeImageOpenCV(const std::string& path)
 {
     throw Error("cannot read '" + path + "': " + kNoFormats);
 }

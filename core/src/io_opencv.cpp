@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -192,33 +191,25 @@ PackedImage packedFrom(const cv::Mat& m, const std::string& path)
 
 } // namespace
 
-Image loadImageOpenCV(const std::string& path)
+DecodedImage decodeImageOpenCV(const std::string& path)
 {
     cv::Mat m = readMat(path);
-    SampleDepth depth = SampleDepth::F32;
+    DecodedImage d;
     switch (m.depth()) {
     case CV_8U:
-    case CV_16U: return unpackImage(packedFrom(m, path)); // one definition of integer samples
+    case CV_16U: d.samples = packedFrom(m, path); return d;
     case CV_32F: break;
     case CV_64F: m.convertTo(m, CV_32F); break;
     default: failRead(path, "unsupported sample type (8-bit, 16-bit unsigned and float files are supported)");
     }
-    Image img;
     try {
-        img = Image(m.cols, m.rows, m.channels(), depth);
+        d.image = Image(m.cols, m.rows, m.channels(), SampleDepth::F32);
     } catch (const Error& e) {
         failRead(path, e.what());
     }
-    img.hasAlpha = img.channels == 2 || img.channels == 4;
-    unpack<float>(m, img);
-    return img;
-}
-
-std::optional<PackedImage> loadPackedImageOpenCV(const std::string& path)
-{
-    const cv::Mat m = readMat(path);
-    if (m.depth() != CV_8U && m.depth() != CV_16U) return std::nullopt;
-    return packedFrom(m, path);
+    d.image.hasAlpha = d.image.channels == 2 || d.image.channels == 4;
+    unpack<float>(m, d.image);
+    return d;
 }
 
 void saveImageOpenCV(const Image& img, const std::string& path, const SaveOptions& opts)

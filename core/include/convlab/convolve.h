@@ -75,7 +75,7 @@ Image convolve(const Image& in, const ConvolveParams& params, RunReport* report 
 // The same, writing into `out`, whose storage is reused when it already has the input's shape
 // (no allocation, no page faults: the form for repeated runs). `out` must not be `in`.
 void convolveInto(const Image& in, const ConvolveParams& params, Image& out, RunReport* report = nullptr);
-// The same from 8/16-bit samples as decoded (io.h loadPackedImage): direct and separable convert
+// The same from 8/16-bit samples as decoded (io.h decodeImage): direct and separable convert
 // each row to float as they pad it, inside their first pass, so no float copy of the source is
 // made; the FFT and the reference convert the planes first; CUDA uploads the samples and
 // converts them on the device. Results equal convolve(unpackImage(in), ...).

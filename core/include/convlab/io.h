@@ -33,10 +33,15 @@ bool imageFormatsAvailable();
 // Loads by extension: .npy through readNpy, everything else through OpenCV. Colour files come
 // in as RGB(A) channel order. Throws convlab::Error naming the file and the problem.
 Image loadImage(const std::string& path);
-// The samples of an 8- or 16-bit image file as decoded (interleaved, see PackedImage), for an
-// upload that converts on the GPU; unpackImage() of it equals loadImage(). nullopt for float
-// files and .npy. Throws like loadImage.
-std::optional<PackedImage> loadPackedImage(const std::string& path);
+// A file as decoded, in one read: 8- and 16-bit image files as their samples (interleaved, see
+// PackedImage: the engine converts them inside its first pass, the GPU on the device), float
+// files and .npy as float planes. loadImage() is this with the samples unpacked. Throws like
+// loadImage.
+struct DecodedImage {
+    std::optional<PackedImage> samples;
+    Image image; // empty when `samples` holds the file
+};
+DecodedImage decodeImage(const std::string& path);
 // Saves by extension, atomically (temporary file in the same folder, then rename): nothing is
 // left half-written and an existing file is untouched on failure.
 void saveImage(const Image& img, const std::string& path, const SaveOptions& opts = {});
