@@ -194,33 +194,23 @@ std::optional<SvdInfo> kernelRank(const Kernel& k, const RunReport& rep)
 // its first pass (or the GPU on the device); float files and .npy come as float planes.
 struct Source {
     std::optional<PackedImage> packed;
-    Image image;
-    int width = 0, height = 0, channels = 0;
-    SampleDepth depth = SampleDepth::F32;
-    bool hasAlpha = false;
+    Image image; // empty when `packed` holds the file
 
     static Source load(const std::string& path)
     {
-        Source s;
         DecodedImage d = decodeImage(path);
-        s.packed = std::move(d.samples);
-        s.image = std::move(d.image);
-        const auto set = [&](const auto& img) {
-            s.width = img.width;
-            s.height = img.height;
-            s.channels = img.channels;
-            s.depth = img.depth;
-            s.hasAlpha = img.hasAlpha;
-        };
-        if (s.packed)
-            set(*s.packed);
-        else
-            set(s.image);
-        return s;
+        return {std::move(d.samples), std::move(d.image)};
     }
+    // Both kinds carry their shape under the same names.
+    template <class F> auto visit(F&& f) const { return packed ? f(*packed) : f(image); }
+    int width() const { return visit([](const auto& i) { return i.width; }); }
+    int height() const { return visit([](const auto& i) { return i.height; }); }
+    int channels() const { return visit([](const auto& i) { return i.channels; }); }
+    SampleDepth depth() const { return visit([](const auto& i) { return i.depth; }); }
+    bool hasAlpha() const { return visit([](const auto& i) { return i.hasAlpha; }); }
     Image run(const ConvolveParams& p, RunReport* report) const
     {
-        return packed ? convolve(*packed, p, report) : convolve(image, p, report);
+        return visit([&](const auto& i) { return convolve(i, p, report); });
     }
 };
 
@@ -291,7 +281,7 @@ Outcome convolveFile(const Options& o)
     checkOutputPath(o.input, o.output);
 
     r.input = Source::load(o.input);
-    if (!r.save.depth) r.save.depth = isNpy(o.output) ? SampleDepth::F32 : r.input.depth;
+    if (!r.save.depth) r.save.depth = isNpy(o.output) ? SampleDepth::F32 : r.input.depth();
 
     Image out;
     std::vector<double> totals;
@@ -306,7 +296,7 @@ Outcome convolveFile(const Options& o)
     saveImage(out, o.output, r.save);
 
     r.medianMs = median(totals);
-    const double megapixels = double(r.input.width) * r.input.height / 1e6;
+    const double megapixels = double(r.input.width()) * r.input.height() / 1e6;
     r.mpxPerS = r.medianMs > 0 ? megapixels / (r.medianMs / 1e3) : INFINITY;
     r.rank = kernelRank(p.kernel, r.runs.back());
     return r;
@@ -317,8 +307,8 @@ Json jsonReport(const Options& o, const Outcome& r)
     const ConvolveParams& p = r.params;
     const RunReport& rep = r.runs.back();
     Json j;
-    j["input"] = {{"path", o.input}, {"width", r.input.width}, {"height", r.input.height},
-                  {"channels", r.input.channels}, {"depth", depthLabel(r.input.depth)}};
+    j["input"] = {{"path", o.input}, {"width", r.input.width()}, {"height", r.input.height()},
+                  {"channels", r.input.channels()}, {"depth", depthLabel(r.input.depth())}};
     j["output"] = {{"path", o.output}, {"depth", depthLabel(*r.save.depth)}, {"map", outputMapName(r.save.map)}};
     j["kernel"] = {{"name", p.kernel.name}, {"width", p.kernel.width}, {"height", p.kernel.height},
                    {"anchor", Json::array({p.kernel.ax(), p.kernel.ay()})}, {"sum", p.kernel.sum()},
@@ -365,9 +355,9 @@ void printSummary(const Options& o, const Outcome& r)
     // Notices (CPU fallback, zero-sum kernel left unnormalized, ...) are warnings: stderr.
     for (const std::string& n : rep.notices) std::cerr << kProgram << ": note: " << n << '\n';
     std::string alpha;
-    if (in.hasAlpha) alpha = p.filterAlpha ? " (alpha filtered)" : " (alpha passed through)";
-    std::cout << "input    " << o.input << ": " << in.width << 'x' << in.height << ", " << in.channels
-              << (in.channels == 1 ? " channel" : " channels") << alpha << ", " << depthLabel(in.depth) << '\n';
+    if (in.hasAlpha()) alpha = p.filterAlpha ? " (alpha filtered)" : " (alpha passed through)";
+    std::cout << "input    " << o.input << ": " << in.width() << 'x' << in.height() << ", " << in.channels()
+              << (in.channels() == 1 ? " channel" : " channels") << alpha << ", " << depthLabel(in.depth()) << '\n';
     std::cout << "kernel   " << p.kernel.name << ' ' << p.kernel.width << 'x' << p.kernel.height << ", anchor ("
               << p.kernel.ax() << ',' << p.kernel.ay() << "), sum " << num(p.kernel.sum(), 6);
     if (r.rank) std::cout << ", rank " << r.rank->rank;

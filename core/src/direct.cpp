@@ -23,10 +23,7 @@ void runDirect(const Job& job, Image& out, StageClock& clock)
         PaddedRows rows(w, h, job.border, top, left, right, k.height + 1);
         std::vector<const float*> window(k.height + 1);
         for (int c = 0; c < job.channels; ++c) {
-            if (job.packed)
-                rows.reset(*job.packed, c);
-            else
-                rows.reset(job.in->plane(c));
+            rows.reset(job.in, job.packed, c);
             float* dst = out.plane(c);
             for (int y = y0; y < y1; y += 2) {
                 if ((y & 15) == 0) job.checkCancel();

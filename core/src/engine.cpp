@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <sstream>
+#include <type_traits>
 
 #include "convlab/convolve.h"
 #include "convlab/error.h"
@@ -101,23 +102,21 @@ Image convolve(const Image& in, const ConvolveParams& p, RunReport* report)
 
 namespace {
 
-// The engine for either kind of source: float planes (`img`) or 8/16-bit samples (`packed`).
-void runEngine(const Image* img, const PackedImage* packed, const ConvolveParams& p, Image& out, RunReport* report)
+// The engine for either kind of source: float planes (Image) or 8/16-bit samples (PackedImage);
+// both carry width, height, channels, depth and hasAlpha under the same names.
+template <class Source> void runEngine(const Source& in, const ConvolveParams& p, Image& out, RunReport* report)
 {
     using namespace detail;
+    constexpr bool kPacked = std::is_same_v<Source, PackedImage>;
     const auto t0 = std::chrono::steady_clock::now();
-    if (img) {
-        if (img == &out) throw Error("the output image must not be the input image");
-        if (img->empty() || img->channels < 1 || img->channels > 4 ||
-            img->data.size() != img->planeSize() * static_cast<std::size_t>(img->channels))
-            throw Error("input image is empty or malformed");
+    if constexpr (kPacked) {
+        in.validate();
     } else {
-        packed->validate();
+        if (&in == &out) throw Error("the output image must not be the input image");
+        if (in.empty() || in.channels < 1 || in.channels > 4 ||
+            in.data.size() != in.planeSize() * static_cast<std::size_t>(in.channels))
+            throw Error("input image is empty or malformed");
     }
-    const int width = img ? img->width : packed->width, height = img ? img->height : packed->height;
-    const int channels = img ? img->channels : packed->channels;
-    const bool hasAlpha = img ? img->hasAlpha : packed->hasAlpha;
-    const SampleDepth depth = img ? img->depth : packed->depth;
     p.kernel.validate();
     if (!std::isfinite(p.scale) || !std::isfinite(p.offset) || !std::isfinite(p.border.value))
         throw Error("scale, offset and border constant must be finite numbers");
@@ -131,10 +130,7 @@ void runEngine(const Image* img, const PackedImage* packed, const ConvolveParams
         std::string why;
         if (auto gpu = GpuSession::create(&why)) {
             try {
-                if (img)
-                    gpu->setImage(*img);
-                else
-                    gpu->setImage(*packed); // the samples travel; the device converts them
+                gpu->setImage(in); // 8/16-bit samples travel as they are; the device converts them
                 clock.mark("upload");
                 out = gpu->run(p, &rep);
                 rep.totalMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -154,11 +150,13 @@ void runEngine(const Image* img, const PackedImage* packed, const ConvolveParams
     rep.device = Device::Cpu;
 
     Job job;
-    job.in = img;
-    job.packed = img ? nullptr : packed;
-    job.width = width;
-    job.height = height;
-    job.channels = (hasAlpha && !p.filterAlpha && channels > 1) ? channels - 1 : channels;
+    if constexpr (kPacked)
+        job.packed = &in;
+    else
+        job.in = &in;
+    job.width = in.width;
+    job.height = in.height;
+    job.channels = (in.hasAlpha && !p.filterAlpha && in.channels > 1) ? in.channels - 1 : in.channels;
     job.kernel = correlationKernel(p.kernel, p.semantics);
     job.border = p.border;
     job.scale = effectiveScale(p, rep.notices);
@@ -179,7 +177,8 @@ void runEngine(const Image* img, const PackedImage* packed, const ConvolveParams
     }
     Method method = p.method;
     if (method == Method::Auto) {
-        rep.estimates = estimateCpu(cpuCostModel(), width, height, job.channels, job.kernel, factors.rank, job.threads);
+        rep.estimates = estimateCpu(cpuCostModel(), in.width, in.height, job.channels, job.kernel, factors.rank,
+                                    job.threads);
         const Choice c = chooseMethod(job.kernel, factors, rep.estimates);
         method = c.method;
         rep.reason = c.reason;
@@ -188,16 +187,16 @@ void runEngine(const Image* img, const PackedImage* packed, const ConvolveParams
     }
     rep.method = method;
 
-    if (out.width != width || out.height != height || out.channels != channels)
-        out = Image(width, height, channels); // else reused as is
-    out.depth = depth;
-    out.hasAlpha = hasAlpha;
+    if (out.width != in.width || out.height != in.height || out.channels != in.channels)
+        out = Image(in.width, in.height, in.channels); // else reused as is
+    out.depth = in.depth;
+    out.hasAlpha = in.hasAlpha;
     clock.restart();
     // Direct and separable convert samples while padding rows; the FFT and the reference read
     // whole float planes, so they get them converted first.
     Image unpacked;
     if (job.packed && (method == Method::Reference || method == Method::Fft)) {
-        unpacked = unpackImage(*packed);
+        unpacked = unpackImage(*job.packed);
         job.in = &unpacked;
         job.packed = nullptr;
         clock.mark("unpack");
@@ -209,11 +208,11 @@ void runEngine(const Image* img, const PackedImage* packed, const ConvolveParams
     case Method::Fft: runFft(job, out, clock); break;
     case Method::Auto: break;
     }
-    for (int c = job.channels; c < channels; ++c) {
+    for (int c = job.channels; c < in.channels; ++c) {
         if (job.in)
             std::copy(job.in->plane(c), job.in->plane(c) + job.in->planeSize(), out.plane(c));
         else
-            unpackPlane(*packed, c, out.plane(c));
+            unpackPlane(*job.packed, c, out.plane(c));
     }
     rep.totalMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -222,7 +221,7 @@ void runEngine(const Image* img, const PackedImage* packed, const ConvolveParams
 
 void convolveInto(const Image& in, const ConvolveParams& p, Image& out, RunReport* report)
 {
-    runEngine(&in, nullptr, p, out, report);
+    runEngine(in, p, out, report);
 }
 
 Image convolve(const PackedImage& in, const ConvolveParams& p, RunReport* report)
@@ -234,7 +233,7 @@ Image convolve(const PackedImage& in, const ConvolveParams& p, RunReport* report
 
 void convolveInto(const PackedImage& in, const ConvolveParams& p, Image& out, RunReport* report)
 {
-    runEngine(nullptr, &in, p, out, report);
+    runEngine(in, p, out, report);
 }
 
 } // namespace convlab

@@ -5,6 +5,7 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -133,17 +134,22 @@ template <class T> cv::Mat pack(const Image& img, const std::vector<int>& plan, 
     return m;
 }
 
-template <class T> void unpack(const cv::Mat& m, Image& img)
+// OpenCV's interleaved BGR(A) order: plane c (RGB(A)) is sample order[c] of a pixel.
+std::array<int, 4> planeOrder(int channels)
+{
+    return channels >= 3 ? std::array<int, 4>{2, 1, 0, 3} : std::array<int, 4>{0, 1, 2, 3};
+}
+
+void unpackFloat(const cv::Mat& m, Image& img)
 {
     const int n = img.channels;
-    for (int y = 0; y < img.height; ++y) {
-        const T* row = m.ptr<T>(y);
-        for (int x = 0; x < img.width; ++x)
-            for (int k = 0; k < n; ++k) {
-                const int c = n >= 3 && k < 3 ? 2 - k : k; // BGR(A) -> RGB(A)
-                img.at(c, y, x) = static_cast<float>(row[std::size_t(x) * n + k]);
-            }
-    }
+    const std::array<int, 4> order = planeOrder(n);
+    for (int c = 0; c < n; ++c)
+        for (int y = 0; y < img.height; ++y) {
+            const float* row = m.ptr<float>(y) + order[c];
+            float* out = img.plane(c) + static_cast<std::size_t>(y) * img.width;
+            for (int x = 0; x < img.width; ++x) out[x] = row[std::size_t(x) * n];
+        }
 }
 
 [[noreturn]] void failRead(const std::string& path, const std::string& why)
@@ -168,7 +174,7 @@ cv::Mat readMat(const std::string& path)
     return m;
 }
 
-// 8- or 16-bit samples as decoded: interleaved BGR(A), so planes take samples 2, 1, 0 (, 3).
+// 8- or 16-bit samples as decoded (interleaved BGR(A)).
 PackedImage packedFrom(const cv::Mat& m, const std::string& path)
 {
     PackedImage p;
@@ -177,7 +183,7 @@ PackedImage packedFrom(const cv::Mat& m, const std::string& path)
     p.channels = m.channels();
     p.depth = m.depth() == CV_16U ? SampleDepth::U16 : SampleDepth::U8;
     p.hasAlpha = p.channels == 2 || p.channels == 4;
-    if (p.channels >= 3) p.order = {2, 1, 0, 3};
+    p.order = planeOrder(p.channels);
     p.stride = static_cast<std::size_t>(m.cols) * m.channels() * m.elemSize1();
     try {
         checkImageSize(p.width, p.height, p.channels);
@@ -208,7 +214,7 @@ DecodedImage decodeImageOpenCV(const std::string& path)
         failRead(path, e.what());
     }
     d.image.hasAlpha = d.image.channels == 2 || d.image.channels == 4;
-    unpack<float>(m, d.image);
+    unpackFloat(m, d.image);
     return d;
 }
 

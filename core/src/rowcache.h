@@ -30,12 +30,13 @@ public:
         packed_ = nullptr;
         std::fill(tags_.begin(), tags_.end(), -1);
     }
-    // Plane c of 8/16-bit samples: each row is converted to float as it is padded, so the
-    // conversion is part of the first pass and no float copy of the image is made.
-    void reset(const PackedImage& packed, int c)
+    // Plane c of whichever source is given: float planes, or 8/16-bit samples whose rows are
+    // converted to float as they are padded, so the conversion is part of the first pass and no
+    // float copy of the image is made.
+    void reset(const Image* image, const PackedImage* packed, int c)
     {
-        plane_ = nullptr;
-        packed_ = &packed;
+        plane_ = image ? image->plane(c) : nullptr;
+        packed_ = image ? nullptr : packed;
         channel_ = c;
         std::fill(tags_.begin(), tags_.end(), -1);
     }

@@ -60,10 +60,7 @@ void runSeparable(const Job& job, const SeparableFactors& f, Image& out, StageCl
             return ring.data() + (static_cast<std::size_t>(i) * kh + r % kh) * w;
         };
         for (int c = 0; c < job.channels; ++c) {
-            if (job.packed)
-                rows.reset(*job.packed, c);
-            else
-                rows.reset(job.in->plane(c));
+            rows.reset(job.in, job.packed, c);
             float* dst = out.plane(c);
             for (int r = y0; r < y1 + kh - 1; ++r) {
                 if ((r & 15) == 0) job.checkCancel();
