@@ -53,6 +53,7 @@ public:
 
 // Kernels up to this side get their rank on every edit; bigger ones get it from the next run.
 constexpr int kLiveRankSide = 63;
+// Kernels up to this width fill the panel's width; wider ones keep their fitted columns and scroll.
 constexpr int kMaxStretchColumns = 9;
 
 } // namespace
@@ -179,9 +180,11 @@ KernelEditor::KernelEditor(KernelDocument* doc, QWidget* parent) : QWidget(paren
     table_->setItemDelegate(new CellDelegate(table_));
     table_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed |
                             QAbstractItemView::AnyKeyPressed);
-    table_->horizontalHeader()->setMinimumSectionSize(44);
-    table_->horizontalHeader()->setDefaultSectionSize(84);
+    table_->horizontalHeader()->setMinimumSectionSize(36);
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    table_->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     table_->setWordWrap(false);
+    table_->setTextElideMode(Qt::ElideNone);
     table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     table_->setContextMenuPolicy(Qt::CustomContextMenu);
     table_->viewport()->installEventFilter(this);
@@ -197,6 +200,27 @@ KernelEditor::KernelEditor(KernelDocument* doc, QWidget* parent) : QWidget(paren
         });
         menu.exec(table_->viewport()->mapToGlobal(pos));
     });
+
+    integerView_ = new QCheckBox(tr("Show as integers × factor"));
+    integerView_->setChecked(model_->integerViewRequested());
+    integerView_->setToolTip(tr("When every value is an integer multiple of one factor 1/N (1 2 1; 2 4 2; 1 2 1 / 16, "
+                                "a box), the grid shows the integers and the factor above it. Typing t into a "
+                                "cell then sets t × 1/N. Off: every value as a decimal."));
+    connect(integerView_, &QCheckBox::toggled, model_, &KernelModel::setIntegerView);
+    factor_ = new QLabel;
+    factor_->setObjectName("kernelFactor");
+    QFont factorFont = factor_->font();
+    factorFont.setBold(true);
+    factor_->setFont(factorFont);
+    factor_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    connect(model_, &KernelModel::presentationChanged, this, [this] {
+        updateFactor();
+        fitColumns();
+    });
+    auto* viewRow = new QHBoxLayout;
+    viewRow->addWidget(integerView_);
+    viewRow->addStretch(1);
+    viewRow->addWidget(factor_);
 
     message_ = new QLabel;
     message_->setWordWrap(true);
@@ -215,6 +239,7 @@ KernelEditor::KernelEditor(KernelDocument* doc, QWidget* parent) : QWidget(paren
     layout->addLayout(sizeRow);
     layout->addLayout(scaleRow);
     layout->addWidget(semantics_);
+    layout->addLayout(viewRow);
     layout->addWidget(table_, 1);
     layout->addWidget(message_);
     layout->addWidget(sum_);
@@ -222,6 +247,31 @@ KernelEditor::KernelEditor(KernelDocument* doc, QWidget* parent) : QWidget(paren
 
     connect(doc_, &KernelDocument::changed, this, &KernelEditor::syncFromDocument);
     syncFromDocument();
+    updateFactor();
+    fitColumns();
+}
+
+void KernelEditor::updateFactor()
+{
+    const int n = model_->displayDenominator();
+    factor_->setText(n > 1 ? tr("× 1/%1").arg(n) : QString());
+    factor_->setToolTip(n > 1 ? tr("Every value is the integer shown times 1/%1").arg(n) : QString());
+    factor_->setVisible(n > 1);
+}
+
+void KernelEditor::fitColumns()
+{
+    QHeaderView* header = table_->horizontalHeader();
+    const int columns = model_->columnCount();
+    if (columns == 0) return;
+    int widest = header->minimumSectionSize();
+    // QTableView's override is protected; the base class's public declaration reaches it.
+    const QAbstractItemView* view = table_;
+    for (int c = 0; c < columns; ++c) widest = std::max(widest, view->sizeHintForColumn(c));
+    int width = widest;
+    const int available = table_->viewport()->width();
+    if (columns <= kMaxStretchColumns && available > widest * columns) width = available / columns;
+    for (int c = 0; c < columns; ++c) header->resizeSection(c, width);
 }
 
 QString KernelEditor::message() const { return message_->isVisible() ? message_->text() : QString(); }
@@ -257,6 +307,7 @@ void KernelEditor::choosePreset(const QString& name)
 
 bool KernelEditor::eventFilter(QObject* watched, QEvent* event)
 {
+    if (watched == table_->viewport() && event->type() == QEvent::Resize) fitColumns();
     if (watched == table_->viewport() && event->type() == QEvent::MouseButtonPress) {
         auto* me = static_cast<QMouseEvent*>(event);
         if (me->button() == Qt::LeftButton && (me->modifiers() & Qt::ControlModifier)) {
@@ -286,9 +337,6 @@ void KernelEditor::syncFromDocument()
         offset_->setValue(s.offset);
         semantics_->setCurrentIndex(semantics_->findData(int(s.semantics)));
     }
-    // Small kernels fill the panel; big ones (presets, files) scroll at a readable cell width.
-    table_->horizontalHeader()->setSectionResizeMode(k.width <= kMaxStretchColumns ? QHeaderView::Stretch
-                                                                                 : QHeaderView::Fixed);
     const double sum = k.sum();
     QString sumText = tr("sum %1   Σ|K| %2   anchor (%3, %4)")
                           .arg(QString::number(sum, 'g', 7), QString::number(k.absSum(), 'g', 7))

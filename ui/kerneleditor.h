@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The kernel editor panel: size, presets, normalize/scale/offset, semantics, the cell grid with
-// the anchor highlighted (Ctrl+click or the context menu moves it), and live sum and rank.
+// the anchor highlighted (Ctrl+click or the context menu moves it), and live sum and rank. The
+// grid never elides a value: its columns fit their texts and it scrolls when the kernel is wide.
+// Kernels whose values share a factor 1/N can be shown as integers with "× 1/N" above the grid.
 #pragma once
 #include <QDialog>
 #include <QWidget>
@@ -44,6 +46,9 @@ public:
     KernelModel* model() const { return model_; }
     QSpinBox* widthSpin() const { return width_; }
     QSpinBox* heightSpin() const { return height_; }
+    // "Show as integers × factor" and the factor it shows ("× 1/16"; hidden when none).
+    QCheckBox* integerViewBox() const { return integerView_; }
+    QLabel* factorLabel() const { return factor_; }
     // The inline message under the grid (rejected input); empty when none.
     QString message() const;
 
@@ -60,6 +65,10 @@ protected:
 
 private:
     void syncFromDocument();
+    void updateFactor();
+    // Every column as wide as the widest cell text (none is elided); small kernels are widened
+    // to fill the panel.
+    void fitColumns();
     void showMessage(const QString& text);
     void guarded(const std::function<void()>& edit);
 
@@ -73,6 +82,8 @@ private:
     QDoubleSpinBox* scale_;
     QDoubleSpinBox* offset_;
     QComboBox* semantics_;
+    QCheckBox* integerView_;
+    QLabel* factor_;
     QLabel* message_;
     QLabel* sum_;
     QLabel* rank_;

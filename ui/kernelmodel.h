@@ -2,10 +2,30 @@
 // Table model over the cells of the document's kernel. Row v, column u. Edits go through the
 // document (and so through its undo stack); text that is not a finite number is rejected with
 // inputRejected() and the cell keeps its value.
+//
+// Two presentations: decimals (every value to at least four significant digits), or, when every
+// coefficient is an integer multiple of one factor 1/N, the integers with the factor shown
+// beside the grid (integer view). In integer view a typed number t sets the cell to t × 1/N.
 #pragma once
 #include <QAbstractTableModel>
+#include <vector>
 
 class KernelDocument;
+
+namespace kernelgrid {
+
+// The largest denominator integerDenominator() tries.
+constexpr int kMaxDenominator = 65536;
+
+// The smallest N in 1..maxDenominator such that every value is, to float precision, an integer
+// multiple of 1/N (N = 1 for integer kernels and for all zeros); 0 when there is none.
+int integerDenominator(const std::vector<float>& values, int maxDenominator = kMaxDenominator);
+
+// `v` to at least `digits` significant digits, in the shorter of fixed and scientific notation
+// (fixed on a tie): 0.0625, 0.01235, 4.914e-05, 123456.
+QString formatSignificant(double v, int digits = 4);
+
+} // namespace kernelgrid
 
 class KernelModel : public QAbstractTableModel {
     Q_OBJECT
@@ -22,13 +42,27 @@ public:
     // Shortest text that reads back as the same float.
     static QString cellText(float v);
 
+    // Integer view: asked for (the editor's check box) and in effect only while the kernel has
+    // a common factor 1/N.
+    void setIntegerView(bool on);
+    bool integerViewRequested() const { return integerView_; }
+    // N of the factor 1/N the cells are shown in units of; 0 when the cells show decimals.
+    int displayDenominator() const { return integerView_ ? denominator_ : 0; }
+    // N of the kernel's common factor 1/N whatever the view (0: none).
+    int kernelDenominator() const { return denominator_; }
+
 signals:
     void inputRejected(const QString& message);
     void inputAccepted();
+    // The cells' texts changed as a whole (kernel or view): column widths may need updating.
+    void presentationChanged();
 
 private:
     void documentChanged();
+    QString displayText(float v) const;
 
     KernelDocument* doc_;
     int rows_ = 0, columns_ = 0;
+    bool integerView_ = true;
+    int denominator_ = 0;
 };
