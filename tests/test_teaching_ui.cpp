@@ -63,6 +63,7 @@ private slots:
     void exportDialogShowsExportCode();
     void crossoverSweepCompletes();
     void crossoverSweepCancels();
+    void crossoverMarksFastestApartFromAuto();
     void paddingFollowsKernelAndToggle();
     void borderLabFollowsParameters();
 
@@ -344,6 +345,66 @@ void TestTeachingUi::crossoverSweepCancels()
     dlg->close();
     QVERIFY(finished.wait(kSweepWaitMs));
     QCOMPARE(finished.last().first().toBool(), false);
+}
+
+void TestTeachingUi::crossoverMarksFastestApartFromAuto()
+{
+    CrossoverDialog* dlg = w_->showCrossoverDialog();
+    auto point = [](int size, Method m, double ms) {
+        CrossoverPoint p;
+        p.size = size;
+        p.method = m;
+        p.ms = ms;
+        p.estimateMs = ms;
+        return p;
+    };
+    CrossoverPoint skipped = point(45, Method::Direct, 0.0);
+    skipped.skipped = true;
+    skipped.estimateMs = 2500.0;
+    // At 31x31 auto ran direct (33.8 ms) where fft measured 10.3 ms.
+    const std::vector<CrossoverPoint> points{
+        point(3, Method::Direct, 0.5),      point(3, Method::Separable, 0.9), point(3, Method::Fft, 4.0),
+        point(31, Method::Direct, 33.8),    point(31, Method::Separable, 40.2), point(31, Method::Fft, 10.3),
+        skipped,                            point(45, Method::Separable, 70.0), point(45, Method::Fft, 11.0)};
+    dlg->showSweep({3, 31, 45}, points, {{3, Method::Direct}, {31, Method::Direct}, {45, Method::Fft}});
+    QCOMPARE(dlg->fastest(3), Method::Direct);
+    QCOMPARE(dlg->fastest(31), Method::Fft);
+    QCOMPARE(dlg->fastest(45), Method::Fft);
+    QCOMPARE(dlg->mismatches(), std::vector<int>{31});
+
+    QTableWidget* t = dlg->table();
+    const int direct = CrossoverDialog::methodColumn(Method::Direct);
+    const int separable = CrossoverDialog::methodColumn(Method::Separable);
+    const int fft = CrossoverDialog::methodColumn(Method::Fft);
+    QCOMPARE(std::set<int>({direct, separable, fft}).size(), std::size_t(3));
+    QCOMPARE(CrossoverDialog::methodColumn(Method::Auto), -1);
+    QCOMPARE(CrossoverDialog::methodColumn(Method::Reference), -1);
+    // Bold marks the measured fastest, not auto's pick.
+    QVERIFY(t->item(0, direct)->font().bold());
+    QVERIFY(!t->item(0, fft)->font().bold());
+    QVERIFY(t->item(1, fft)->font().bold());
+    QVERIFY(!t->item(1, direct)->font().bold());
+    QVERIFY(!t->item(1, separable)->font().bold());
+    QVERIFY(t->item(2, fft)->font().bold());
+    QVERIFY(t->item(2, direct)->text().startsWith("skipped"));
+    // The auto column names the fastest where auto missed it, highlighted.
+    QCOMPARE(t->item(0, CrossoverDialog::kAutoColumn)->text(), QString("direct"));
+    QCOMPARE(t->item(0, CrossoverDialog::kAutoColumn)->background().style(), Qt::NoBrush);
+    QCOMPARE(t->item(1, CrossoverDialog::kAutoColumn)->text(), QString("direct (fastest: fft)"));
+    QVERIFY(t->item(1, CrossoverDialog::kAutoColumn)->background().style() != Qt::NoBrush);
+    QVERIFY2(t->item(1, CrossoverDialog::kAutoColumn)->toolTip().contains("3.3"),
+             qPrintable(t->item(1, CrossoverDialog::kAutoColumn)->toolTip()));
+    QCOMPARE(t->item(2, CrossoverDialog::kAutoColumn)->text(), QString("fft"));
+    QVERIFY2(dlg->statusText().contains(QString::fromUtf8("31×31 (auto direct, fastest fft)")),
+             qPrintable(dlg->statusText()));
+    dlg->resize(760, 720);
+    QTest::qWait(50);
+    dlg->grab().save("/tmp/crossover-mismatch.png");
+
+    // Where auto agrees everywhere, the status says so.
+    dlg->showSweep({3}, {point(3, Method::Direct, 0.5), point(3, Method::Fft, 4.0)}, {{3, Method::Direct}});
+    QVERIFY(dlg->mismatches().empty());
+    QVERIFY(dlg->statusText().contains("fastest method at every size"));
 }
 
 void TestTeachingUi::paddingFollowsKernelAndToggle()

@@ -30,9 +30,15 @@ QColor methodColour(convlab::Method m)
     switch (m) {
     case convlab::Method::Direct: return QColor(31, 119, 180);
     case convlab::Method::Separable: return QColor(44, 160, 44);
-    default: return QColor(255, 127, 14);
+    case convlab::Method::Fft: return QColor(255, 127, 14);
+    case convlab::Method::Auto:
+    case convlab::Method::Reference: return QColor(127, 127, 127); // never timed by the sweep
     }
+    return QColor(127, 127, 127);
 }
+
+// Background of an "auto chose" cell where auto did not pick the fastest method.
+const QColor kMismatchColour(255, 205, 160);
 
 QString methodText(convlab::Method m) { return QString::fromStdString(convlab::methodName(m)); }
 
@@ -72,7 +78,8 @@ convlab::Kernel randomKernel(int size)
 
 } // namespace
 
-// Time against kernel size: one line per method on a log time axis, auto's pick ringed.
+// Time against kernel size: one line per method on a log time axis, auto's pick ringed and the
+// fastest measured method at each size framed by a square.
 class CrossoverChart : public QWidget {
 public:
     explicit CrossoverChart(QWidget* parent = nullptr) : QWidget(parent) { setMinimumSize(420, 260); }
@@ -157,6 +164,7 @@ protected:
                     p.drawEllipse(at, 8, 8);
                     p.restore();
                 }
+                if (CrossoverDialog::fastestOf(points_, pt.size) == m) drawFastestMarker(p, at);
             }
             p.setBrush(Qt::NoBrush);
             p.drawPath(path);
@@ -173,6 +181,20 @@ protected:
         p.setPen(QPen(text, 2));
         p.drawEllipse(QPointF(x + 8, y + fm.height() / 2.0), 6, 6);
         p.drawText(x + 20, y + fm.ascent(), tr("auto's choice"));
+        x += 32 + fm.horizontalAdvance(tr("auto's choice"));
+        drawFastestMarker(p, QPointF(x + 8, y + fm.height() / 2.0));
+        p.setPen(text);
+        p.drawText(x + 22, y + fm.ascent(), tr("fastest measured"));
+    }
+
+    // A square frame, so that it reads apart from auto's ring when both mark one point.
+    void drawFastestMarker(QPainter& p, QPointF at) const
+    {
+        p.save();
+        p.setBrush(Qt::NoBrush);
+        p.setPen(QPen(QColor(214, 39, 40), 2));
+        p.drawRect(QRectF(at.x() - 6, at.y() - 6, 12, 12));
+        p.restore();
     }
 
 private:
@@ -189,6 +211,8 @@ CrossoverDialog::CrossoverDialog(QWidget* parent) : QDialog(parent)
     chart_ = new CrossoverChart;
     table_ = new QTableWidget(0, 4);
     table_->setHorizontalHeaderLabels({tr("direct ms"), tr("separable ms"), tr("fft ms"), tr("auto chose")});
+    table_->horizontalHeaderItem(kAutoColumn)
+        ->setToolTip(tr("The method auto picked; where another method measured faster it is named, on orange"));
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setMaximumHeight(220);
@@ -238,7 +262,8 @@ void CrossoverDialog::setInput(std::shared_ptr<const convlab::Image> image, cons
     if (px > kMaxPixels) size += tr(" (box-downscaled to about a megapixel)");
     info_->setText(tr("Times direct, separable and fft on the CPU for dense random square kernels of side %1, "
                       "on the current image %2 with border %3, %4 threads; each time is the best of two or three runs. "
-                      "Auto runs too: its pick is ringed.")
+                      "Auto runs too: its pick is ringed; the fastest measured method is framed by a red square "
+                      "and bold in the table.")
                        .arg(QString::number(sizes_.front()) + "…" + QString::number(sizes_.back()), size,
                             QString::fromStdString(convlab::borderName(params_.border.mode)),
                             params_.threads > 0 ? QString::number(params_.threads) : tr("all")));
@@ -256,6 +281,69 @@ convlab::Method CrossoverDialog::autoChoice(int size) const
 {
     const auto it = auto_.find(size);
     return it == auto_.end() ? convlab::Method::Auto : it->second;
+}
+
+int CrossoverDialog::methodColumn(convlab::Method m)
+{
+    switch (m) {
+    case convlab::Method::Direct: return 0;
+    case convlab::Method::Separable: return 1;
+    case convlab::Method::Fft: return 2;
+    case convlab::Method::Auto:
+    case convlab::Method::Reference: return -1;
+    }
+    return -1;
+}
+
+convlab::Method CrossoverDialog::fastestOf(const std::vector<CrossoverPoint>& points, int size)
+{
+    convlab::Method best = convlab::Method::Auto;
+    double bestMs = INFINITY;
+    for (const CrossoverPoint& p : points)
+        if (p.size == size && !p.skipped && p.ms > 0.0 && p.ms < bestMs) {
+            bestMs = p.ms;
+            best = p.method;
+        }
+    return best;
+}
+
+convlab::Method CrossoverDialog::fastest(int size) const { return fastestOf(points_, size); }
+
+std::vector<int> CrossoverDialog::mismatches() const
+{
+    std::vector<int> out;
+    for (int size : sizes_) {
+        const convlab::Method chosen = autoChoice(size), best = fastest(size);
+        if (chosen != convlab::Method::Auto && best != convlab::Method::Auto && chosen != best) out.push_back(size);
+    }
+    return out;
+}
+
+QString CrossoverDialog::mismatchSummary() const
+{
+    const std::vector<int> sizes = mismatches();
+    if (sizes.empty()) return tr("Auto picked the fastest method at every size.");
+    QStringList names;
+    for (int s : sizes)
+        names << tr("%1×%1 (auto %2, fastest %3)").arg(s).arg(methodText(autoChoice(s)), methodText(fastest(s)));
+    return (sizes.size() == 1 ? tr("Auto did not pick the fastest method at one size: %1.")
+                              : tr("Auto did not pick the fastest method at %1 sizes: %2.").arg(sizes.size()))
+        .arg(names.join(", "));
+}
+
+QString CrossoverDialog::statusText() const { return status_->text(); }
+
+void CrossoverDialog::showSweep(std::vector<int> sizes, std::vector<CrossoverPoint> points,
+                                std::map<int, convlab::Method> autoChoices)
+{
+    if (running() || sizes.empty()) return;
+    std::sort(sizes.begin(), sizes.end());
+    sizes_ = std::move(sizes);
+    points_ = std::move(points);
+    auto_ = std::move(autoChoices);
+    setInput(image_, params_); // the description names the sizes
+    updateTable();
+    status_->setText(mismatchSummary());
 }
 
 void CrossoverDialog::start()
@@ -360,10 +448,11 @@ void CrossoverDialog::done(bool completed, const QString& message)
     if (completed) {
         int skipped = 0;
         for (const CrossoverPoint& p : points_) skipped += p.skipped;
-        status_->setText(skipped ? tr("Done. %1 runs were skipped: the planner expected each to take over %2 s.")
-                                       .arg(skipped)
-                                       .arg(kMaxRunMs / 1000)
-                                 : tr("Done."));
+        status_->setText((skipped ? tr("Done. %1 runs were skipped: the planner expected each to take over %2 s.")
+                                        .arg(skipped)
+                                        .arg(kMaxRunMs / 1000)
+                                  : tr("Done.")) +
+                         ' ' + mismatchSummary());
     } else {
         status_->setText(message);
     }
@@ -383,15 +472,43 @@ void CrossoverDialog::updateTable()
     for (int row = 0; row < int(sizes_.size()); ++row) {
         const int size = sizes_[row];
         const convlab::Method chosen = autoChoice(size);
-        if (chosen != convlab::Method::Auto) table_->setItem(row, 3, new QTableWidgetItem(methodText(chosen)));
+        const convlab::Method best = fastest(size);
         for (const CrossoverPoint& p : points_) {
             if (p.size != size) continue;
-            const int col = p.method == convlab::Method::Direct ? 0 : p.method == convlab::Method::Separable ? 1 : 2;
+            const int col = methodColumn(p.method);
+            if (col < 0) continue;
             auto* item = new QTableWidgetItem(p.skipped ? tr("skipped (est. %1 s)").arg(p.estimateMs / 1000, 0, 'f', 1)
                                                         : QString::number(p.ms, 'f', 2));
-            item->setToolTip(tr("planner estimate %1 ms").arg(p.estimateMs, 0, 'f', 2));
-            if (p.method == chosen) item->setFont(bold);
+            QString tip = tr("planner estimate %1 ms").arg(p.estimateMs, 0, 'f', 2);
+            if (p.method == best) {
+                item->setFont(bold);
+                tip += tr("; fastest measured");
+            }
+            if (p.method == chosen) tip += tr("; auto's choice");
+            item->setToolTip(tip);
             table_->setItem(row, col, item);
         }
+        if (chosen == convlab::Method::Auto) continue;
+        auto* pick = new QTableWidgetItem(methodText(chosen));
+        if (best != convlab::Method::Auto && best != chosen) {
+            pick->setText(tr("%1 (fastest: %2)").arg(methodText(chosen), methodText(best)));
+            pick->setBackground(kMismatchColour);
+            pick->setForeground(QColor(Qt::black));
+            double chosenMs = 0.0, bestMs = 0.0;
+            for (const CrossoverPoint& p : points_)
+                if (p.size == size && !p.skipped) {
+                    if (p.method == chosen) chosenMs = p.ms;
+                    if (p.method == best) bestMs = p.ms;
+                }
+            pick->setToolTip(chosenMs > 0.0 ? tr("auto chose %1 (%2 ms); %3 measured %4 ms, %5× faster")
+                                                  .arg(methodText(chosen), QString::number(chosenMs, 'f', 2),
+                                                       methodText(best), QString::number(bestMs, 'f', 2),
+                                                       QString::number(chosenMs / bestMs, 'f', 1))
+                                            : tr("auto chose %1, which was not timed; %2 measured fastest")
+                                                  .arg(methodText(chosen), methodText(best)));
+        } else if (best == chosen) {
+            pick->setToolTip(tr("auto chose the fastest measured method"));
+        }
+        table_->setItem(row, kAutoColumn, pick);
     }
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Method crossover: direct, separable and fft timed on the current image for square dense
 // random kernels of growing size, drawn as time against kernel size (log time), with the method
-// the auto planner picks at each size marked. The sweep runs on its own thread and can be
+// the auto planner picks at each size marked apart from the method measured fastest (the table
+// and the chart say where the two disagree). The sweep runs on its own thread and can be
 // cancelled; images above a megapixel are box-downscaled first so that it takes seconds.
 #pragma once
 #include <QDialog>
@@ -53,6 +54,21 @@ public:
     const std::vector<CrossoverPoint>& points() const { return points_; }
     // The method auto ran for kernels of side `size` (Auto when that size has not run).
     convlab::Method autoChoice(int size) const;
+    // The method measured fastest at `size` among those that ran (Auto when none did).
+    convlab::Method fastest(int size) const;
+    static convlab::Method fastestOf(const std::vector<CrossoverPoint>& points, int size);
+    // Sizes where auto's pick is not the measured fastest.
+    std::vector<int> mismatches() const;
+
+    // Shows a given sweep (sizes, measured points, auto's picks) as if it had just run; used to
+    // present saved or synthetic measurements. Ignored while a sweep runs.
+    void showSweep(std::vector<int> sizes, std::vector<CrossoverPoint> points,
+                   std::map<int, convlab::Method> autoChoices);
+    QTableWidget* table() const { return table_; }
+    QString statusText() const;
+    // The column of a timed method in the table (-1 for the methods the sweep does not time).
+    static int methodColumn(convlab::Method m);
+    static constexpr int kAutoColumn = 3;
 
 signals:
     void finished(bool completed);
@@ -66,6 +82,7 @@ private:
     void setAutoChoice(int size, convlab::Method m);
     void done(bool completed, const QString& message);
     void updateTable();
+    QString mismatchSummary() const;
 
     std::shared_ptr<const convlab::Image> image_;
     convlab::ConvolveParams params_;
