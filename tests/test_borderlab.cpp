@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The border-mode lab: its five results against the engine, the difference counts and bands
-// against an independent count, synchronised views, and recomputation on new parameters.
+// against an independent count, synchronised views, recomputation on new parameters, the
+// preview of large sources, and computing only while the lab is on screen.
+#include <QLabel>
 #include <QSignalSpy>
 #include <QTest>
+#include <QThread>
+#include <QTimer>
 #include <QWheelEvent>
 
 #include <algorithm>
@@ -74,6 +78,14 @@ bool waitIdle(const BorderLabWindow& lab)
     return QTest::qWaitFor([&] { return !lab.busy(); }, kWaitMs);
 }
 
+// The lab computes only while on screen.
+bool showLab(BorderLabWindow& lab)
+{
+    lab.resize(900, 600);
+    lab.show();
+    return QTest::qWaitForWindowExposed(&lab);
+}
+
 // Checks every result and every comparison of the lab against the engine and a CPU count.
 void checkLab(const BorderLabWindow& lab, const Image& src, const convlab::ConvolveParams& p)
 {
@@ -127,6 +139,12 @@ private slots:
     void setParamsRecomputes();
     void zoomAndPanAreSynchronised();
     void namesFollowTheTable();
+    void previewSizeKeepsWithinTheLimit();
+    void areaDownscaleAveragesAreas();
+    void largeSourceRunsOnPreview();
+    void hiddenLabComputesNothing();
+    void minimisedLabWaits();
+    void newSourceReleasesResults();
 };
 
 void TestBorderLab::compareFindsDifferencesAndBand()
@@ -180,6 +198,7 @@ void TestBorderLab::resultsAndDifferencesMatchTheEngine()
     const auto p = labParams(k);
     BorderLabWindow lab(src, p);
     QSignalSpy updated(&lab, &BorderLabWindow::updated);
+    QVERIFY(showLab(lab));
     QVERIFY(waitIdle(lab));
     QCOMPARE(updated.count(), 1);
     checkLab(lab, *src, p);
@@ -201,6 +220,7 @@ void TestBorderLab::referenceModeAndDifferenceMaps()
     auto src = std::make_shared<const Image>(convlab::test::randomImage(30, 22, 1, 3));
     const auto p = labParams(convlab::test::randomKernel(5, 5, convlab::test::KernelKind::Dense, 9));
     BorderLabWindow lab(src, p);
+    QVERIFY(showLab(lab));
     QVERIFY(waitIdle(lab));
     QCOMPARE(lab.referenceMode(), BorderMode::Reflect);
     lab.setShowDifferences(true);
@@ -229,6 +249,7 @@ void TestBorderLab::rowKernelHasNoVerticalBand()
     auto src = std::make_shared<const Image>(convlab::test::randomImage(33, 12, 1, 21));
     const auto p = labParams(convlab::test::randomKernel(9, 1, convlab::test::KernelKind::Dense, 4));
     BorderLabWindow lab(src, p);
+    QVERIFY(showLab(lab));
     QVERIFY(waitIdle(lab));
     checkLab(lab, *src, p);
     for (BorderMode mode : {BorderMode::Constant, BorderMode::Replicate, BorderMode::Mirror, BorderMode::Wrap}) {
@@ -244,6 +265,7 @@ void TestBorderLab::setParamsRecomputes()
     auto src = std::make_shared<const Image>(convlab::test::randomImage(25, 19, 3, 8));
     auto p = labParams(convlab::test::randomKernel(7, 7, convlab::test::KernelKind::Dense, 2));
     BorderLabWindow lab(src, p);
+    QVERIFY(showLab(lab));
     QVERIFY(waitIdle(lab));
     QVERIFY(lab.difference(BorderMode::Replicate).differing > 0);
 
@@ -319,6 +341,183 @@ void TestBorderLab::namesFollowTheTable()
     QVERIFY(BorderLabWindow::otherNames(BorderMode::Wrap).contains(QStringLiteral("GIMP Loop")));
     QVERIFY(BorderLabWindow::otherNames(BorderMode::Replicate).contains(QStringLiteral("G'MIC 1 Neumann")));
     QVERIFY(BorderLabWindow::otherNames(BorderMode::Constant).contains(QStringLiteral("scipy constant (cval)")));
+}
+
+void TestBorderLab::previewSizeKeepsWithinTheLimit()
+{
+    constexpr qint64 limit = BorderLabWindow::kPreviewMaxPixels;
+    QCOMPARE(borderLabPreviewSize(4000, 3000, limit), QSize(1154, 866));
+    QCOMPARE(borderLabPreviewSize(1000, 1000, limit), QSize(1000, 1000)); // fits: unchanged
+    QCOMPARE(borderLabPreviewSize(64, 48, limit), QSize(64, 48));
+    for (const QSize s : {QSize(12000, 9000), QSize(3000, 2000), QSize(100000, 11), QSize(1001, 1000)}) {
+        const QSize p = borderLabPreviewSize(s.width(), s.height(), limit);
+        QVERIFY(qint64(p.width()) * p.height() <= limit);
+        QVERIFY(p.width() >= 1 && p.height() >= 1);
+        QVERIFY(std::abs(double(p.width()) / p.height() - double(s.width()) / s.height()) <
+                0.01 * double(s.width()) / s.height() + 1.0 / p.height() * double(s.width()) / s.height());
+    }
+}
+
+void TestBorderLab::areaDownscaleAveragesAreas()
+{
+    // 4x2 -> 2x1: each output pixel the mean of a 2x2 block.
+    Image in(4, 2, 1);
+    const float values[8] = {1, 3, 5, 7, 9, 11, 13, 15};
+    std::copy(values, values + 8, in.data.begin());
+    Image out = areaDownscale(in, 2, 1);
+    QCOMPARE(out.width, 2);
+    QCOMPARE(out.height, 1);
+    QCOMPARE(out.at(0, 0, 0), (1 + 3 + 9 + 11) / 4.0f);
+    QCOMPARE(out.at(0, 0, 1), (5 + 7 + 13 + 15) / 4.0f);
+    // 3 -> 2: the middle pixel is split between both outputs.
+    Image row(3, 1, 2);
+    row.at(0, 0, 0) = 3;
+    row.at(0, 0, 1) = 6;
+    row.at(0, 0, 2) = 9;
+    row.at(1, 0, 1) = 1;
+    out = areaDownscale(row, 2, 1);
+    QCOMPARE(out.channels, 2);
+    QCOMPARE(out.at(0, 0, 0), (3 + 0.5f * 6) / 1.5f);
+    QCOMPARE(out.at(0, 0, 1), (0.5f * 6 + 9) / 1.5f);
+    QCOMPARE(out.at(1, 0, 0), (0.5f * 1) / 1.5f);
+    // The mean is kept.
+    const Image big = convlab::test::randomImage(301, 207, 3, 5);
+    const Image small = areaDownscale(big, 97, 61);
+    for (int c = 0; c < 3; ++c) {
+        double a = 0, b = 0;
+        for (std::size_t i = 0; i < big.planeSize(); ++i) a += big.plane(c)[i];
+        for (std::size_t i = 0; i < small.planeSize(); ++i) b += small.plane(c)[i];
+        QVERIFY(std::fabs(a / big.planeSize() - b / small.planeSize()) < 1e-3 * std::fabs(a / big.planeSize()));
+    }
+    std::atomic<bool> cancel{true};
+    QVERIFY_THROWS_EXCEPTION(convlab::Cancelled, areaDownscale(big, 97, 61, &cancel));
+    QVERIFY_THROWS_EXCEPTION(convlab::Error, areaDownscale(big, 302, 61));
+}
+
+void TestBorderLab::largeSourceRunsOnPreview()
+{
+    auto src = std::make_shared<const Image>(convlab::test::randomImage(3000, 2000, 3, 17));
+    const auto p = labParams(convlab::test::randomKernel(5, 5, convlab::test::KernelKind::Dense, 3));
+    BorderLabWindow lab(src, p);
+    QCOMPARE(lab.requestCount(), 0); // nothing before it shows
+    // The event loop keeps running while the preview is prepared: it is made on a worker thread.
+    int ticks = 0;
+    QTimer timer;
+    timer.setInterval(0);
+    connect(&timer, &QTimer::timeout, [&] { ++ticks; });
+    timer.start();
+    lab.resize(900, 600);
+    lab.show();
+    QVERIFY(lab.preparingPreview());
+    QVERIFY(!lab.input());
+    const int ticksAtShow = ticks;
+    QVERIFY(QTest::qWaitFor([&] { return !lab.preparingPreview(); }, kWaitMs));
+    QVERIFY(ticks > ticksAtShow);
+    timer.stop();
+    QVERIFY(waitIdle(lab));
+
+    const auto input = lab.input();
+    QVERIFY(input);
+    QVERIFY(qint64(input->width) * input->height <= BorderLabWindow::kPreviewMaxPixels);
+    QCOMPARE(QSize(input->width, input->height), borderLabPreviewSize(3000, 2000, BorderLabWindow::kPreviewMaxPixels));
+    QCOMPARE(input->channels, 3);
+    for (BorderMode mode : BorderLabWindow::kModes) {
+        const auto r = lab.result(mode);
+        QVERIFY(r);
+        QCOMPARE(QSize(r->width, r->height), QSize(input->width, input->height));
+    }
+    // The results are the engine's on the preview, and the note says where they come from.
+    checkLab(lab, *input, p);
+    const QString note = lab.noteText();
+    QVERIFY2(note.contains(QStringLiteral("preview of the 3000\u00d72000 image")), qPrintable(note));
+    QVERIFY2(note.contains(QStringLiteral("%1\u00d7%2 preview").arg(input->width).arg(input->height)), qPrintable(note));
+}
+
+void TestBorderLab::hiddenLabComputesNothing()
+{
+    auto src = std::make_shared<const Image>(convlab::test::randomImage(40, 30, 1, 5));
+    auto p = labParams(convlab::test::randomKernel(5, 5, convlab::test::KernelKind::Dense, 6));
+    BorderLabWindow lab(src, p);
+    QTest::qWait(50);
+    QCOMPARE(lab.requestCount(), 0);
+    QVERIFY(showLab(lab));
+    QVERIFY(waitIdle(lab));
+    QCOMPARE(lab.requestCount(), BorderLabWindow::kModeCount);
+
+    // Hidden: everything is released and new parameters start nothing.
+    lab.hide();
+    for (BorderMode mode : BorderLabWindow::kModes) {
+        QVERIFY(!lab.result(mode));
+        QVERIFY(lab.view(mode)->resultValues(0, 0).isEmpty());
+    }
+    QVERIFY(!lab.input());
+    p.kernel = convlab::test::randomKernel(3, 3, convlab::test::KernelKind::Dense, 7);
+    lab.setParams(p);
+    p.border.value = -2.0f;
+    lab.setParams(p);
+    QTest::qWait(100);
+    QCOMPARE(lab.requestCount(), BorderLabWindow::kModeCount);
+    QVERIFY(!lab.result(BorderMode::Wrap));
+
+    // Shown again: the latest parameters are computed, once.
+    QSignalSpy updated(&lab, &BorderLabWindow::updated);
+    lab.show();
+    QCOMPARE(lab.requestCount(), 2 * BorderLabWindow::kModeCount);
+    QVERIFY(waitIdle(lab));
+    QCOMPARE(updated.count(), 1);
+    checkLab(lab, *src, p);
+}
+
+void TestBorderLab::minimisedLabWaits()
+{
+    auto src = std::make_shared<const Image>(convlab::test::randomImage(36, 28, 3, 9));
+    auto p = labParams(convlab::test::randomKernel(3, 5, convlab::test::KernelKind::Dense, 8));
+    BorderLabWindow lab(src, p);
+    QVERIFY(showLab(lab));
+    QVERIFY(waitIdle(lab));
+    const int requests = lab.requestCount();
+    lab.setWindowState(Qt::WindowMinimized);
+    QVERIFY(lab.isMinimized());
+    QVERIFY(!lab.onScreen());
+    p.offset = -9.0;
+    lab.setParams(p);
+    QTest::qWait(100);
+    QCOMPARE(lab.requestCount(), requests);
+    lab.setWindowState(Qt::WindowNoState);
+    QVERIFY(QTest::qWaitFor([&] { return lab.onScreen(); }, kWaitMs));
+    QCOMPARE(lab.requestCount(), requests + BorderLabWindow::kModeCount);
+    QVERIFY(waitIdle(lab));
+    checkLab(lab, *src, p);
+    // Restored with nothing new: nothing is recomputed.
+    lab.setWindowState(Qt::WindowMinimized);
+    lab.setWindowState(Qt::WindowNoState);
+    QTest::qWait(50);
+    QCOMPARE(lab.requestCount(), requests + BorderLabWindow::kModeCount);
+    QVERIFY(!lab.busy());
+}
+
+void TestBorderLab::newSourceReleasesResults()
+{
+    auto src = std::make_shared<const Image>(convlab::test::randomImage(30, 20, 1, 2));
+    const auto p = labParams(convlab::test::randomKernel(3, 3, convlab::test::KernelKind::Dense, 4));
+    BorderLabWindow lab(src, p);
+    QVERIFY(showLab(lab));
+    QVERIFY(waitIdle(lab));
+    std::weak_ptr<const Image> oldResult = lab.result(BorderMode::Reflect);
+    QVERIFY(!oldResult.expired());
+    auto next = std::make_shared<const Image>(convlab::test::randomImage(26, 24, 3, 3));
+    lab.setSource(next);
+    QVERIFY(!lab.result(BorderMode::Reflect));
+    QVERIFY(waitIdle(lab));
+    QVERIFY(oldResult.expired()); // nothing holds the old result any more
+    checkLab(lab, *next, p);
+    QCOMPARE(lab.input(), next); // small: full resolution
+
+    // Hidden, the lab does not keep a replaced source alive.
+    lab.hide();
+    std::weak_ptr<const Image> weak = next;
+    next.reset();
+    QVERIFY(weak.expired());
 }
 
 QTEST_MAIN(TestBorderLab)

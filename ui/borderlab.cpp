@@ -8,9 +8,11 @@
 #include <QLabel>
 #include <QLocale>
 #include <QPushButton>
+#include <QShowEvent>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -74,6 +76,84 @@ BorderDifference compareBorderResults(const convlab::Image& a, const convlab::Im
     return r;
 }
 
+QSize borderLabPreviewSize(int width, int height, qint64 maxPixels)
+{
+    const double pixels = double(width) * height;
+    if (pixels <= double(maxPixels))
+        return {width, height};
+    // Rounding down keeps the product within the limit.
+    const double f = std::sqrt(double(maxPixels) / pixels);
+    return {std::max(1, int(std::floor(width * f))), std::max(1, int(std::floor(height * f)))};
+}
+
+namespace {
+
+// One output sample of an area average: source samples first .. first + weights.size() - 1,
+// each weighted by the fraction of the output pixel it covers (the weights sum to 1).
+struct Footprint {
+    int first = 0;
+    std::vector<float> weights;
+};
+
+std::vector<Footprint> footprints(int inSize, int outSize)
+{
+    std::vector<Footprint> out(static_cast<std::size_t>(outSize));
+    const double step = double(inSize) / outSize;
+    for (int o = 0; o < outSize; ++o) {
+        const double a = o * step, b = std::min(double(inSize), (o + 1) * step);
+        Footprint& f = out[o];
+        f.first = int(std::floor(a));
+        const int last = std::min(inSize - 1, int(std::ceil(b)) - 1);
+        for (int i = f.first; i <= last; ++i)
+            f.weights.push_back(float((std::min(b, i + 1.0) - std::max(a, double(i))) / step));
+    }
+    return out;
+}
+
+void resampleRow(const float* in, const std::vector<Footprint>& columns, float* out)
+{
+    for (std::size_t x = 0; x < columns.size(); ++x) {
+        const Footprint& f = columns[x];
+        float s = 0.0f;
+        for (std::size_t j = 0; j < f.weights.size(); ++j)
+            s += f.weights[j] * in[f.first + j];
+        out[x] = s;
+    }
+}
+
+} // namespace
+
+convlab::Image areaDownscale(const convlab::Image& in, int width, int height, const std::atomic<bool>* cancel)
+{
+    if (width < 1 || height < 1 || width > in.width || height > in.height)
+        throw convlab::Error("border lab: cannot area-average " + std::to_string(in.width) + "x" +
+                             std::to_string(in.height) + " to " + std::to_string(width) + "x" +
+                             std::to_string(height));
+    if (width == in.width && height == in.height)
+        return in;
+    convlab::Image out(width, height, in.channels, in.depth);
+    out.hasAlpha = in.hasAlpha;
+    const std::vector<Footprint> columns = footprints(in.width, width);
+    const std::vector<Footprint> rows = footprints(in.height, height);
+    std::vector<float> resampled(static_cast<std::size_t>(width));
+    for (int c = 0; c < in.channels; ++c) {
+        const float* src = in.plane(c);
+        float* dst = out.plane(c);
+        for (int y = 0; y < height; ++y) {
+            if (cancel && cancel->load(std::memory_order_relaxed))
+                throw convlab::Cancelled();
+            float* row = dst + static_cast<std::size_t>(y) * width;
+            const Footprint& f = rows[y];
+            for (std::size_t j = 0; j < f.weights.size(); ++j) {
+                resampleRow(src + static_cast<std::size_t>(f.first + j) * in.width, columns, resampled.data());
+                for (int x = 0; x < width; ++x)
+                    row[x] += f.weights[j] * resampled[x];
+            }
+        }
+    }
+    return out;
+}
+
 namespace {
 
 struct ModeNames {
@@ -119,20 +199,34 @@ QString BorderLabWindow::otherNames(convlab::BorderMode mode)
 
 BorderLabWindow::BorderLabWindow(std::shared_ptr<const convlab::Image> source, convlab::ConvolveParams params,
                                  QWidget* parent)
-    : QWidget(parent), source_(std::move(source))
+    : QWidget(parent)
 {
     setWindowTitle(tr("Border-mode lab"));
     comparePool_.setMaxThreadCount(1);
+    previewPool_.setMaxThreadCount(1);
     buildUi();
+    setSource(std::move(source));
     setParams(std::move(params));
 }
 
 BorderLabWindow::~BorderLabWindow()
 {
-    // A comparison still running posts back to this object: let it finish first.
+    // A comparison or a downscale still running posts back to this object: let it finish first.
+    if (previewCancel_)
+        previewCancel_->store(true);
+    previewPool_.waitForDone();
     comparePool_.waitForDone();
     for (Panel& p : panels_)
         p.render->shutdown();
+}
+
+RenderController* BorderLabWindow::makeRender(int index)
+{
+    auto* render = new RenderController(this);
+    connect(render, &RenderController::resultReady, this, [this, index](quint64 id) { onResult(index, id); });
+    connect(render, &RenderController::failed, this,
+            [this, index](quint64 id, const QString& message) { onFailed(index, id, message); });
+    return render;
 }
 
 void BorderLabWindow::buildUi()
@@ -187,10 +281,7 @@ void BorderLabWindow::buildUi()
         grid->setColumnStretch(i % 3, 1);
         grid->setRowStretch(i / 3, 1);
 
-        p.render = new RenderController(this);
-        connect(p.render, &RenderController::resultReady, this, [this, i](quint64 id) { onResult(i, id); });
-        connect(p.render, &RenderController::failed, this,
-                [this, i](quint64 id, const QString& message) { onFailed(i, id, message); });
+        p.render = makeRender(i);
         connect(p.view, &ImageView::viewChanged, this,
                 [this, i](double zoom, QPointF origin) { followView(i, zoom, origin); });
     }
@@ -241,19 +332,174 @@ void BorderLabWindow::setParams(convlab::ConvolveParams params)
     params.device = convlab::Device::Cpu;
     params.cancel = nullptr;
     params_ = std::move(params);
-    start();
+    ++inputVersion_;
+    refresh();
 }
 
 void BorderLabWindow::setSource(std::shared_ptr<const convlab::Image> source)
 {
-    source_ = std::move(source);
-    start();
+    releaseComputed();
+    sourceSize_ = source ? QSize(source->width, source->height) : QSize();
+    weakSource_ = source;
+    source_ = onScreen() ? std::move(source) : nullptr;
+    ++inputVersion_;
+    refresh();
+}
+
+bool BorderLabWindow::onScreen() const
+{
+    return mapped_ && isVisible() && !isMinimized();
+}
+
+bool BorderLabWindow::preparingPreview() const
+{
+    return preparingGeneration_ == sourceGeneration_ && !preview_;
+}
+
+void BorderLabWindow::refresh()
+{
+    if (!onScreen())
+        return; // showEvent and changeEvent come back here
+    if (!preview_) {
+        preparePreview();
+        return; // onPreviewReady comes back here
+    }
+    if (startedVersion_ != inputVersion_)
+        start();
+}
+
+void BorderLabWindow::preparePreview()
+{
+    if (preparingPreview())
+        return;
+    if (!source_)
+        source_ = weakSource_.lock();
+    if (!source_) {
+        note_->setText(tr("<b>No image</b><br>Open an image: the lab filters the current image."));
+        return;
+    }
+    const QSize size = borderLabPreviewSize(source_->width, source_->height, kPreviewMaxPixels);
+    if (size == QSize(source_->width, source_->height)) {
+        preview_ = source_; // small enough: full resolution
+        refresh();
+        return;
+    }
+    for (Panel& p : panels_)
+        p.status->setText(tr("preparing a %1×%2 preview…").arg(size.width()).arg(size.height()));
+    const quint64 generation = sourceGeneration_;
+    preparingGeneration_ = generation;
+    previewCancel_ = std::make_shared<std::atomic<bool>>(false);
+    previewPool_.start([this, generation, size, source = source_, cancel = previewCancel_] {
+        std::shared_ptr<const convlab::Image> preview;
+        try {
+            preview = std::make_shared<const convlab::Image>(
+                areaDownscale(*source, size.width(), size.height(), cancel.get()));
+        } catch (const convlab::Cancelled&) {
+        } catch (const std::bad_alloc&) {
+        }
+        QMetaObject::invokeMethod(
+            this, [this, generation, preview] { onPreviewReady(generation, preview); }, Qt::QueuedConnection);
+    });
+}
+
+void BorderLabWindow::onPreviewReady(quint64 sourceGeneration, std::shared_ptr<const convlab::Image> preview)
+{
+    if (sourceGeneration != sourceGeneration_)
+        return; // another source, or released meanwhile
+    preparingGeneration_ = 0;
+    if (!preview) {
+        for (Panel& p : panels_) {
+            p.status->setText(tr("failed: out of memory preparing the preview"));
+            p.status->setStyleSheet(QStringLiteral("color: #c0392b;"));
+        }
+        return;
+    }
+    preview_ = std::move(preview);
+    refresh();
+}
+
+void BorderLabWindow::releaseComputed()
+{
+    ++sourceGeneration_;
+    ++generation_; // drops a comparison in flight
+    preparingGeneration_ = 0;
+    if (previewCancel_)
+        previewCancel_->store(true);
+    previewCancel_.reset();
+    preview_.reset();
+    startedVersion_ = 0;
+    comparing_ = false;
+    for (int i = 0; i < kModeCount; ++i) {
+        Panel& p = panels_[i];
+        p.ready = false;
+        p.difference = {};
+        // A controller keeps its last result and spare buffers: a new one holds nothing.
+        p.render->shutdown();
+        delete p.render;
+        p.render = makeRender(i);
+        p.view->setResult(std::shared_ptr<const convlab::Image>());
+        p.view->setDifference(convlab::Image());
+        p.view->setBandOverlay(0, 0, 0, 0);
+    }
+}
+
+void BorderLabWindow::pause()
+{
+    if (preparingPreview()) {
+        previewCancel_->store(true);
+        ++sourceGeneration_; // the cancelled downscale reports back to nobody
+        preparingGeneration_ = 0;
+    }
+    if (!busy())
+        return;
+    // Unfinished work is started again when the lab is back on screen.
+    for (Panel& p : panels_)
+        p.render->cancel();
+    ++generation_;
+    comparing_ = false;
+    startedVersion_ = 0;
+}
+
+void BorderLabWindow::showEvent(QShowEvent* e)
+{
+    QWidget::showEvent(e);
+    mapped_ = true;
+    if (!source_)
+        source_ = weakSource_.lock();
+    refresh();
+}
+
+void BorderLabWindow::hideEvent(QHideEvent* e)
+{
+    QWidget::hideEvent(e);
+    mapped_ = false;
+    // A spontaneous hide is the window system unmapping the window (minimised): keep what is
+    // done. A hide by the program or the user closing the window releases everything.
+    if (e->spontaneous()) {
+        pause();
+        return;
+    }
+    releaseComputed();
+    source_.reset();
+}
+
+void BorderLabWindow::changeEvent(QEvent* e)
+{
+    QWidget::changeEvent(e);
+    if (e->type() != QEvent::WindowStateChange)
+        return;
+    if (isMinimized())
+        pause();
+    else
+        refresh();
 }
 
 void BorderLabWindow::start()
 {
     ++generation_;
     comparing_ = false;
+    startedVersion_ = inputVersion_;
+    requests_ += kModeCount;
     for (int i = 0; i < kModeCount; ++i) {
         Panel& p = panels_[i];
         p.ready = false;
@@ -263,7 +509,7 @@ void BorderLabWindow::start()
         p.status->setStyleSheet(QString());
         convlab::ConvolveParams run = params_;
         run.border.mode = kModes[i];
-        p.render->request(source_, std::move(run));
+        p.render->request(preview_, std::move(run));
     }
     updateNote();
 }
@@ -271,8 +517,8 @@ void BorderLabWindow::start()
 void BorderLabWindow::onResult(int index, quint64 id)
 {
     Panel& p = panels_[index];
-    if (id != p.render->latestId())
-        return;
+    if (id != p.render->latestId() || startedVersion_ != inputVersion_)
+        return; // superseded, or paused off screen (computed again on return)
     p.view->setResult(p.render->result());
     p.ready = true;
     if (std::all_of(panels_.begin(), panels_.end(), [](const Panel& q) { return q.ready; }))
@@ -320,6 +566,8 @@ void BorderLabWindow::applyComparison(quint64 generation, const std::array<Borde
     comparing_ = false;
     const QString refName = QString::fromStdString(convlab::borderName(kModes[reference_]));
     const QLocale locale;
+    const bool onPreview = preview_ && QSize(preview_->width, preview_->height) != sourceSize_;
+    const QString pixels = onPreview ? tr("preview pixels") : tr("pixels");
     for (int i = 0; i < kModeCount; ++i) {
         Panel& p = panels_[i];
         p.difference = differences[i];
@@ -333,9 +581,9 @@ void BorderLabWindow::applyComparison(quint64 generation, const std::array<Borde
         else if (d.differing == 0)
             p.status->setText(tr("identical to %1: no pixel differs").arg(refName));
         else
-            p.status->setText(tr("%1 pixels differ from %2, within %3 px of the left/right and %4 px of "
+            p.status->setText(tr("%1 %2 differ from %3, within %4 px of the left/right and %5 px of "
                                  "the top/bottom edges")
-                                  .arg(locale.toString(d.differing), refName)
+                                  .arg(locale.toString(d.differing), pixels, refName)
                                   .arg(d.bandX)
                                   .arg(d.bandY));
     }
@@ -374,6 +622,13 @@ void BorderLabWindow::updateNote()
     } catch (const convlab::Error&) {
         // The runs report the bad kernel under each view.
     }
+    if (preview_ && QSize(preview_->width, preview_->height) != sourceSize_)
+        text += tr("<br><br><b>Computed on a %1×%2 preview of the %3×%4 image</b> (area average, so "
+                   "that editing stays fluid): the counts, bands and kernel reach are in preview pixels.")
+                    .arg(preview_->width)
+                    .arg(preview_->height)
+                    .arg(sourceSize_.width())
+                    .arg(sourceSize_.height());
     text += tr("<br><br>Under each view: how many pixels differ (|d| &gt; 0) from the reference mode and "
                "the measured band, outlined in cyan. The difference maps show |d| from black (equal) "
                "through red to white (largest).<br><br>Every mode runs the direct method on the CPU, so "
@@ -432,6 +687,11 @@ std::shared_ptr<const convlab::Image> BorderLabWindow::result(convlab::BorderMod
 BorderDifference BorderLabWindow::difference(convlab::BorderMode mode) const
 {
     return panels_[indexOf(mode)].difference;
+}
+
+QString BorderLabWindow::noteText() const
+{
+    return note_->text();
 }
 
 ImageView* BorderLabWindow::view(convlab::BorderMode mode) const

@@ -2,12 +2,19 @@
 // The border-mode lab: the same filter under each of the five border modes side by side, with
 // synchronised zoom and pan, difference maps against a reference mode, and the band along the
 // edges where the modes can differ (as wide as the kernel reaches past a pixel).
+//
+// The lab works on a preview: a source above kPreviewMaxPixels is area-averaged down once (on a
+// worker thread) and the five filters run on that. It computes only while it is on screen
+// (shown and not minimised); what changes meanwhile is computed when it shows again. Hiding it
+// or changing the source releases the results, difference maps and preview.
 #pragma once
+#include <QSize>
 #include <QString>
 #include <QThreadPool>
 #include <QWidget>
 
 #include <array>
+#include <atomic>
 #include <memory>
 
 #include "convlab/convolve.h"
@@ -32,15 +39,26 @@ struct BorderDifference {
 BorderDifference compareBorderResults(const convlab::Image& a, const convlab::Image& b,
                                       convlab::Image* diff = nullptr);
 
+// The largest size of that aspect ratio within maxPixels (the source's own size when it fits).
+QSize borderLabPreviewSize(int width, int height, qint64 maxPixels);
+// Area average of `in` down to width x height (each output pixel the mean of the source area it
+// covers, partial pixels weighted by their overlap). Throws convlab::Cancelled when `cancel` is
+// raised.
+convlab::Image areaDownscale(const convlab::Image& in, int width, int height,
+                             const std::atomic<bool>* cancel = nullptr);
+
 class BorderLabWindow : public QWidget {
     Q_OBJECT
 public:
     static constexpr int kModeCount = 5;
+    // Sources above this many pixels are computed on a downscaled preview.
+    static constexpr qint64 kPreviewMaxPixels = 1'000'000;
     // The modes in display order (constant takes the value of the params' border).
     static constexpr std::array<convlab::BorderMode, kModeCount> kModes = {
         convlab::BorderMode::Constant, convlab::BorderMode::Replicate, convlab::BorderMode::Reflect,
         convlab::BorderMode::Mirror, convlab::BorderMode::Wrap};
 
+    // Computes nothing until shown.
     BorderLabWindow(std::shared_ptr<const convlab::Image> source, convlab::ConvolveParams params,
                     QWidget* parent = nullptr);
     ~BorderLabWindow() override;
@@ -48,7 +66,10 @@ public:
     // Recomputes all five results in the background (kernel, semantics, scale, offset and the
     // constant's value from `params`; the border mode is each view's own). Runs use the direct
     // method on the CPU so that pixels away from the edges are bit-identical across modes.
+    // Off screen, the parameters are kept and computed when the lab shows again.
     void setParams(convlab::ConvolveParams params);
+    // While the lab is off screen it keeps only a weak reference to the source (the caller
+    // holds it), so that a replaced image is not kept alive by a hidden lab.
     void setSource(std::shared_ptr<const convlab::Image> source);
 
     void setReferenceMode(convlab::BorderMode mode);
@@ -63,6 +84,16 @@ public:
     // Against the reference mode (zero for the reference itself).
     BorderDifference difference(convlab::BorderMode mode) const;
     ImageView* view(convlab::BorderMode mode) const;
+
+    // The image the five filters run on: the source itself, or its preview when the source is
+    // above kPreviewMaxPixels. Null while off screen or while the preview is prepared.
+    std::shared_ptr<const convlab::Image> input() const { return preview_; }
+    bool preparingPreview() const;
+    // True while shown and not minimised: only then does the lab compute.
+    bool onScreen() const;
+    // Filter runs requested so far (five per computation).
+    int requestCount() const { return requests_; }
+    QString noteText() const;
 
     // The mode's names in OpenCV, scipy.ndimage, MATLAB, GIMP and G'MIC (DESIGN.md section 2).
     static QString otherNames(convlab::BorderMode mode);
@@ -82,6 +113,15 @@ private:
     };
 
     void buildUi();
+    RenderController* makeRender(int index);
+    // Computes what is missing for the latest source and parameters, if on screen.
+    void refresh();
+    void preparePreview();
+    void onPreviewReady(quint64 sourceGeneration, std::shared_ptr<const convlab::Image> preview);
+    // Drops the preview, results and difference maps (hidden, or a new source).
+    void releaseComputed();
+    // Stops what runs (minimised); what was finished stays.
+    void pause();
     void start();
     void onResult(int index, quint64 id);
     void onFailed(int index, quint64 id, const QString& message);
@@ -94,7 +134,21 @@ private:
     void forEachView(void (ImageView::*fn)());
     static int indexOf(convlab::BorderMode mode);
 
-    std::shared_ptr<const convlab::Image> source_;
+    void showEvent(QShowEvent* e) override;
+    void hideEvent(QHideEvent* e) override;
+    void changeEvent(QEvent* e) override;
+
+    std::shared_ptr<const convlab::Image> source_; // held while on screen
+    std::weak_ptr<const convlab::Image> weakSource_;
+    QSize sourceSize_;
+    std::shared_ptr<const convlab::Image> preview_;
+    quint64 sourceGeneration_ = 1;    // bumps with every new source and every release
+    quint64 preparingGeneration_ = 0; // the source generation whose preview is being prepared
+    std::shared_ptr<std::atomic<bool>> previewCancel_;
+    quint64 inputVersion_ = 1;   // bumps with every new source or parameters
+    quint64 startedVersion_ = 0; // the version the panels' runs were started for
+    int requests_ = 0;
+    bool mapped_ = false; // between a show event and a hide event
     convlab::ConvolveParams params_;
     std::array<Panel, kModeCount> panels_;
     int reference_ = 2; // reflect: the engine's default
@@ -107,4 +161,5 @@ private:
     QComboBox* mappingBox_ = nullptr;
     QLabel* note_ = nullptr;
     QThreadPool comparePool_; // the comparisons run here, never on the UI thread
+    QThreadPool previewPool_; // and the downscaling here
 };
