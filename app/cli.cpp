@@ -333,8 +333,12 @@ Json jsonReport(const Options& o, const Outcome& r)
     Json runs = Json::array();
     for (const RunReport& run : r.runs) {
         Json stages = Json::array();
-        for (const StageTiming& s : run.stages) stages.push_back({{"name", s.name}, {"ms", s.ms}});
-        runs.push_back({{"stages", std::move(stages)}, {"total_ms", run.totalMs}});
+        for (const StageTiming& s : run.stages) {
+            Json stage = {{"name", s.name}, {"ms", s.ms}};
+            if (s.once) stage["once"] = true; // a one-time cost: planning, calibration
+            stages.push_back(std::move(stage));
+        }
+        runs.push_back({{"stages", std::move(stages)}, {"total_ms", run.totalMs}, {"compute_ms", run.computeMs}});
     }
     j["runs"] = std::move(runs);
     j["median_total_ms"] = r.medianMs;

@@ -351,6 +351,121 @@ private slots:
         QVERIFY(eBig[2].ms < eBig[0].ms);
     }
 
+    // Every millisecond of the total is in one stage ("other" holds the rest), and the
+    // method's own time is what throughput and the planner use.
+    void stagesAddUpToTotal_data()
+    {
+        QTest::addColumn<int>("method");
+        for (Method m : {Method::Auto, Method::Reference, Method::Direct, Method::Separable, Method::Fft})
+            QTest::newRow(methodName(m).c_str()) << int(m);
+    }
+    void stagesAddUpToTotal()
+    {
+        QFETCH(int, method);
+        const Image in = randomImage(301, 203, 3, 5);
+        ConvolveParams p;
+        p.kernel = randomKernel(7, 5, KernelKind::Dense, 2);
+        p.method = Method(method);
+        for (int run = 0; run < 2; ++run) { // the first may pay one-time costs
+            RunReport rep;
+            Image out = convolve(in, p, &rep);
+            double sum = 0.0;
+            for (const StageTiming& s : rep.stages) {
+                QVERIFY2(s.ms >= 0.0, s.name.c_str());
+                sum += s.ms;
+            }
+            QVERIFY2(std::fabs(sum - rep.totalMs) <= 0.05 * rep.totalMs + 0.011,
+                     qPrintable(QString("stages %1 ms, total %2 ms").arg(sum).arg(rep.totalMs)));
+            QVERIFY(rep.computeMs > 0.0);
+            QVERIFY(rep.computeMs <= perRunMs(rep) + 1e-9);
+        }
+    }
+
+    void closeStagesNamesTheRest()
+    {
+        RunReport r;
+        r.stages = {{"a", 1.0}, {"plan FFT size (once)", 2.0, true}};
+        closeStages(r, 10.0);
+        QCOMPARE(r.totalMs, 10.0);
+        QCOMPARE(r.stages.size(), std::size_t(3));
+        QCOMPARE(r.stages.back().name, std::string("other"));
+        QCOMPARE(r.stages.back().ms, 7.0);
+        QCOMPARE(perRunMs(r), 8.0);
+        closeStages(r, 12.0); // closing again grows "other", never a second one
+        QCOMPARE(r.stages.size(), std::size_t(3));
+        QCOMPARE(r.stages.back().ms, 9.0);
+        // Stages longer than the clock's total (a backend adding its own): the total grows.
+        RunReport over;
+        over.stages = {{"a", 5.0}};
+        closeStages(over, 4.0);
+        QCOMPARE(over.totalMs, 5.0);
+        QCOMPARE(over.stages.size(), std::size_t(1));
+    }
+
+    // When a measured run differs from its estimate by more than 2x, auto's model follows it.
+    void plannerLearnsFromMeasuredRuns()
+    {
+        resetPlannerCorrections();
+        const Image in = randomImage(2048, 2048, 1, 3);
+        ConvolveParams p;
+        p.kernel = randomKernel(15, 15, KernelKind::Dense, 4);
+        RunReport first;
+        (void)convolve(in, p, &first);
+        resetPlannerCorrections(); // whatever that run taught, start from the plain model
+        RunReport plain;
+        (void)convolve(in, p, &plain);
+        const Method picked = plain.method;
+        double estimate = 0.0, other = INFINITY;
+        for (const MethodEstimate& e : plain.estimates) {
+            if (e.method == picked) estimate = e.ms;
+            else other = std::min(other, e.ms);
+        }
+        resetPlannerCorrections();
+        // Within 2x: the model is left alone.
+        QVERIFY(!detail::recordMeasurement(picked, estimate, 1.5 * estimate));
+        QCOMPARE(plannerCorrection(picked), 1.0);
+        // Far slower than thought: its estimates grow by the ratio, and auto now picks another.
+        const double factor = 4.0 * other / estimate;
+        const auto note = detail::recordMeasurement(picked, estimate, factor * estimate);
+        QVERIFY(note.has_value());
+        QVERIFY(note->find(methodName(picked)) != std::string::npos);
+        QVERIFY(std::fabs(plannerCorrection(picked) - factor) < 1e-9 * factor);
+        RunReport after;
+        ConvolveParams q = p;
+        (void)convolve(in, q, &after);
+        QVERIFY2(after.method != picked, after.reason.c_str());
+        resetPlannerCorrections();
+        QCOMPARE(plannerCorrection(picked), 1.0);
+        // Short estimates are dominated by fixed costs: never learnt from.
+        QVERIFY(!detail::recordMeasurement(Method::Direct, 0.5, 50.0));
+    }
+
+    // Interactive planning: a quick plan now, the measured one later; results right either way.
+    void fftPlanningInTheBackground()
+    {
+        setFftPlanning(FftPlanning::EstimateNow);
+        const Image in = randomImage(347, 211, 2, 8); // a transform size no other test plans
+        ConvolveParams p;
+        p.kernel = randomKernel(9, 7, KernelKind::Dense, 6);
+        p.method = Method::Reference;
+        const Image want = convolve(in, p);
+        p.method = Method::Fft;
+        RunReport first;
+        const Image a = convolve(in, p, &first);
+        bool planStage = false;
+        for (const StageTiming& s : first.stages)
+            if (s.name.find("plan FFT") != std::string::npos) planStage = s.once;
+        QVERIFY(planStage);
+        QVERIFY(relativeError(a, want, p.kernel, in) < 1e-5);
+        waitForFftPlanning();
+        RunReport second;
+        const Image b = convolve(in, p, &second);
+        for (const StageTiming& s : second.stages) QVERIFY2(!s.once, s.name.c_str());
+        QVERIFY(relativeError(b, want, p.kernel, in) < 1e-5);
+        setFftPlanning(FftPlanning::MeasureNow);
+        QCOMPARE(fftPlanning(), FftPlanning::MeasureNow);
+    }
+
     void invalidInputsThrow()
     {
         const Image in = randomImage(4, 4, 1, 1);

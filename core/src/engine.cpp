@@ -17,7 +17,7 @@
 namespace convlab {
 namespace detail {
 
-void StageClock::mark(const char* name)
+void StageClock::mark(const char* name, bool once)
 {
     const auto now = std::chrono::steady_clock::now();
     const double ms = std::chrono::duration<double, std::milli>(now - t0_).count();
@@ -28,7 +28,7 @@ void StageClock::mark(const char* name)
             s.ms += ms;
             return;
         }
-    sink_->push_back({name, ms});
+    sink_->push_back({name, ms, once});
 }
 
 namespace {
@@ -60,6 +60,33 @@ Choice chooseMethod(const Kernel& k, const SeparableFactors& f, const std::vecto
 
 } // namespace
 } // namespace detail
+
+void closeStages(RunReport& r, double totalMs)
+{
+    if (r.computeMs <= 0.0) // a backend that does not say: its computing stages by name
+        for (const StageTiming& s : r.stages)
+            if (!s.once && (s.name == "convolve" || s.name == "pad" || s.name == "transform" || s.name == "crop"))
+                r.computeMs += s.ms;
+    double named = 0.0;
+    for (const StageTiming& s : r.stages)
+        if (s.name != "other") named += s.ms;
+    r.totalMs = std::max(totalMs, named);
+    const double rest = r.totalMs - named;
+    for (StageTiming& s : r.stages)
+        if (s.name == "other") {
+            s.ms = rest;
+            return;
+        }
+    if (rest > 0.01) r.stages.push_back({"other", rest, false}); // below 10 us it is only noise
+}
+
+double perRunMs(const RunReport& r)
+{
+    double ms = 0.0;
+    for (const StageTiming& s : r.stages)
+        if (!s.once) ms += s.ms;
+    return ms;
+}
 
 double detail::effectiveScale(const ConvolveParams& p, std::vector<std::string>& notices)
 {
@@ -102,6 +129,24 @@ Image convolve(const Image& in, const ConvolveParams& p, RunReport* report)
 
 namespace {
 
+// Compares the run's own time with the planner's estimate for the method that ran and lets
+// the planner correct itself when they differ by more than 2x (auto then agrees with what is
+// measured). Runs the planner has no model for yet are left alone: no calibration is started
+// for an explicitly chosen method.
+void learnFromRun(const detail::Job& job, Method method, int rank, RunReport& rep)
+{
+    if (method == Method::Reference || method == Method::Auto) return;
+    const CostModel* model = detail::cpuCostModelIfLoaded();
+    if (!model) return;
+    auto estimates = detail::correctedEstimates(detail::estimateCpu(
+        *model, job.width, job.height, job.channels, job.kernel, method == Method::Separable ? rank : -1, job.threads));
+    for (const MethodEstimate& e : estimates)
+        if (e.method == method) {
+            if (auto note = detail::recordMeasurement(method, e.ms, rep.computeMs)) rep.notices.push_back(*note);
+            return;
+        }
+}
+
 // The engine for either kind of source: float planes (Image) or 8/16-bit samples (PackedImage);
 // both carry width, height, channels, depth and hasAlpha under the same names.
 template <class Source> void runEngine(const Source& in, const ConvolveParams& p, Image& out, RunReport* report)
@@ -133,7 +178,7 @@ template <class Source> void runEngine(const Source& in, const ConvolveParams& p
                 gpu->setImage(in); // 8/16-bit samples travel as they are; the device converts them
                 clock.mark("upload");
                 out = gpu->run(p, &rep);
-                rep.totalMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+                closeStages(rep, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
                 return;
             } catch (const Error& e) {
                 if (p.device == Device::Cuda) throw;
@@ -177,20 +222,27 @@ template <class Source> void runEngine(const Source& in, const ConvolveParams& p
     }
     Method method = p.method;
     if (method == Method::Auto) {
-        rep.estimates = estimateCpu(cpuCostModel(), in.width, in.height, job.channels, job.kernel, factors.rank,
-                                    job.threads);
+        bool calibrated = false;
+        const CostModel& model = cpuCostModel(&calibrated);
+        if (calibrated) clock.mark("calibrate planner (once per machine)", true);
+        rep.estimates = correctedEstimates(
+            estimateCpu(model, in.width, in.height, job.channels, job.kernel, factors.rank, job.threads));
         const Choice c = chooseMethod(job.kernel, factors, rep.estimates);
         method = c.method;
         rep.reason = c.reason;
+        clock.mark("plan");
     } else {
         rep.reason = "requested";
     }
     rep.method = method;
 
-    if (out.width != in.width || out.height != in.height || out.channels != in.channels)
+    if (out.width != in.width || out.height != in.height || out.channels != in.channels) {
         out = Image(in.width, in.height, in.channels); // else reused as is
+        clock.mark("allocate output");
+    }
     out.depth = in.depth;
     out.hasAlpha = in.hasAlpha;
+    const std::size_t firstMethodStage = rep.stages.size();
     clock.restart();
     // Direct and separable convert samples while padding rows; the FFT and the reference read
     // whole float planes, so they get them converted first.
@@ -208,13 +260,17 @@ template <class Source> void runEngine(const Source& in, const ConvolveParams& p
     case Method::Fft: runFft(job, out, clock); break;
     case Method::Auto: break;
     }
+    for (std::size_t i = firstMethodStage; i < rep.stages.size(); ++i)
+        if (!rep.stages[i].once) rep.computeMs += rep.stages[i].ms;
     for (int c = job.channels; c < in.channels; ++c) {
         if (job.in)
             std::copy(job.in->plane(c), job.in->plane(c) + job.in->planeSize(), out.plane(c));
         else
             unpackPlane(*job.packed, c, out.plane(c));
     }
-    rep.totalMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (job.channels < in.channels) clock.mark("copy alpha");
+    learnFromRun(job, method, factors.rank, rep);
+    closeStages(rep, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
 }
 
 } // namespace

@@ -5,12 +5,18 @@
 // 2^a 3^b 5^c 7^d size, multiplies by the kernel's spectrum, transforms back and keeps the
 // part no wrap-around reaches. Small images are one tile. Tiles run in parallel; memory stays
 // near input + output + a few tiles per thread. Plans are made once per size (FFTW_MEASURE
-// within a time limit, wisdom kept in the user's cache directory) and kernel spectra are
-// cached by kernel content.
+// within a time limit, or an estimated plan at once and a measured one in the background:
+// FftPlanning; wisdom kept in the user's cache directory) and kernel spectra are cached by
+// kernel content.
 #include <fftw3.h>
 
 #include <algorithm>
+#include <atomic>
 #include <complex>
+#include <condition_variable>
+#include <deque>
+#include <thread>
+#include <vector>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -18,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <tuple>
 
 #include "convlab/error.h"
@@ -69,18 +76,92 @@ public:
         return cache;
     }
 
-    PlanPair get(int n0, int n1, int howmany)
+    PlanCache() { plannerMutex(); } // constructed first, so destroyed after the cache
+
+    ~PlanCache()
     {
+        {
+            std::lock_guard lock(queueMutex_);
+            stopping_ = true;
+        }
+        queueChanged_.notify_all();
+        if (background_.joinable()) background_.join();
         std::lock_guard lock(plannerMutex());
-        const auto key = std::make_tuple(n0, n1, howmany);
-        if (auto it = plans_.find(key); it != plans_.end()) return it->second;
+        std::lock_guard mapLock(mapMutex_);
+        for (auto& [key, p] : plans_) destroy(p);
+        for (PlanPair& p : retired_) destroy(p);
+    }
+
+    // The plans for `howmany` planes of n0 x n1; `planned` is set when this call made them (a
+    // one-time cost for the size).
+    PlanPair get(int n0, int n1, int howmany, bool* planned)
+    {
+        const Key key{n0, n1, howmany};
+        if (auto known = find(key)) return *known;
+        std::lock_guard lock(plannerMutex());
+        if (auto known = find(key)) return *known; // planned meanwhile by another thread
         loadWisdom();
+        *planned = true;
+        // Measuring pays for large transforms made again and again; small ones plan by estimate.
+        const bool worthMeasuring = static_cast<long long>(n0) * n1 >= 128 * 128;
+        PlanPair p;
+        if (!worthMeasuring) {
+            p = make(key, FFTW_ESTIMATE);
+        } else if (PlanPair known = make(key, FFTW_MEASURE | FFTW_WISDOM_ONLY); known.forward && known.backward) {
+            p = known; // measured before, on this machine
+        } else {
+            destroy(known);
+            if (policy_.load() == FftPlanning::MeasureNow) {
+                p = make(key, FFTW_MEASURE);
+                saveWisdom();
+            } else {
+                p = make(key, FFTW_ESTIMATE);
+                enqueue(key);
+            }
+        }
+        if (!p.forward || !p.backward) {
+            destroy(p);
+            throw Error("FFTW could not plan a " + std::to_string(n0) + "x" + std::to_string(n1) + " transform");
+        }
+        std::lock_guard mapLock(mapMutex_);
+        plans_.emplace(key, p);
+        return p;
+    }
+
+    void setPolicy(FftPlanning policy) { policy_.store(policy); }
+    FftPlanning policy() const { return policy_.load(); }
+
+    void waitIdle()
+    {
+        std::unique_lock lock(queueMutex_);
+        idle_.wait(lock, [this] { return queue_.empty() && !working_; });
+    }
+
+private:
+    using Key = std::tuple<int, int, int>;
+
+    std::optional<PlanPair> find(const Key& key)
+    {
+        std::lock_guard lock(mapMutex_);
+        if (auto it = plans_.find(key); it != plans_.end()) return it->second;
+        return std::nullopt;
+    }
+
+    static void destroy(PlanPair& p)
+    {
+        if (p.forward) fftwf_destroy_plan(p.forward);
+        if (p.backward) fftwf_destroy_plan(p.backward);
+        p = {};
+    }
+
+    // Planner mutex held.
+    static PlanPair make(const Key& key, unsigned flags)
+    {
+        const auto [n0, n1, howmany] = key;
         const int n1c = n1 / 2 + 1;
         const int realDist = n0 * n1, specDist = n0 * n1c;
         auto real = fftwAlloc<float>(static_cast<std::size_t>(realDist) * howmany);
         auto spec = fftwAlloc<fftwf_complex>(static_cast<std::size_t>(specDist) * howmany);
-        // Measuring pays for large transforms made again and again; small ones plan by estimate.
-        const unsigned flags = (static_cast<long long>(n0) * n1 >= 128 * 128) ? FFTW_MEASURE : FFTW_ESTIMATE;
         fftwf_set_timelimit(0.5);
         const int dims[2] = {n0, n1};
         PlanPair p;
@@ -88,14 +169,49 @@ public:
                                             nullptr, 1, specDist, flags);
         p.backward = fftwf_plan_many_dft_c2r(2, dims, howmany, spec.get(), nullptr, 1, specDist, real.get(),
                                              nullptr, 1, realDist, flags | FFTW_DESTROY_INPUT);
-        if (!p.forward || !p.backward) throw Error("FFTW could not plan a " + std::to_string(n0) + "x" +
-                                                   std::to_string(n1) + " transform");
-        plans_.emplace(key, p);
-        if (flags == FFTW_MEASURE) saveWisdom();
         return p;
     }
 
-private:
+    void enqueue(const Key& key)
+    {
+        std::lock_guard lock(queueMutex_);
+        queue_.push_back(key);
+        if (!background_.joinable()) background_ = std::thread([this] { measureInBackground(); });
+        queueChanged_.notify_all();
+    }
+
+    // Replaces estimated plans by measured ones, one size at a time. The estimated plans may
+    // be executing on other threads: they are retired, not destroyed, until the cache goes.
+    void measureInBackground()
+    {
+        for (;;) {
+            Key key;
+            {
+                std::unique_lock lock(queueMutex_);
+                working_ = false;
+                idle_.notify_all();
+                queueChanged_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+                if (stopping_) return;
+                key = queue_.front();
+                queue_.pop_front();
+                working_ = true;
+            }
+            std::lock_guard lock(plannerMutex());
+            PlanPair measured = make(key, FFTW_MEASURE);
+            if (!measured.forward || !measured.backward) {
+                destroy(measured); // the estimated plans stay
+                continue;
+            }
+            {
+                std::lock_guard mapLock(mapMutex_);
+                PlanPair& slot = plans_[key];
+                retired_.push_back(slot);
+                slot = measured;
+            }
+            saveWisdom();
+        }
+    }
+
     void loadWisdom()
     {
         if (wisdomLoaded_) return;
@@ -115,8 +231,18 @@ private:
         if (ec) fs::remove(tmp, ec); // a cache: failing to keep it only costs planning time
     }
 
-    std::map<std::tuple<int, int, int>, PlanPair> plans_;
-    bool wisdomLoaded_ = false;
+    // Looking a plan up never waits for the planner (which may be measuring in the background).
+    std::mutex mapMutex_;
+    std::map<Key, PlanPair> plans_;     // map mutex
+    std::vector<PlanPair> retired_;     // map mutex
+    bool wisdomLoaded_ = false;         // planner mutex
+    std::atomic<FftPlanning> policy_{FftPlanning::MeasureNow};
+    std::mutex queueMutex_;
+    std::condition_variable queueChanged_, idle_;
+    std::deque<Key> queue_;
+    bool working_ = false;
+    bool stopping_ = false;
+    std::thread background_;
 };
 
 // Spectra of kernels placed at negative offsets (so the circular product is the correlation),
@@ -129,7 +255,8 @@ public:
         return cache;
     }
 
-    std::shared_ptr<const std::vector<cfloat>> get(const Kernel& k, int n0, int n1)
+    // `plans`: the single-plane plans of n0 x n1.
+    std::shared_ptr<const std::vector<cfloat>> get(const Kernel& k, int n0, int n1, const PlanPair& plans)
     {
         std::string key(reinterpret_cast<const char*>(k.values.data()), k.values.size() * sizeof(float));
         for (int v : {k.width, k.height, n0, n1}) key.append(reinterpret_cast<const char*>(&v), sizeof v);
@@ -141,7 +268,6 @@ public:
                     return it->second;
                 }
         }
-        const PlanPair plans = PlanCache::instance().get(n0, n1, 1);
         const std::size_t realSize = static_cast<std::size_t>(n0) * n1;
         const int n1c = n1 / 2 + 1;
         auto real = fftwAlloc<float>(realSize);
@@ -207,9 +333,12 @@ void runFft(const Job& job, Image& out, StageClock& clock)
     const std::size_t realSize = static_cast<std::size_t>(n0) * n1;
     const std::size_t specSize = static_cast<std::size_t>(n0) * n1c;
 
-    const PlanPair plans = PlanCache::instance().get(n0, n1, nc);
-    const auto kspec = SpectrumCache::instance().get(k, n0, n1);
-    clock.mark("plan");
+    bool planned = false;
+    const PlanPair plans = PlanCache::instance().get(n0, n1, nc, &planned);
+    const PlanPair single = nc == 1 ? plans : PlanCache::instance().get(n0, n1, 1, &planned);
+    if (planned) clock.mark("plan FFT size (once)", true);
+    const auto kspec = SpectrumCache::instance().get(k, n0, n1, single);
+    clock.mark("kernel spectrum");
 
     // Source column of every padded column (-1: the constant).
     std::vector<int> colMap(static_cast<std::size_t>(w + k.width - 1));
@@ -265,3 +394,11 @@ void runFft(const Job& job, Image& out, StageClock& clock)
 }
 
 } // namespace convlab::detail
+
+namespace convlab {
+
+void setFftPlanning(FftPlanning policy) { detail::PlanCache::instance().setPolicy(policy); }
+FftPlanning fftPlanning() { return detail::PlanCache::instance().policy(); }
+void waitForFftPlanning() { detail::PlanCache::instance().waitIdle(); }
+
+} // namespace convlab

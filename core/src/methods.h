@@ -17,8 +17,9 @@ class StageClock {
 public:
     explicit StageClock(std::vector<StageTiming>* sink) : sink_(sink) { restart(); }
     void restart() { t0_ = std::chrono::steady_clock::now(); }
-    // Adds the time since the last mark to stage `name` (merging repeated names) and restarts.
-    void mark(const char* name);
+    // Adds the time since the last mark to stage `name` (merging repeated names) and restarts;
+    // `once` marks a one-time cost (StageTiming::once).
+    void mark(const char* name, bool once = false);
 
 private:
     std::vector<StageTiming>* sink_;

@@ -3,6 +3,7 @@
 // per-tap (direct, separable) or per-transform-point (FFT) cost; the constants are measured
 // here on small synthetic runs, single-threaded, and cached per CPU.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -154,8 +155,84 @@ void save(const CostModel& m)
 
 std::mutex gModelMutex;
 std::unique_ptr<CostModel> gModel;
+std::atomic<bool> gModelReady{false};
+
+// Measured/estimated ratios learnt in this process, per method (Direct, Separable, Fft).
+constexpr double kCorrectionThreshold = 2.0; // ratios within [1/2, 2] are the model's noise
+constexpr double kMinEstimateMs = 2.0;       // shorter runs are dominated by fixed costs
+constexpr double kMaxCorrection = 64.0;
+std::mutex gCorrectionMutex;
+double gCorrection[3] = {1.0, 1.0, 1.0};
+
+int correctionSlot(Method m)
+{
+    switch (m) {
+    case Method::Direct: return 0;
+    case Method::Separable: return 1;
+    case Method::Fft: return 2;
+    case Method::Auto:
+    case Method::Reference: return -1;
+    }
+    return -1;
+}
 
 } // namespace
+
+std::vector<MethodEstimate> correctedEstimates(std::vector<MethodEstimate> estimates)
+{
+    std::lock_guard lock(gCorrectionMutex);
+    for (MethodEstimate& e : estimates)
+        if (const int slot = correctionSlot(e.method); slot >= 0) e.ms *= gCorrection[slot];
+    return estimates;
+}
+
+std::optional<std::string> recordMeasurement(Method method, double estimateMs, double measuredMs)
+{
+    const int slot = correctionSlot(method);
+    if (slot < 0 || !(estimateMs >= kMinEstimateMs) || !(measuredMs > 0.0)) return std::nullopt;
+    const double ratio = measuredMs / estimateMs;
+    if (ratio <= kCorrectionThreshold && ratio >= 1.0 / kCorrectionThreshold) return std::nullopt;
+    double applied = 1.0;
+    {
+        std::lock_guard lock(gCorrectionMutex);
+        const double before = gCorrection[slot];
+        gCorrection[slot] = std::clamp(before * ratio, 1.0 / kMaxCorrection, kMaxCorrection);
+        applied = gCorrection[slot] / before;
+    }
+    std::ostringstream note;
+    note.precision(3);
+    note << "the planner estimated " << methodName(method) << " at " << estimateMs << " ms and it took "
+         << measuredMs << " ms: its estimates for " << methodName(method) << " are scaled by " << applied
+         << " from now on";
+    return note.str();
+}
+
+const CostModel& cpuCostModel(bool* measuredNow)
+{
+    // A caller that finds the model not ready pays for it: measuring it, or waiting while
+    // another thread does (a warm-up started at launch, say).
+    const bool ready = gModelReady.load(std::memory_order_acquire);
+    std::lock_guard lock(gModelMutex);
+    bool measured = false;
+    if (!gModel) {
+        auto m = std::make_unique<CostModel>();
+        if (!load(*m)) {
+            *m = measure();
+            save(*m);
+            measured = true;
+        }
+        gModel = std::move(m);
+        gModelReady.store(true, std::memory_order_release);
+    }
+    if (measuredNow) *measuredNow = !ready && (measured || !gModel->fromCache);
+    return *gModel;
+}
+
+const CostModel* cpuCostModelIfLoaded()
+{
+    std::lock_guard lock(gModelMutex);
+    return gModel.get();
+}
 
 std::vector<MethodEstimate> estimateCpu(const CostModel& m, int w, int h, int channels, const Kernel& k,
                                         int rank, int threads)
@@ -181,18 +258,20 @@ std::vector<MethodEstimate> estimateCpu(const CostModel& m, int w, int h, int ch
 
 } // namespace detail
 
-const CostModel& cpuCostModel()
+const CostModel& cpuCostModel() { return detail::cpuCostModel(nullptr); }
+
+double plannerCorrection(Method m)
 {
-    std::lock_guard lock(detail::gModelMutex);
-    if (!detail::gModel) {
-        auto m = std::make_unique<CostModel>();
-        if (!detail::load(*m)) {
-            *m = detail::measure();
-            detail::save(*m);
-        }
-        detail::gModel = std::move(m);
-    }
-    return *detail::gModel;
+    const int slot = detail::correctionSlot(m);
+    if (slot < 0) return 1.0;
+    std::lock_guard lock(detail::gCorrectionMutex);
+    return detail::gCorrection[slot];
+}
+
+void resetPlannerCorrections()
+{
+    std::lock_guard lock(detail::gCorrectionMutex);
+    for (double& c : detail::gCorrection) c = 1.0;
 }
 
 const CostModel& recalibrateCpuCostModel()

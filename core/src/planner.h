@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "convlab/convolve.h"
@@ -10,5 +12,18 @@ namespace convlab::detail {
 // kernel k; separable is included when rank >= 0.
 std::vector<MethodEstimate> estimateCpu(const CostModel& m, int w, int h, int channels, const Kernel& k,
                                         int rank, int threads);
+
+// The cost model, measured (and cached) on first use; `measuredNow` tells whether this call
+// paid for the calibration.
+const CostModel& cpuCostModel(bool* measuredNow);
+// The model if it is already known in this process (null otherwise: nothing is measured).
+const CostModel* cpuCostModelIfLoaded();
+
+// The estimates scaled by the corrections learnt from measured runs.
+std::vector<MethodEstimate> correctedEstimates(std::vector<MethodEstimate> estimates);
+// Records that `method`, estimated at `estimateMs` (corrected), took `measuredMs`. When they
+// differ by more than 2x (and the estimate is long enough to be measured reliably), the
+// method's correction is scaled by their ratio; the returned text says so.
+std::optional<std::string> recordMeasurement(Method method, double estimateMs, double measuredMs);
 
 } // namespace convlab::detail

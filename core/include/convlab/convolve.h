@@ -45,6 +45,9 @@ public:
 struct StageTiming {
     std::string name; // upload, pad, transform, convolve, download, ...
     double ms = 0.0;
+    // A cost paid once (per machine, per transform size, per device) and not by the next run:
+    // calibrating the planner, planning an FFT size. Shown apart from the per-run stages.
+    bool once = false;
 };
 
 // The planner's estimate for one method on one run (auto compares these).
@@ -63,10 +66,21 @@ struct RunReport {
     std::vector<double> singularValues;
     double effectiveScale = 1.0;      // scale after normalize
     std::vector<std::string> notices; // e.g. "zero-sum kernel left unnormalized"
+    // Every millisecond of totalMs is in exactly one stage: what no named stage accounts for
+    // is the stage "other" (closeStages).
     std::vector<StageTiming> stages;
     double totalMs = 0.0;
+    // The method's own time: its stages without the one-time costs (throughput is this over
+    // the pixels; the planner compares it with its estimate).
+    double computeMs = 0.0;
     int threads = 1;
 };
+
+// Sets r.totalMs and appends (or grows) the stage "other" by whatever the named stages leave
+// of it, so that the stages add up to the total.
+void closeStages(RunReport& r, double totalMs);
+// Sum of the stages that are not one-time costs.
+double perRunMs(const RunReport& r);
 
 // Convolves (or correlates) every channel of `in` as a batch. Output has the input's size,
 // channels, depth and alpha flag. Throws convlab::Error for invalid kernels/params, Cancelled
@@ -121,6 +135,23 @@ struct CostModel {
 const CostModel& cpuCostModel();
 // Forgets the cached constants and measures again (also rewrites the cache).
 const CostModel& recalibrateCpuCostModel();
+
+// The planner corrects itself from what runs measure: when a method's measured time differs
+// from its (corrected) estimate by more than 2x, its estimates on this CPU are scaled by the
+// ratio from then on (for this process). 1.0 until then.
+double plannerCorrection(Method m);
+void resetPlannerCorrections();
+
+// How the FFT method plans a transform size it has not planned before. MeasureNow: FFTW
+// measures (up to ~1 s per size, once; wisdom is kept in the cache directory), the default for
+// batch work. EstimateNow: a quick estimated plan now, a measured one prepared on a
+// background thread and used from the next run on (interactive use: no planning stall).
+// Sizes found in the wisdom file use the measured plan at once under either policy.
+enum class FftPlanning { MeasureNow, EstimateNow };
+void setFftPlanning(FftPlanning policy);
+FftPlanning fftPlanning();
+// Blocks until no background planning is queued or running.
+void waitForFftPlanning();
 
 // Statistics of a - b over every channel (same shape required), OIIO CompareResults-style.
 struct DiffStats {
