@@ -3,6 +3,7 @@
 // wide enough for their text, integer kernels as integers with their common factor 1/N, and
 // edits in either view (one undo step each). Run under Xvfb (xvfb-run -a).
 #include <QCheckBox>
+#include <QElapsedTimer>
 #include <QHeaderView>
 #include <QLabel>
 #include <QScrollBar>
@@ -56,12 +57,14 @@ private slots:
     void integerViewEditMultipliesByFactorAndUndoes();
     void decimalViewEditIsLiteral();
     void wideKernelScrolls();
+    void bigKernelFitsCellsInView();
 
 private:
     QTableView* table() const { return editor_->table(); }
     QString cell(int row, int column) const { return table()->model()->index(row, column).data().toString(); }
-    // Every cell parses back to its value within `rel` and fits its column.
-    void checkCellsReadable(double rel);
+    // Every cell parses back to its value within `rel` and fits its column (only those in view
+    // when `inView`).
+    void checkCellsReadable(double rel, bool inView = false);
     void saveScreenshot(const QString& name);
 
     std::unique_ptr<KernelDocument> doc_;
@@ -89,7 +92,7 @@ void TestKernelGrid::saveScreenshot(const QString& name)
     editor_->grab().save(QStringLiteral("/tmp/kernelgrid-%1.png").arg(name));
 }
 
-void TestKernelGrid::checkCellsReadable(double rel)
+void TestKernelGrid::checkCellsReadable(double rel, bool inView)
 {
     const Kernel& k = doc_->kernel();
     const int n = editor_->model()->displayDenominator();
@@ -97,6 +100,7 @@ void TestKernelGrid::checkCellsReadable(double rel)
     for (int r = 0; r < k.height; ++r)
         for (int c = 0; c < k.width; ++c) {
             const QModelIndex index = table()->model()->index(r, c);
+            if (inView && !table()->viewport()->rect().intersects(table()->visualRect(index))) continue;
             const QString text = index.data().toString();
             bool ok = false;
             const double shown = text.toDouble(&ok) / (n > 0 ? n : 1);
@@ -290,6 +294,24 @@ void TestKernelGrid::wideKernelScrolls()
     checkCellsReadable(1e-6);
     QCOMPARE(table()->horizontalScrollBar()->maximum(), 0);
     QVERIFY(table()->horizontalHeader()->sectionSize(0) > 60);
+}
+
+void TestKernelGrid::bigKernelFitsCellsInView()
+{
+    // 181 x 181: too many cells to measure on every edit; those in view are, as they scroll in.
+    const Kernel big = convlab::makePreset("gaussian", "sigma=30");
+    QCOMPARE(big.width, 181);
+    QElapsedTimer timer;
+    timer.start();
+    doc_->setKernel(big, "big");
+    QVERIFY2(timer.elapsed() < 1000, qPrintable(QString::number(timer.elapsed())));
+    checkCellsReadable(1e-3, true);
+    // The corner's values are the smallest, with the longest texts.
+    table()->scrollTo(table()->model()->index(180, 180));
+    QCoreApplication::processEvents();
+    QVERIFY(table()->horizontalScrollBar()->value() > 0);
+    checkCellsReadable(1e-3, true);
+    saveScreenshot("gaussian181-corner");
 }
 
 QTEST_MAIN(TestKernelGrid)

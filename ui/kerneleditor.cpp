@@ -7,12 +7,15 @@
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMouseEvent>
+#include <QScrollBar>
+#include <QStyle>
 #include <QSpinBox>
 #include <QStyledItemDelegate>
 #include <QTableView>
@@ -55,6 +58,9 @@ public:
 constexpr int kLiveRankSide = 63;
 // Kernels up to this width fill the panel's width; wider ones keep their fitted columns and scroll.
 constexpr int kMaxStretchColumns = 9;
+// Kernels up to this many cells have every cell measured for the column width; bigger ones
+// (presets and files go up to 1025 x 1025) the cells in view, widening as the grid scrolls.
+constexpr int kMeasureAllCells = 16384;
 
 } // namespace
 
@@ -168,12 +174,22 @@ KernelEditor::KernelEditor(KernelDocument* doc, QWidget* parent) : QWidget(paren
         guarded([&] { doc_->setSemantics(static_cast<convlab::Semantics>(semantics_->itemData(i).toInt())); });
     });
 
-    auto* scaleRow = new QHBoxLayout;
-    scaleRow->addWidget(normalize_);
-    scaleRow->addWidget(new QLabel(tr("Scale")));
-    scaleRow->addWidget(scale_, 1);
-    scaleRow->addWidget(new QLabel(tr("Offset")));
-    scaleRow->addWidget(offset_, 1);
+    // Two columns, not one long row: the dock stays narrow enough to leave the image the
+    // larger part of the window.
+    auto* scaleRow = new QGridLayout;
+    scaleRow->addWidget(normalize_, 0, 0);
+    scaleRow->addWidget(semantics_, 0, 1);
+    auto* scaleLabel = new QLabel(tr("Scale"));
+    auto* offsetLabel = new QLabel(tr("Offset"));
+    auto* scaleBox = new QHBoxLayout;
+    scaleBox->addWidget(scaleLabel);
+    scaleBox->addWidget(scale_, 1);
+    auto* offsetBox = new QHBoxLayout;
+    offsetBox->addWidget(offsetLabel);
+    offsetBox->addWidget(offset_, 1);
+    scaleRow->addLayout(scaleBox, 1, 0);
+    scaleRow->addLayout(offsetBox, 1, 1);
+    for (QDoubleSpinBox* s : {scale_, offset_}) s->setMinimumWidth(60);
 
     table_ = new QTableView;
     table_->setModel(model_);
@@ -217,6 +233,11 @@ KernelEditor::KernelEditor(KernelDocument* doc, QWidget* parent) : QWidget(paren
         updateFactor();
         fitColumns();
     });
+    // Cells of big kernels are measured as they scroll into view.
+    for (QScrollBar* bar : {table_->horizontalScrollBar(), table_->verticalScrollBar()})
+        connect(bar, &QScrollBar::valueChanged, this, [this] {
+            if (model_->rowCount() * model_->columnCount() > kMeasureAllCells) fitColumns(true);
+        });
     auto* viewRow = new QHBoxLayout;
     viewRow->addWidget(integerView_);
     viewRow->addStretch(1);
@@ -238,7 +259,6 @@ KernelEditor::KernelEditor(KernelDocument* doc, QWidget* parent) : QWidget(paren
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(sizeRow);
     layout->addLayout(scaleRow);
-    layout->addWidget(semantics_);
     layout->addLayout(viewRow);
     layout->addWidget(table_, 1);
     layout->addWidget(message_);
@@ -259,18 +279,42 @@ void KernelEditor::updateFactor()
     factor_->setVisible(n > 1);
 }
 
-void KernelEditor::fitColumns()
+int KernelEditor::cellTextWidth(int row, int column) const
+{
+    const QModelIndex index = model_->index(row, column);
+    const QVariant font = index.data(Qt::FontRole);
+    const QFontMetrics fm(font.isValid() ? font.value<QFont>() : table_->font());
+    // The delegate's text margin on either side, and the grid line.
+    const int margin = table_->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, table_) + 1;
+    return fm.horizontalAdvance(index.data().toString()) + 2 * margin + 2;
+}
+
+void KernelEditor::fitColumns(bool keepWidth)
 {
     QHeaderView* header = table_->horizontalHeader();
-    const int columns = model_->columnCount();
-    if (columns == 0) return;
-    int widest = header->minimumSectionSize();
-    // QTableView's override is protected; the base class's public declaration reaches it.
-    const QAbstractItemView* view = table_;
-    for (int c = 0; c < columns; ++c) widest = std::max(widest, view->sizeHintForColumn(c));
+    const int rows = model_->rowCount(), columns = model_->columnCount();
+    if (rows == 0 || columns == 0) return;
+    int widest = std::max(header->minimumSectionSize(), keepWidth ? fittedWidth_ : 0);
+    if (rows * columns <= kMeasureAllCells) {
+        for (int r = 0; r < rows; ++r)
+            for (int c = 0; c < columns; ++c) widest = std::max(widest, cellTextWidth(r, c));
+    } else {
+        // Only what is in view (and then what scrolls into view): measuring a million cells on
+        // every edit would stall typing.
+        const int top = std::max(0, table_->rowAt(0));
+        const int bottom = table_->rowAt(table_->viewport()->height() - 1);
+        const int left = std::max(0, table_->columnAt(0));
+        const int right = std::min(columns - 1, left + table_->viewport()->width() / header->minimumSectionSize() + 1);
+        for (int r = top; r <= (bottom < 0 ? rows - 1 : bottom); ++r)
+            for (int c = left; c <= right; ++c) widest = std::max(widest, cellTextWidth(r, c));
+    }
+    fittedWidth_ = widest;
     int width = widest;
     const int available = table_->viewport()->width();
     if (columns <= kMaxStretchColumns && available > widest * columns) width = available / columns;
+    if (appliedWidth_ == width && appliedColumns_ == columns && header->sectionSize(columns - 1) == width) return;
+    appliedWidth_ = width;
+    appliedColumns_ = columns;
     for (int c = 0; c < columns; ++c) header->resizeSection(c, width);
 }
 
@@ -307,7 +351,7 @@ void KernelEditor::choosePreset(const QString& name)
 
 bool KernelEditor::eventFilter(QObject* watched, QEvent* event)
 {
-    if (watched == table_->viewport() && event->type() == QEvent::Resize) fitColumns();
+    if (watched == table_->viewport() && event->type() == QEvent::Resize) fitColumns(true);
     if (watched == table_->viewport() && event->type() == QEvent::MouseButtonPress) {
         auto* me = static_cast<QMouseEvent*>(event);
         if (me->button() == Qt::LeftButton && (me->modifiers() & Qt::ControlModifier)) {

@@ -67,8 +67,9 @@ private:
     void syncFromDocument();
     void updateFactor();
     // Every column as wide as the widest cell text (none is elided); small kernels are widened
-    // to fill the panel.
-    void fitColumns();
+    // to fill the panel. keepWidth: never narrower than the last fit (same kernel, scrolled).
+    void fitColumns(bool keepWidth = false);
+    int cellTextWidth(int row, int column) const;
     void showMessage(const QString& text);
     void guarded(const std::function<void()>& edit);
 
@@ -84,6 +85,9 @@ private:
     QComboBox* semantics_;
     QCheckBox* integerView_;
     QLabel* factor_;
+    int fittedWidth_ = 0;   // the widest cell text measured for the current kernel and view
+    int appliedWidth_ = 0;  // the section width last set, for appliedColumns_ columns
+    int appliedColumns_ = 0;
     QLabel* message_;
     QLabel* sum_;
     QLabel* rank_;
