@@ -10,6 +10,7 @@
 #include <QSaveFile>
 #include <QEventLoop>
 #include <QSurfaceFormat>
+#include <QThreadPool>
 #include <QTimer>
 #include <algorithm>
 #include <cmath>
@@ -20,6 +21,7 @@
 #include "analysispanel.h"
 #include "borderlab.h"
 #include "controlspanel.h"
+#include "convlab/convolve.h"
 #include "convlab/kernel.h"
 #include "convlab/testchart.h"
 #include "kerneldocument.h"
@@ -156,9 +158,7 @@ int screenshot(MainWindow& w, const QString& imagePath, const QString& outPath, 
         w.openSample();
     else if (!w.openImage(imagePath))
         return 1;
-    w.kernelDocument()->setKernel(convlab::makePreset("laplacian8"), QObject::tr("Edge kernel"));
-    w.imageView()->setMapping(ImageView::Mapping::Abs);
-    w.imageView()->setViewMode(ImageView::ViewMode::Split);
+    w.showFirstLaunchExample(); // what a new user sees first
     w.show();
     if (!waitForDisplay(w)) {
         std::fprintf(stderr, "convlab: the result was not displayed\n");
@@ -237,12 +237,21 @@ int main(int argc, char** argv)
     }
     if (parser.isSet(shot)) {
         MainWindow w(false);
-        w.resize(1400, 860);
+        w.applyFirstLaunchLayout(QSize(1280, 800));
         return screenshot(w, path, parser.value(shot), parser.value(shotPanel));
     }
 
+    // Interactive use: an FFT size never planned before gets a quick plan now and a measured one
+    // in the background; the planner's one-time calibration starts while the window opens.
+    convlab::setFftPlanning(convlab::FftPlanning::EstimateNow);
+    QThreadPool::globalInstance()->start([] { convlab::cpuCostModel(); });
+
     MainWindow w;
+    if (w.firstLaunch()) w.showFirstLaunchExample();
     w.show();
-    if (path.isEmpty() || !w.openImage(path)) w.openSample();
+    if (path.isEmpty())
+        w.openSample();
+    else
+        w.openImageInBackground(path); // on failure the sample would hide the message: the view stays empty
     return app.exec();
 }

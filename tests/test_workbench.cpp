@@ -16,6 +16,8 @@
 #include <QStandardItemModel>
 #include <QTableView>
 #include <QStandardPaths>
+#include <QStatusBar>
+#include <QTimer>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
@@ -31,6 +33,8 @@
 #include "mainwindow.h"
 #include "rendercontroller.h"
 #include "testutil.h"
+#include "timingspanel.h"
+#include "workbenchdocument.h"
 #include "uitestutil.h"
 
 using namespace convlab;
@@ -78,6 +82,13 @@ private slots:
     void cudaItemDisabledWithReason();
     void cancelAndCloseDuringRun();
     void settingsRestoreKernelAndControls();
+    void firstLaunchShowsTheImage_data();
+    void firstLaunchShowsTheImage();
+    void staleDifferenceIsNeverDrawn();
+    void stageTimesAddUpToTotal();
+    void durationsKeepTheirUnit();
+    void openingKeepsTheWindowResponsive();
+    void cancelledOpenKeepsTheImage();
 
 private:
     // Runs `action` and waits until the render it starts has been received.
@@ -371,9 +382,11 @@ void TestWorkbench::compareShowsDifference()
         w_->controls()->setMethod(Method::Fft);
     }));
     QCOMPARE(render()->report().method, Method::Fft);
-    QSignalSpy compared(w_->compareController(), &RenderController::resultReady);
+    // Path B runs on a worker, then the statistics and the difference map are made off the UI thread.
+    QSignalSpy compared(w_->workbench(), &WorkbenchDocument::comparisonChanged);
     emit w_->differencePanel()->compareRequested();
     QVERIFY(compared.wait(kWaitMs));
+    QVERIFY(w_->workbench()->comparison());
     QCOMPARE(w_->compareController()->report().method, Method::Reference);
     QCOMPARE(w_->imageView()->viewMode(), ImageView::ViewMode::Difference);
     const DiffStats s = compareImages(*render()->result(), *w_->compareController()->result());
@@ -462,6 +475,152 @@ void TestWorkbench::settingsRestoreKernelAndControls()
     // A restored kernel is a starting point, not an undo step.
     QCOMPARE(second.kernelDocument()->undoStack()->count(), 0);
     QSettings().clear();
+}
+
+
+void TestWorkbench::firstLaunchShowsTheImage_data()
+{
+    QTest::addColumn<QSize>("size");
+    QTest::newRow("1280x800") << QSize(1280, 800);
+    QTest::newRow("1920x1080") << QSize(1920, 1080);
+}
+
+// A fresh start: the docks leave the image at least half the window, and the sample is drawn
+// with a kernel that visibly does something, original and result side by side.
+void TestWorkbench::firstLaunchShowsTheImage()
+{
+    QFETCH(QSize, size);
+    w_.reset();
+    MainWindow w(false);
+    w.applyFirstLaunchLayout(size);
+    w.showFirstLaunchExample();
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QSignalSpy displayed(&w, &MainWindow::resultDisplayed);
+    QVERIFY(test::renderAfter(w.renderController(), [&] { w.openSample(); }, kWaitMs));
+    QVERIFY(displayed.count() > 0 || displayed.wait(kWaitMs));
+    QCOMPARE(w.size(), size);
+    QVERIFY2(w.imageView()->width() * 2 >= w.width(),
+             qPrintable(QString("view %1 px of %2").arg(w.imageView()->width()).arg(w.width())));
+    QCOMPARE(w.imageView()->viewMode(), ImageView::ViewMode::Split);
+    QCOMPARE(w.kernelDocument()->kernel().values, (std::vector<float>{1, 1, 1, 1, -8, 1, 1, 1, 1}));
+    const QImage shot = w.imageView()->grabFramebuffer();
+    QSet<QRgb> colours;
+    for (int y = 0; y < shot.height(); y += 7)
+        for (int x = 0; x < shot.width(); x += 7) colours.insert(shot.pixel(x, y));
+    QVERIFY2(colours.size() > 50, qPrintable(QString("%1 distinct colours").arg(colours.size())));
+}
+
+// Compare, change the kernel, open other images, come back, ask for the difference view: the
+// old map is never drawn as if it were of the current result.
+void TestWorkbench::staleDifferenceIsNeverDrawn()
+{
+    WorkbenchDocument* doc = w_->workbench();
+    const Image original = *w_->sourceImage();
+    QVERIFY(renderAfter([&] {
+        w_->kernelDocument()->setKernel(kernel5x5Distinct(), "test kernel");
+        w_->controls()->setMethod(Method::Fft);
+    }));
+    QSignalSpy compared(doc, &WorkbenchDocument::comparisonChanged);
+    emit w_->differencePanel()->compareRequested();
+    QVERIFY(compared.wait(kWaitMs));
+    QVERIFY(doc->comparison());
+    QCOMPARE(w_->imageView()->viewMode(), ImageView::ViewMode::Difference);
+
+    QVERIFY(renderAfter([&] { w_->kernelDocument()->setCell(2, 2, 0.75f); }));
+    QVERIFY(!doc->comparison());
+    QVERIFY(w_->imageView()->viewMode() != ImageView::ViewMode::Difference);
+    QVERIFY(renderAfter([&] { w_->setSourceImage(test::randomImage(31, 29, 1, 4), "other"); }));
+    QVERIFY(renderAfter([&] { w_->setSourceImage(original, "random"); }));
+
+    QAction* differenceAction = nullptr;
+    for (QAction* a : w_->findChildren<QAction*>())
+        if (a->shortcut() == QKeySequence(Qt::CTRL | Qt::Key_4)) differenceAction = a;
+    QVERIFY(differenceAction);
+    differenceAction->trigger();
+    QVERIFY(w_->imageView()->viewMode() != ImageView::ViewMode::Difference);
+    QVERIFY(!doc->comparison());
+    QVERIFY2(w_->statusBar()->currentMessage().contains("Compare"), qPrintable(w_->statusBar()->currentMessage()));
+}
+
+void TestWorkbench::stageTimesAddUpToTotal()
+{
+    QVERIFY(renderAfter([&] { w_->setSourceImage(test::randomImage(640, 480, 3, 2), "photo-sized"); }));
+    for (Method m : {Method::Direct, Method::Separable, Method::Fft, Method::Auto}) {
+        QVERIFY(renderAfter([&] { w_->controls()->setMethod(m); }));
+        const RunReport& r = w_->workbench()->result()->report;
+        double sum = 0.0;
+        for (const StageTiming& s : r.stages) sum += s.ms;
+        QVERIFY2(std::fabs(sum - r.totalMs) <= 0.05 * r.totalMs + 0.011,
+                 qPrintable(QString("%1: stages %2 ms, total %3 ms").arg(QString::fromStdString(methodName(m))).arg(sum).arg(r.totalMs)));
+        // The panel lists every stage and the total, each with its unit.
+        const auto rows = w_->timingsPanel()->rows();
+        QCOMPARE(rows.size(), int(r.stages.size()) + 1);
+        QCOMPARE(rows.last().second, formatDuration(r.totalMs));
+        for (const auto& row : rows)
+            QVERIFY2(row.second.endsWith(" ms") || row.second.endsWith(" s") || row.second.endsWith(QString::fromUtf8(" µs")),
+                     qPrintable(row.second));
+    }
+}
+
+void TestWorkbench::durationsKeepTheirUnit()
+{
+    QCOMPARE(formatDuration(0.0123), QString::fromUtf8("12.3 µs"));
+    QCOMPARE(formatDuration(0.85), QString::fromUtf8("850 µs"));
+    QCOMPARE(formatDuration(1.5), QString("1.50 ms"));
+    QCOMPARE(formatDuration(95.04), QString("95.0 ms"));
+    QCOMPARE(formatDuration(508.4), QString("508 ms"));
+    QCOMPARE(formatDuration(1843.42), QString("1.84 s"));
+    QCOMPARE(formatDuration(61234.0), QString("61.2 s"));
+}
+
+namespace {
+// A PNG that takes a noticeable time to decode (noise compresses badly).
+QString writeLargePng(const QTemporaryDir& dir)
+{
+    const QString path = dir.filePath("large.png");
+    Image img = test::randomImage(3000, 2000, 3, 17);
+    for (float& v : img.data) v = std::floor(v * 255.0f);
+    img.depth = SampleDepth::U8;
+    saveImage(img, path.toStdString(), SaveOptions{});
+    return path;
+}
+} // namespace
+
+// Decoding runs on a worker: the event loop keeps turning (a timer keeps firing) meanwhile.
+void TestWorkbench::openingKeepsTheWindowResponsive()
+{
+    QTemporaryDir dir;
+    const QString path = writeLargePng(dir);
+    int ticks = 0;
+    QTimer timer;
+    connect(&timer, &QTimer::timeout, [&ticks] { ++ticks; });
+    QSignalSpy opened(w_->workbench(), &WorkbenchDocument::sourceChanged);
+    timer.start(2);
+    w_->openImageInBackground(path);
+    const int ticksAtStart = ticks;
+    QVERIFY(w_->workbench()->opening());
+    QVERIFY(opened.wait(kWaitMs));
+    timer.stop();
+    QVERIFY2(ticks - ticksAtStart >= 3, qPrintable(QString("%1 timer ticks during the decode").arg(ticks - ticksAtStart)));
+    QCOMPARE(w_->sourceImage()->width, 3000);
+    QVERIFY(errors_.isEmpty());
+}
+
+void TestWorkbench::cancelledOpenKeepsTheImage()
+{
+    QTemporaryDir dir;
+    const QString path = writeLargePng(dir);
+    const auto before = w_->sourceImage();
+    QSignalSpy opened(w_->workbench(), &WorkbenchDocument::sourceChanged);
+    w_->openImageInBackground(path);
+    QVERIFY(w_->workbench()->opening());
+    w_->workbench()->cancel();
+    QVERIFY(!w_->workbench()->opening());
+    QTest::qWait(1500); // longer than the decode: its result must be dropped
+    QCOMPARE(opened.count(), 0);
+    QCOMPARE(w_->sourceImage(), before);
+    QVERIFY(errors_.isEmpty());
 }
 
 QTEST_MAIN(TestWorkbench)

@@ -10,6 +10,7 @@
 #include <QDialogButtonBox>
 #include <QDockWidget>
 #include <QDragEnterEvent>
+#include <QEventLoop>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -21,6 +22,7 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTemporaryDir>
@@ -42,6 +44,7 @@
 #include "probepanel.h"
 #include "rendercontroller.h"
 #include "timingspanel.h"
+#include "workbenchdocument.h"
 
 #ifndef CONVLAB_VERSION
 #define CONVLAB_VERSION "unknown"
@@ -94,9 +97,7 @@ MainWindow::MainWindow(bool persistent, QWidget* parent) : QMainWindow(parent), 
 {
     setWindowTitle(tr("ConvLab"));
     setAcceptDrops(true);
-    doc_ = new KernelDocument(this);
-    render_ = new RenderController(this);
-    compare_ = new RenderController(this);
+    doc_ = new WorkbenchDocument(this);
     reporter_ = [this](const QString& message) { QMessageBox::warning(this, tr("ConvLab"), message); };
 
     view_ = new ImageView;
@@ -105,51 +106,13 @@ MainWindow::MainWindow(bool persistent, QWidget* parent) : QMainWindow(parent), 
 
     buildDocks();
     buildMenus();
+    buildStatusBar();
+    connectDocument();
 
-    pixelLabel_ = new QLabel;
-    busy_ = new QProgressBar;
-    busy_->setRange(0, 0);
-    busy_->setMaximumWidth(120);
-    busy_->hide();
-    cancel_ = new QPushButton(tr("Cancel"));
-    cancel_->setToolTip(tr("Abandon the running convolution"));
-    cancel_->hide();
-    statusBar()->addWidget(pixelLabel_, 1);
-    statusBar()->addPermanentWidget(busy_);
-    statusBar()->addPermanentWidget(cancel_);
-    connect(cancel_, &QPushButton::clicked, this, [this] {
-        render_->cancel();
-        compare_->cancel();
+    connect(controls_, &ControlsPanel::changed, this, [this] {
+        doc_->setRunSettings({controls_->border(), controls_->method(), controls_->device(), controls_->threads()});
     });
-
-    connect(doc_, &KernelDocument::changed, this, &MainWindow::requestRender);
-    connect(controls_, &ControlsPanel::changed, this, &MainWindow::requestRender);
-    connect(doc_, &KernelDocument::changed, this, &MainWindow::paramsChanged);
-    connect(controls_, &ControlsPanel::changed, this, &MainWindow::paramsChanged);
     connect(editor_, &KernelEditor::errorOccurred, this, &MainWindow::reportError);
-
-    auto updateBusy = [this] {
-        const bool busy = render_->busy() || compare_->busy();
-        busy_->setVisible(busy);
-        cancel_->setVisible(busy);
-    };
-    connect(render_, &RenderController::busyChanged, this, updateBusy);
-    connect(compare_, &RenderController::busyChanged, this, updateBusy);
-    connect(render_, &RenderController::resultReady, this, &MainWindow::onResultReady);
-    connect(render_, &RenderController::gpuResultResident, this, &MainWindow::onGpuResultResident);
-    connect(render_, &RenderController::failed, this,
-            [this](quint64, const QString& m) { reportError(tr("Convolution failed: %1").arg(m)); });
-    connect(render_, &RenderController::cancelled, this,
-            [this] { statusBar()->showMessage(tr("Cancelled: the view shows the previous result"), 4000); });
-    connect(compare_, &RenderController::resultReady, this, &MainWindow::onCompareReady);
-    connect(compare_, &RenderController::failed, this, [this](quint64, const QString& m) {
-        difference_->setRunning(false);
-        difference_->showMessage(tr("Path B failed: %1").arg(m));
-    });
-    connect(compare_, &RenderController::cancelled, this, [this] {
-        difference_->setRunning(false);
-        difference_->showMessage(tr("Comparison cancelled."));
-    });
     connect(difference_, &DifferencePanel::compareRequested, this, &MainWindow::startCompare);
     connect(difference_, &DifferencePanel::locateRequested, this, &MainWindow::centreViewOn);
 
@@ -158,6 +121,8 @@ MainWindow::MainWindow(bool persistent, QWidget* parent) : QMainWindow(parent), 
         probe_->setPixel(x, y);
         probe_->parentWidget()->raise(); // the dock
     });
+    connect(view_, &ImageView::zoomChanged, this,
+            [this](double z) { zoomLabel_->setText(tr("zoom %1%").arg(z * 100.0, 0, 'f', z < 0.1 ? 1 : 0)); });
     view_->installEventFilter(this);
     connect(view_, &QOpenGLWidget::frameSwapped, this, [this] {
         if (pendingDisplayId_ == 0) return;
@@ -167,16 +132,20 @@ MainWindow::MainWindow(bool persistent, QWidget* parent) : QMainWindow(parent), 
         emit resultDisplayed(id);
     });
 
+    const bool restored = persistent_ && QSettings().contains("geometry");
     if (persistent_) readSettings();
+    if (!restored) applyFirstLaunchLayout();
     rebuildRecentMenu();
-    paramsChanged();
+    doc_->setRunSettings({controls_->border(), controls_->method(), controls_->device(), controls_->threads()});
+    onParamsChanged();
 }
 
-MainWindow::~MainWindow()
-{
-    render_->shutdown();
-    compare_->shutdown();
-}
+MainWindow::~MainWindow() { doc_->shutdown(); }
+
+KernelDocument* MainWindow::kernelDocument() const { return doc_->kernel(); }
+RenderController* MainWindow::renderController() const { return doc_->renderer(); }
+RenderController* MainWindow::compareController() const { return doc_->comparer(); }
+std::shared_ptr<const convlab::Image> MainWindow::sourceImage() const { return doc_->source(); }
 
 QString MainWindow::versionString() { return QStringLiteral(CONVLAB_VERSION); }
 
@@ -189,9 +158,97 @@ void MainWindow::reportError(const QString& message)
     if (reporter_) reporter_(message);
 }
 
+void MainWindow::buildStatusBar()
+{
+    pixelLabel_ = new QLabel;
+    zoomLabel_ = new QLabel;
+    zoomLabel_->setToolTip(tr("Screen pixels per image pixel (F: fit to the window, 1: actual size)"));
+    busy_ = new QProgressBar;
+    busy_->setRange(0, 0);
+    busy_->setMaximumWidth(120);
+    busy_->hide();
+    cancel_ = new QPushButton(tr("Cancel"));
+    cancel_->setToolTip(tr("Abandon the running convolution or the image being opened"));
+    cancel_->hide();
+    statusBar()->addWidget(pixelLabel_, 1);
+    statusBar()->addPermanentWidget(zoomLabel_);
+    statusBar()->addPermanentWidget(busy_);
+    statusBar()->addPermanentWidget(cancel_);
+    connect(cancel_, &QPushButton::clicked, doc_, &WorkbenchDocument::cancel);
+}
+
+void MainWindow::connectDocument()
+{
+    connect(doc_, &WorkbenchDocument::sourceChanged, this, &MainWindow::onSourceChanged);
+    connect(doc_, &WorkbenchDocument::paramsChanged, this, &MainWindow::onParamsChanged);
+    connect(doc_, &WorkbenchDocument::resultChanged, this, &MainWindow::onResultChanged);
+    connect(doc_, &WorkbenchDocument::gpuResultResident, this, &MainWindow::onGpuResultResident);
+    connect(doc_, &WorkbenchDocument::comparisonChanged, this, &MainWindow::onComparisonChanged);
+    connect(doc_, &WorkbenchDocument::busyChanged, this, &MainWindow::updateBusy);
+    connect(doc_, &WorkbenchDocument::renderFailed, this,
+            [this](const QString& m) { reportError(tr("Convolution failed: %1").arg(m)); });
+    connect(doc_, &WorkbenchDocument::renderCancelled, this,
+            [this] { statusBar()->showMessage(tr("Cancelled: the view shows the previous result"), 4000); });
+    connect(doc_, &WorkbenchDocument::comparisonFailed, this, [this](const QString& m) {
+        difference_->setRunning(false);
+        difference_->showMessage(m);
+    });
+    connect(doc_, &WorkbenchDocument::openStarted, this, [this](const QString& path) {
+        statusBar()->showMessage(tr("Opening %1 …").arg(QFileInfo(path).fileName()));
+    });
+    connect(doc_, &WorkbenchDocument::openFailed, this, [this](const QString& path, const QString& m) {
+        statusBar()->clearMessage();
+        reportError(tr("Cannot open %1: %2").arg(QFileInfo(path).fileName(), m));
+    });
+}
+
+void MainWindow::updateBusy()
+{
+    const bool busy = doc_->busy();
+    busy_->setVisible(busy);
+    cancel_->setVisible(busy);
+    if (!doc_->opening() && statusBar()->currentMessage().startsWith(tr("Opening"))) statusBar()->clearMessage();
+}
+
+void MainWindow::applyFirstLaunchLayout(QSize size)
+{
+    if (!size.isValid()) {
+        const QRect avail = screen() ? screen()->availableGeometry() : QRect(0, 0, 1280, 800);
+        size = QSize(std::min(1600, avail.width() * 9 / 10), std::min(1000, avail.height() * 9 / 10));
+        move(avail.topLeft() + QPoint((avail.width() - size.width()) / 2, (avail.height() - size.height()) / 2));
+    }
+    resize(size);
+    // The docks share at most half the width; the image is what the window is for.
+    const int side = std::max(220, size.width() / 5);
+    QList<QDockWidget*> left, right;
+    for (QDockWidget* d : findChildren<QDockWidget*>())
+        if (!d->isFloating()) (dockWidgetArea(d) == Qt::LeftDockWidgetArea ? left : right).append(d);
+    QList<QDockWidget*> docks;
+    QList<int> widths;
+    if (!left.isEmpty()) {
+        docks << left.first();
+        widths << side;
+    }
+    if (!right.isEmpty()) {
+        docks << right.first();
+        widths << side;
+    }
+    resizeDocks(docks, widths, Qt::Horizontal);
+}
+
+void MainWindow::showFirstLaunchExample()
+{
+    KernelState example;
+    example.kernel = convlab::makePreset("laplacian8");
+    doc_->kernel()->reset(example);
+    view_->setMapping(ImageView::Mapping::Abs);
+    showViewMode(ImageView::ViewMode::Split);
+    for (QAction* a : mapGroup_->actions()) a->setChecked(a->data().toInt() == int(ImageView::Mapping::Abs));
+}
+
 void MainWindow::buildDocks()
 {
-    editor_ = new KernelEditor(doc_);
+    editor_ = new KernelEditor(doc_->kernel());
     controls_ = new ControlsPanel;
     timings_ = new TimingsPanel;
     difference_ = new DifferencePanel;
@@ -228,9 +285,9 @@ void MainWindow::buildMenus()
     quit->setMenuRole(QAction::QuitRole);
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-    QAction* undo = doc_->undoStack()->createUndoAction(this, tr("&Undo"));
+    QAction* undo = doc_->kernel()->undoStack()->createUndoAction(this, tr("&Undo"));
     undo->setShortcut(QKeySequence::Undo);
-    QAction* redo = doc_->undoStack()->createRedoAction(this, tr("&Redo"));
+    QAction* redo = doc_->kernel()->undoStack()->createRedoAction(this, tr("&Redo"));
     redo->setShortcut(QKeySequence::Redo);
     edit->addAction(undo);
     edit->addAction(redo);
@@ -246,7 +303,7 @@ void MainWindow::buildMenus()
                                                              {ImageView::ViewMode::Difference, tr("&Difference")}};
     int key = Qt::Key_1;
     for (const auto& [mode, text] : modes) {
-        QAction* a = viewMenu->addAction(text, this, [this, m = mode] { view_->setViewMode(m); });
+        QAction* a = viewMenu->addAction(text, this, [this, m = mode] { showViewMode(m); });
         a->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(key++)));
         a->setCheckable(true);
         a->setChecked(mode == ImageView::ViewMode::Result);
@@ -255,7 +312,7 @@ void MainWindow::buildMenus()
     }
     viewMenu->addSeparator();
     QMenu* mapping = viewMenu->addMenu(tr("&Mapping"));
-    auto* mapGroup = new QActionGroup(this);
+    mapGroup_ = new QActionGroup(this);
     const std::pair<ImageView::Mapping, QString> maps[] = {
         {ImageView::Mapping::Clamp, tr("&Clamp to the source range")},
         {ImageView::Mapping::Abs, tr("&Absolute value")},
@@ -266,7 +323,8 @@ void MainWindow::buildMenus()
         QAction* a = mapping->addAction(text, this, [this, m = m] { view_->setMapping(m); });
         a->setCheckable(true);
         a->setChecked(m == ImageView::Mapping::Clamp);
-        mapGroup->addAction(a);
+        a->setData(int(m));
+        mapGroup_->addAction(a);
     }
     padding_ = viewMenu->addAction(tr("Show &Padding"), this, [this](bool on) { setPaddingShown(on); });
     padding_->setCheckable(true);
@@ -297,29 +355,9 @@ void MainWindow::buildMenus()
     aboutAction->setMenuRole(QAction::AboutRole);
 }
 
-convlab::ConvolveParams MainWindow::currentParams() const
-{
-    const KernelState& s = doc_->state();
-    convlab::ConvolveParams p;
-    p.kernel = s.kernel;
-    p.semantics = s.semantics;
-    p.normalize = s.normalize;
-    p.scale = s.scale;
-    p.offset = s.offset;
-    p.border = controls_->border();
-    p.method = controls_->method();
-    p.device = controls_->device();
-    p.threads = controls_->threads();
-    return p;
-}
+convlab::ConvolveParams MainWindow::currentParams() const { return doc_->params(); }
 
-void MainWindow::requestRender()
-{
-    if (!source_) return;
-    render_->request(source_, currentParams(), packedSource_);
-}
-
-void MainWindow::paramsChanged()
+void MainWindow::onParamsChanged()
 {
     const convlab::ConvolveParams p = currentParams();
     analysis_->setKernel(p.kernel);
@@ -331,7 +369,7 @@ void MainWindow::paramsChanged()
     }
     if (lab_ && lab_->isVisible()) lab_->setParams(p);
     if (export_ && export_->isVisible()) export_->setParams(p);
-    if (crossover_ && crossover_->isVisible()) crossover_->setInput(source_, p);
+    if (crossover_ && crossover_->isVisible()) crossover_->setInput(doc_->source(), p);
 }
 
 ExportDialog* MainWindow::showExportDialog()
@@ -346,7 +384,7 @@ ExportDialog* MainWindow::showExportDialog()
 CrossoverDialog* MainWindow::showCrossoverDialog()
 {
     if (!crossover_) crossover_ = new CrossoverDialog(this);
-    crossover_->setInput(source_, currentParams());
+    crossover_->setInput(doc_->source(), currentParams());
     crossover_->show();
     crossover_->raise();
     return crossover_;
@@ -354,17 +392,17 @@ CrossoverDialog* MainWindow::showCrossoverDialog()
 
 BorderLabWindow* MainWindow::showBorderLab()
 {
-    if (!source_) {
+    if (!doc_->source()) {
         reportError(tr("Open an image first: the border-mode lab filters the current image."));
         return nullptr;
     }
     if (!lab_) {
-        lab_ = new BorderLabWindow(source_, currentParams(), this);
+        lab_ = new BorderLabWindow(doc_->source(), currentParams(), this);
         lab_->setWindowFlag(Qt::Window);
         lab_->setWindowTitle(tr("Border-Mode Lab — ConvLab"));
         lab_->resize(1200, 760);
     } else {
-        lab_->setSource(source_);
+        lab_->setSource(doc_->source());
         lab_->setParams(currentParams());
     }
     lab_->show();
@@ -376,7 +414,7 @@ bool MainWindow::paddingShown() const { return padding_->isChecked(); }
 
 int MainWindow::paddingMargin() const
 {
-    const convlab::Kernel& k = doc_->kernel();
+    const convlab::Kernel& k = doc_->kernel()->kernel();
     const int reach = std::max({k.ax(), k.width - 1 - k.ax(), k.ay(), k.height - 1 - k.ay()});
     return std::clamp(reach, 16, ImageView::kMaxPaddingMargin);
 }
@@ -394,7 +432,7 @@ void MainWindow::setPaddingShown(bool on)
 
 bool MainWindow::eventFilter(QObject* watched, QEvent* e)
 {
-    if (watched == view_ && e->type() == QEvent::KeyPress && source_) {
+    if (watched == view_ && e->type() == QEvent::KeyPress && doc_->source()) {
         const auto* k = static_cast<QKeyEvent*>(e);
         const int step = k->modifiers() & Qt::ShiftModifier ? 10 : 1;
         const Qt::KeyboardModifiers other = k->modifiers() & ~(Qt::ShiftModifier | Qt::KeypadModifier);
@@ -414,28 +452,24 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* e)
     return QMainWindow::eventFilter(watched, e);
 }
 
-void MainWindow::onResultReady(quint64 id)
+void MainWindow::onResultChanged()
 {
-    const auto result = render_->result();
-    convlab::RunReport report = render_->report();
-    if (earlyDisplayedId_ == id && report.device == convlab::Device::Cuda)
+    const WorkbenchDocument::Result& r = *doc_->result();
+    convlab::RunReport report = r.report;
+    if (earlyDisplayedId_ == r.requestId && report.device == convlab::Device::Cuda)
         report.notices.push_back("display path: CUDA to the OpenGL buffer (interop), shown before the download");
-    else if (!showGpuResult(*result, report))
-        view_->setResult(result);
-    probe_->setRun(render_->resultSource(), render_->resultParams(), result, render_->report().method);
-    if (view_->viewMode() == ImageView::ViewMode::Difference) {
-        showViewMode(ImageView::ViewMode::Result);
-        difference_->showMessage(tr("The parameters changed: press Compare again."));
-    }
-    pendingDisplayId_ = id;
+    else if (!showGpuResult(*r.image, report))
+        view_->setResult(r.image);
+    probe_->setRun(r.source, r.params, r.image, r.report.method);
+    pendingDisplayId_ = r.requestId;
     view_->update();
-    timings_->addRun(report, double(result->planeSize()));
+    timings_->addRun(report, double(r.image->planeSize()));
 }
 
 void MainWindow::onGpuResultResident(quint64 id, int width, int height, int channels)
 {
-    if (id != render_->latestId() || !interopError_.isEmpty()) return; // superseded, or no interop here
-    const auto gpu = render_->gpuSession();
+    if (id != renderController()->latestId() || !interopError_.isEmpty()) return; // superseded, or no interop here
+    const auto gpu = renderController()->gpuSession();
     if (!gpu) return;
     try {
         view_->makeCurrent();
@@ -453,7 +487,7 @@ void MainWindow::onGpuResultResident(quint64 id, int width, int height, int chan
 bool MainWindow::showGpuResult(const convlab::Image& result, convlab::RunReport& report)
 {
     if (report.device != convlab::Device::Cuda) return false;
-    const auto gpu = render_->gpuSession();
+    const auto gpu = renderController()->gpuSession();
     if (gpu && interopError_.isEmpty()) {
         // CUDA writes the view's pixel buffer on the device: no trip through host memory.
         try {
@@ -478,36 +512,41 @@ bool MainWindow::showGpuResult(const convlab::Image& result, convlab::RunReport&
 
 void MainWindow::startCompare()
 {
-    const auto a = render_->result();
-    if (!a) {
+    if (!doc_->result()) {
         difference_->showMessage(tr("No result yet: open an image first."));
         return;
     }
-    convlab::ConvolveParams p = render_->resultParams();
-    p.method = difference_->method();
-    p.device = difference_->device();
-    compareA_ = a;
     difference_->setRunning(true);
-    compare_->request(render_->resultSource(), p);
+    doc_->compare(difference_->method(), difference_->device());
 }
 
-void MainWindow::onCompareReady(quint64)
+void MainWindow::onComparisonChanged()
 {
-    difference_->setRunning(false);
-    const auto b = compare_->result();
-    if (render_->result() != compareA_ || !b || !compareA_->sameShape(*b)) {
-        difference_->showMessage(tr("The result changed during the comparison: press Compare again."));
+    const WorkbenchDocument::Comparison* c = doc_->comparison();
+    if (!c) {
+        // Whatever was compared is of older parameters or another image: never shown again.
+        difference_->setRunning(doc_->comparing());
+        if (!doc_->comparing()) difference_->showMessage(tr("Pick path B and press Compare."));
+        if (view_->viewMode() == ImageView::ViewMode::Difference) showViewMode(ImageView::ViewMode::Result);
         return;
     }
-    difference_->showStats(convlab::compareImages(*compareA_, *b),
-                           pathLabel(render_->resultParams(), render_->report()),
-                           pathLabel(compare_->resultParams(), compare_->report()));
-    view_->setDifference(DifferencePanel::difference(*compareA_, *b));
+    const WorkbenchDocument::Result& a = *doc_->result();
+    difference_->setRunning(false);
+    difference_->showStats(c->stats, pathLabel(a.params, a.report), pathLabel(c->paramsB, c->reportB));
+    view_->setDifference(*c->difference);
     showViewMode(ImageView::ViewMode::Difference);
 }
 
 void MainWindow::showViewMode(ImageView::ViewMode m)
 {
+    if (m == ImageView::ViewMode::Difference && !doc_->comparison()) {
+        // No difference exists for what is on screen: say so rather than draw an old one.
+        statusBar()->showMessage(tr("No difference for the current result: pick path B in the Difference "
+                                    "panel and press Compare."),
+                                 6000);
+        difference_->parentWidget()->raise(); // its dock
+        m = view_->viewMode();
+    }
     view_->setViewMode(m);
     for (QAction* a : modeGroup_->actions()) a->setChecked(a->data().toInt() == int(m));
 }
@@ -535,7 +574,8 @@ void MainWindow::centreViewOn(int x, int y)
 
 void MainWindow::showPixel(int x, int y)
 {
-    if (x < 0 || y < 0 || !source_ || x >= source_->width || y >= source_->height) {
+    const auto source = doc_->source();
+    if (x < 0 || y < 0 || !source || x >= source->width || y >= source->height) {
         pixelLabel_->clear();
         return;
     }
@@ -544,60 +584,46 @@ void MainWindow::showPixel(int x, int y)
         for (int c = 0; c < img.channels; ++c) parts << QString::number(img.at(c, y, x), 'g', 6);
         return parts.join(' ');
     };
-    QString text = tr("(%1, %2)  source %3").arg(x).arg(y).arg(values(*source_));
-    const auto result = render_->result();
-    if (result && render_->resultSource() == source_) text += tr("  result %1").arg(values(*result));
+    QString text = tr("(%1, %2)  source %3").arg(x).arg(y).arg(values(*source));
+    const WorkbenchDocument::Result* r = doc_->result();
+    if (r && r->source == source) text += tr("  result %1").arg(values(*r->image));
     pixelLabel_->setText(text);
 }
 
-convlab::Image MainWindow::decodeForWorkbench(const std::string& path, std::shared_ptr<const convlab::PackedImage>& packed)
-{
-    // 8/16-bit files are decoded once: the samples go to the GPU as they are, the float image
-    // (the same values) to the CPU and the view.
-    convlab::DecodedImage decoded = convlab::decodeImage(path);
-    packed.reset();
-    if (!decoded.samples) return std::move(decoded.image);
-    convlab::Image image = convlab::unpackImage(*decoded.samples);
-    packed = std::make_shared<const convlab::PackedImage>(std::move(*decoded.samples));
-    return image;
-}
+void MainWindow::openImageInBackground(const QString& path) { doc_->open(path); }
 
 bool MainWindow::openImage(const QString& path)
 {
-    convlab::Image image;
-    std::shared_ptr<const convlab::PackedImage> packed;
-    try {
-        image = decodeForWorkbench(path.toStdString(), packed);
-    } catch (const convlab::Error& e) {
-        reportError(tr("Cannot open %1: %2").arg(QFileInfo(path).fileName(), QString::fromUtf8(e.what())));
-        return false;
-    } catch (const std::bad_alloc&) {
-        reportError(tr("Cannot open %1: out of memory").arg(QFileInfo(path).fileName()));
-        return false;
-    }
-    currentPath_ = QFileInfo(path).absoluteFilePath();
-    setSourceImage(std::move(image), QFileInfo(path).fileName(), std::move(packed));
-    addRecent(currentPath_);
-    return true;
+    const quint64 before = doc_->generation().image;
+    QEventLoop loop;
+    auto done = connect(doc_, &WorkbenchDocument::sourceChanged, &loop, [&loop] { loop.exit(0); });
+    auto failed = connect(doc_, &WorkbenchDocument::openFailed, &loop, [&loop] { loop.exit(1); });
+    doc_->open(path);
+    if (doc_->opening()) loop.exec();
+    disconnect(done);
+    disconnect(failed);
+    return doc_->generation().image != before;
 }
 
 void MainWindow::setSourceImage(convlab::Image image, const QString& title,
                                 std::shared_ptr<const convlab::PackedImage> packed)
 {
-    source_ = std::make_shared<const convlab::Image>(std::move(image));
-    packedSource_ = std::move(packed);
-    compareA_.reset();
-    view_->setSource(*source_);
+    doc_->setSource(std::move(image), title, {}, std::move(packed));
+}
+
+void MainWindow::onSourceChanged()
+{
+    const auto source = doc_->source();
+    view_->setSource(*source);
     view_->fitToWindow();
     setWindowTitle(tr("%1 (%2×%3×%4) — ConvLab")
-                       .arg(title)
-                       .arg(source_->width)
-                       .arg(source_->height)
-                       .arg(source_->channels));
-    difference_->showMessage(tr("Pick path B and press Compare."));
-    if (crossover_ && crossover_->isVisible()) crossover_->setInput(source_, currentParams());
-    if (lab_ && lab_->isVisible()) lab_->setSource(source_);
-    requestRender();
+                       .arg(doc_->title())
+                       .arg(source->width)
+                       .arg(source->height)
+                       .arg(source->channels));
+    if (!doc_->path().isEmpty()) addRecent(doc_->path());
+    if (crossover_ && crossover_->isVisible()) crossover_->setInput(source, currentParams());
+    if (lab_ && lab_->isVisible()) lab_->setSource(source);
 }
 
 void MainWindow::openSample()
@@ -609,9 +635,14 @@ void MainWindow::openSample()
     const QString copy = dir.filePath(name);
     if (dir.isValid() && QFile::copy(":/samples/" + name, copy)) {
         try {
-            std::shared_ptr<const convlab::PackedImage> packed;
-            convlab::Image image = decodeForWorkbench(copy.toStdString(), packed);
-            setSourceImage(std::move(image), name, std::move(packed));
+            convlab::DecodedImage decoded = convlab::decodeImage(copy.toStdString());
+            if (decoded.samples) {
+                convlab::Image image = convlab::unpackImage(*decoded.samples);
+                setSourceImage(std::move(image), name,
+                               std::make_shared<const convlab::PackedImage>(std::move(*decoded.samples)));
+            } else {
+                setSourceImage(std::move(decoded.image), name);
+            }
             return;
         } catch (const convlab::Error&) {
             // Builds without image codecs read only .npy: the chart below needs no file.
@@ -623,7 +654,7 @@ void MainWindow::openSample()
 bool MainWindow::pasteKernelText(const QString& text)
 {
     try {
-        doc_->setKernel(convlab::parseKernelText(text.toStdString()), tr("Paste kernel"));
+        doc_->kernel()->setKernel(convlab::parseKernelText(text.toStdString()), tr("Paste kernel"));
     } catch (const convlab::Error& e) {
         reportError(tr("Cannot paste the kernel: %1").arg(QString::fromUtf8(e.what())));
         return false;
@@ -631,27 +662,28 @@ bool MainWindow::pasteKernelText(const QString& text)
     return true;
 }
 
-void MainWindow::copyKernel() { QGuiApplication::clipboard()->setText(QString::fromStdString(doc_->kernel().toText())); }
+void MainWindow::copyKernel() { QGuiApplication::clipboard()->setText(QString::fromStdString(doc_->kernel()->kernel().toText())); }
 
 void MainWindow::pasteKernel() { pasteKernelText(QGuiApplication::clipboard()->text()); }
 
-QString MainWindow::lastDir() const { return currentPath_.isEmpty() ? QString() : QFileInfo(currentPath_).path(); }
+QString MainWindow::lastDir() const { return doc_->path().isEmpty() ? QString() : QFileInfo(doc_->path()).path(); }
 
 void MainWindow::openDialog()
 {
     const QString path = QFileDialog::getOpenFileName(
         this, tr("Open Image"), lastDir(),
         tr("Images (*.png *.jpg *.jpeg *.tif *.tiff *.bmp *.pgm *.ppm *.pnm *.webp *.npy);;All files (*)"));
-    if (!path.isEmpty()) openImage(path);
+    if (!path.isEmpty()) openImageInBackground(path);
 }
 
 void MainWindow::saveResultDialog()
 {
-    const auto result = render_->result();
-    if (!result) {
+    const WorkbenchDocument::Result* r = doc_->result();
+    if (!r) {
         reportError(tr("There is no result to save yet."));
         return;
     }
+    const auto result = r->image; // kept alive while the dialogs are open
     QString path = QFileDialog::getSaveFileName(this, tr("Save Result"), lastDir(),
                                                 tr("PNG (*.png);;TIFF (*.tif *.tiff);;NumPy array (*.npy)"));
     if (path.isEmpty()) return;
@@ -673,7 +705,8 @@ void MainWindow::openKernelDialog()
     if (path.isEmpty()) return;
     try {
         if (!QFileInfo(path).isFile()) throw convlab::Error("no such file: " + path.toStdString());
-        doc_->setSpec(convlab::loadKernelSpec(path.toStdString()), tr("Open kernel %1").arg(QFileInfo(path).fileName()));
+        doc_->kernel()->setSpec(convlab::loadKernelSpec(path.toStdString()),
+                                tr("Open kernel %1").arg(QFileInfo(path).fileName()));
     } catch (const convlab::Error& e) {
         reportError(tr("Cannot open the kernel %1: %2").arg(QFileInfo(path).fileName(), QString::fromUtf8(e.what())));
     }
@@ -685,7 +718,7 @@ void MainWindow::saveKernelDialog()
                                                       tr("JSON kernel (*.json);;Text kernel (*.txt)"));
     if (path.isEmpty()) return;
     try {
-        convlab::saveKernelFile(doc_->state().toSpec(), path.toStdString());
+        convlab::saveKernelFile(doc_->kernel()->state().toSpec(), path.toStdString());
         statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
     } catch (const convlab::Error& e) {
         reportError(tr("Cannot save the kernel %1: %2").arg(QFileInfo(path).fileName(), QString::fromUtf8(e.what())));
@@ -721,7 +754,8 @@ void MainWindow::rebuildRecentMenu()
 {
     recentMenu_->clear();
     for (const QString& path : recent_)
-        recentMenu_->addAction(QFileInfo(path).fileName(), this, [this, path] { openImage(path); })->setToolTip(path);
+        recentMenu_->addAction(QFileInfo(path).fileName(), this, [this, path] { openImageInBackground(path); })
+            ->setToolTip(path);
     recentMenu_->setToolTipsVisible(true);
     recentMenu_->setEnabled(!recent_.isEmpty());
 }
@@ -743,9 +777,11 @@ void MainWindow::readSettings()
     } catch (const convlab::Error&) {
     }
     controls_->setThreads(s.value("threads", 0).toInt());
+    firstLaunch_ = !s.contains("kernel");
     try {
         if (s.contains("kernel"))
-            doc_->reset(KernelState::fromSpec(convlab::parseKernelJson(s.value("kernel").toString().toStdString())));
+            doc_->kernel()->reset(
+                KernelState::fromSpec(convlab::parseKernelJson(s.value("kernel").toString().toStdString())));
     } catch (const convlab::Error&) {
     }
 }
@@ -763,14 +799,13 @@ void MainWindow::writeSettings()
     s.setValue("method", QString::fromStdString(convlab::methodName(controls_->method())));
     s.setValue("device", QString::fromStdString(convlab::deviceName(controls_->device())));
     s.setValue("threads", controls_->threads());
-    s.setValue("kernel", QString::fromStdString(convlab::kernelToJson(doc_->state().toSpec())));
+    s.setValue("kernel", QString::fromStdString(convlab::kernelToJson(doc_->kernel()->state().toSpec())));
 }
 
 void MainWindow::closeEvent(QCloseEvent* e)
 {
     if (persistent_) writeSettings();
-    render_->shutdown();
-    compare_->shutdown();
+    doc_->shutdown();
     e->accept();
 }
 
@@ -785,5 +820,5 @@ void MainWindow::dropEvent(QDropEvent* e)
     const QList<QUrl> urls = e->mimeData()->urls();
     if (urls.isEmpty() || !urls.first().isLocalFile()) return;
     e->acceptProposedAction();
-    openImage(urls.first().toLocalFile());
+    openImageInBackground(urls.first().toLocalFile());
 }

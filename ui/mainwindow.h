@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The workbench window: the image view in the centre, docks for the kernel editor, controls,
-// timings, difference, the pixel probe and the kernel analysis; Tools opens code export and the
-// method crossover sweep. The window only edits parameters; every convolution runs in a
-// RenderController on a worker thread and only the newest result is shown.
+// timings, difference, the pixel probe and the kernel analysis; Tools opens code export, the
+// method crossover sweep and the border-mode lab. The window keeps layout and menus: the state
+// (image, parameters, results) lives in one WorkbenchDocument, which the panels and the view
+// subscribe to.
 #pragma once
 #include <QMainWindow>
 #include <functional>
@@ -29,6 +30,7 @@ class KernelEditor;
 class ProbePanel;
 class RenderController;
 class TimingsPanel;
+class WorkbenchDocument;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -37,14 +39,15 @@ public:
     explicit MainWindow(bool persistent = true, QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    // Loads an image file (any format of convlab::loadImage). On failure the error reporter
-    // gets the message and the previous image stays. Returns whether it loaded.
+    // Opens an image file (any format of convlab::decodeImage): decoded on a worker while the
+    // window stays live, with progress and Cancel in the status bar. On failure the error
+    // reporter gets the message and the previous image stays.
+    void openImageInBackground(const QString& path);
+    // The same, returning once the file is shown or has failed (the event loop runs meanwhile):
+    // for scripted use (command line, tests). Returns whether it loaded.
     bool openImage(const QString& path);
-    // Shows an image that did not come from a file (sample chart, tests).
-    // Decodes a file once: the float image, and in `packed` its 8/16-bit samples (else null).
-    static convlab::Image decodeForWorkbench(const std::string& path,
-                                             std::shared_ptr<const convlab::PackedImage>& packed);
-    // `packed`: the same image as decoded 8/16-bit samples, for the GPU upload (optional).
+    // Shows an image that did not come from a file (sample chart, tests). `packed`: the same
+    // image as decoded 8/16-bit samples, for the GPU upload (optional).
     void setSourceImage(convlab::Image image, const QString& title,
                         std::shared_ptr<const convlab::PackedImage> packed = {});
     // The bundled sample photograph; the synthetic test chart if it cannot be read.
@@ -55,16 +58,18 @@ public:
     // Where errors go: a message box by default; tests install a recorder.
     void setErrorReporter(std::function<void(const QString&)> reporter);
 
-    KernelDocument* kernelDocument() const { return doc_; }
+    WorkbenchDocument* workbench() const { return doc_; }
+    KernelDocument* kernelDocument() const;
     KernelEditor* kernelEditor() const { return editor_; }
     ControlsPanel* controls() const { return controls_; }
     DifferencePanel* differencePanel() const { return difference_; }
-    RenderController* renderController() const { return render_; }
-    RenderController* compareController() const { return compare_; }
+    RenderController* renderController() const;
+    RenderController* compareController() const;
     ImageView* imageView() const { return view_; }
     ProbePanel* probePanel() const { return probe_; }
     AnalysisPanel* analysisPanel() const { return analysis_; }
-    std::shared_ptr<const convlab::Image> sourceImage() const { return source_; }
+    std::shared_ptr<const convlab::Image> sourceImage() const;
+    TimingsPanel* timingsPanel() const { return timings_; }
     // The parameters a render would use now (cancel flag unset).
     convlab::ConvolveParams currentParams() const;
 
@@ -84,6 +89,16 @@ public:
 
     static QString versionString();
 
+    // The layout of a first launch (no saved geometry): a window sized from the screen's
+    // available area (or `size` when given), the docks narrow enough that the image view gets
+    // at least half the width.
+    void applyFirstLaunchLayout(QSize size = {});
+    // Whether no kernel was saved by an earlier session (a fresh settings folder).
+    bool firstLaunch() const { return firstLaunch_; }
+    // A kernel that shows what the tool does (the edge kernel 1 1 1; 1 -8 1; 1 1 1, absolute
+    // values) in split view, "original | result": the first thing a new user sees.
+    void showFirstLaunchExample();
+
 signals:
     // The result of request `id` has been drawn by the view.
     void resultDisplayed(quint64 id);
@@ -102,14 +117,18 @@ private:
     bool showGpuResult(const convlab::Image& result, convlab::RunReport& report);
     void buildMenus();
     void buildDocks();
-    void requestRender();
-    // Feeds the parameters to whatever shows them besides the result (analysis, open dialogs).
-    void paramsChanged();
-    void onResultReady(quint64 id);
+    void buildStatusBar();
+    // Subscriptions of the view and the panels to the document.
+    void connectDocument();
+    // What follows a change of the document's source, parameters, result and comparison.
+    void onSourceChanged();
+    void onParamsChanged();
+    void onResultChanged();
+    void onComparisonChanged();
     // Shows a CUDA result from device memory before its host copy arrives.
     void onGpuResultResident(quint64 id, int width, int height, int channels);
-    void onCompareReady(quint64 id);
     void startCompare();
+    void updateBusy();
     void reportError(const QString& message);
     void showPixel(int x, int y);
     void centreViewOn(int x, int y);
@@ -131,7 +150,8 @@ private:
     QString lastDir() const;
 
     bool persistent_;
-    KernelDocument* doc_;
+    bool firstLaunch_ = true;
+    WorkbenchDocument* doc_;
     ImageView* view_;
     KernelEditor* editor_;
     ControlsPanel* controls_;
@@ -143,19 +163,15 @@ private:
     CrossoverDialog* crossover_ = nullptr;
     BorderLabWindow* lab_ = nullptr;
     QAction* padding_ = nullptr;
-    RenderController* render_;
-    RenderController* compare_;
     QLabel* pixelLabel_;
+    QLabel* zoomLabel_;
     QProgressBar* busy_;
     QPushButton* cancel_;
     QMenu* recentMenu_;
     QActionGroup* modeGroup_;
+    QActionGroup* mapGroup_;
     QStringList recent_;
-    QString currentPath_;
     QString interopError_; // why CUDA cannot write the view's buffer here; empty: not known to fail
-    std::shared_ptr<const convlab::Image> source_;
-    std::shared_ptr<const convlab::PackedImage> packedSource_; // source_ as 8/16-bit samples, or null
-    std::shared_ptr<const convlab::Image> compareA_;
     quint64 pendingDisplayId_ = 0;
     quint64 earlyDisplayedId_ = 0; // the request whose CUDA result was shown before its download
     std::function<void(const QString&)> reporter_;

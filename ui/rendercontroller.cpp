@@ -35,19 +35,16 @@ RenderController::~RenderController()
 quint64 RenderController::request(std::shared_ptr<const convlab::Image> source, convlab::ConvolveParams params,
                                   std::shared_ptr<const convlab::PackedImage> packed)
 {
-    if (pendingCancel_) pendingCancel_->store(true);
+    const bool wasBusy = busy();
+    const LatestOnly::Ticket ticket = latest_.begin(); // the run in flight gives way
     auto job = std::make_shared<Outcome>();
-    job->id = ++latestId_;
+    job->id = ticket.id;
     job->source = std::move(source);
     job->packed = std::move(packed);
-    job->cancel = std::make_shared<std::atomic<bool>>(false);
+    job->cancel = ticket.cancel;
     job->buffer = takeSpare();
     params.cancel = job->cancel.get();
     job->params = std::move(params);
-
-    const bool wasBusy = busy();
-    pendingId_ = job->id;
-    pendingCancel_ = job->cancel;
     if (!wasBusy) emit busyChanged(true);
 
     pool_.start([this, job] {
@@ -78,6 +75,8 @@ void RenderController::runOnGpu(Outcome& job)
     // announced for display while it is still on the device; the host copy follows.
     const convlab::Image& source = *job.source;
     convlab::RunReport& report = job.report;
+    QElapsedTimer wall;
+    wall.start();
     try {
         if (!gpu_) {
             std::string why;
@@ -106,6 +105,7 @@ void RenderController::runOnGpu(Outcome& job)
         if (uploadMs > 0)
             report.stages.insert(report.stages.begin(),
                                  {job.packed ? "upload image (8/16-bit, converted on the GPU)" : "upload image", uploadMs});
+        convlab::closeStages(report, double(wall.nsecsElapsed()) / 1e6); // the session's total plus upload and download
     } catch (const convlab::Error& e) {
         // A failing GPU run is reported and re-runs on the CPU.
         {
@@ -127,10 +127,7 @@ std::shared_ptr<convlab::GpuSession> RenderController::gpuSession() const
     return gpu_;
 }
 
-void RenderController::cancel()
-{
-    if (pendingCancel_) pendingCancel_->store(true);
-}
+void RenderController::cancel() { latest_.cancel(); }
 
 void RenderController::shutdown()
 {
@@ -141,8 +138,12 @@ void RenderController::shutdown()
 void RenderController::recycle(std::shared_ptr<convlab::Image> buffer)
 {
     if (!buffer) return;
+    // Only buffers of the current result's shape can be reused; others are memory held for nothing.
+    if (result_ && (buffer->width != result_->width || buffer->height != result_->height ||
+                    buffer->channels != result_->channels))
+        return;
     retired_.push_back(std::move(buffer));
-    if (retired_.size() > 3) retired_.erase(retired_.begin());
+    if (retired_.size() > 2) retired_.erase(retired_.begin());
 }
 
 std::shared_ptr<convlab::Image> RenderController::takeSpare()
@@ -160,14 +161,12 @@ std::shared_ptr<convlab::Image> RenderController::takeSpare()
 void RenderController::finish(const std::shared_ptr<Outcome>& outcome)
 {
     outcome->image.reset();
-    if (outcome->id != pendingId_) { // superseded: never shown
+    if (!latest_.finish(outcome->id)) { // superseded: never shown
         recycle(std::move(outcome->buffer));
         ++dropped_;
         emit resultDropped(outcome->id);
         return;
     }
-    pendingId_ = 0;
-    pendingCancel_.reset();
     emit busyChanged(false);
     if (outcome->wasCancelled) {
         recycle(std::move(outcome->buffer));

@@ -13,6 +13,7 @@
 
 #include "convlab/convolve.h"
 #include "convlab/gpu.h"
+#include "latest.h"
 
 class RenderController : public QObject {
     Q_OBJECT
@@ -31,8 +32,10 @@ public:
     // Cancels and blocks until no run is left (window closing).
     void shutdown();
 
-    bool busy() const { return pendingId_ != 0; }
-    quint64 latestId() const { return latestId_; }
+    bool busy() const { return latest_.pending(); }
+    quint64 latestId() const { return latest_.latest(); }
+    // Frees the output buffers kept for reuse (the image changed size: they fit no more).
+    void releaseSpareBuffers() { retired_.clear(); }
 
     // The held result: the newest request that finished successfully.
     quint64 resultId() const { return resultId_; }
@@ -68,9 +71,7 @@ private:
     void runOnGpu(Outcome& job);
 
     QThreadPool pool_;
-    quint64 latestId_ = 0;
-    quint64 pendingId_ = 0;
-    std::shared_ptr<std::atomic<bool>> pendingCancel_;
+    LatestOnly latest_;
     quint64 resultId_ = 0;
     std::shared_ptr<const convlab::Image> result_;
     std::shared_ptr<const convlab::Image> resultSource_;

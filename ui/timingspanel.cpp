@@ -8,11 +8,30 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <cmath>
 
 namespace {
 constexpr std::size_t kHistory = 20;
 constexpr int kBarHeight = 16;
+
+QString stageLabel(const convlab::StageTiming& s)
+{
+    return QString::fromStdString(s.name);
+}
 } // namespace
+
+QString formatDuration(double ms)
+{
+    const double a = std::abs(ms);
+    auto digits = [](double v) { return v >= 100 ? 0 : v >= 10 ? 1 : 2; };
+    if (a < 1.0) {
+        const double us = ms * 1e3;
+        return QString::number(us, 'f', digits(std::abs(us))) + QStringLiteral(" µs");
+    }
+    if (a < 1000.0) return QString::number(ms, 'f', digits(a)) + QStringLiteral(" ms");
+    const double s = ms / 1e3;
+    return QString::number(s, 'f', digits(std::abs(s))) + QStringLiteral(" s");
+}
 
 StageChart::StageChart(QWidget* parent) : QWidget(parent)
 {
@@ -38,20 +57,25 @@ void StageChart::paintEvent(QPaintEvent*)
     double maxMs = 0.0;
     for (const auto& s : stages_) maxMs = std::max(maxMs, s.ms);
     const QFontMetrics fm = fontMetrics();
-    int labelWidth = 0;
-    for (const auto& s : stages_) labelWidth = std::max(labelWidth, fm.horizontalAdvance(QString::fromStdString(s.name)));
+    int labelWidth = 0, valueWidth = 0;
+    for (const auto& s : stages_) {
+        labelWidth = std::max(labelWidth, fm.horizontalAdvance(stageLabel(s)));
+        valueWidth = std::max(valueWidth, fm.horizontalAdvance(formatDuration(s.ms)));
+    }
+    // Labels and values keep their full width; the bars take what is left.
+    labelWidth = std::min(labelWidth, width() / 2);
     const int x0 = labelWidth + 8;
-    const int barSpace = std::max(1, width() - x0 - 70);
+    const int barSpace = std::max(1, width() - x0 - valueWidth - 8);
     const QColor bar = palette().color(QPalette::Highlight);
     int y = 2;
     for (const auto& s : stages_) {
         const QRect text(0, y, labelWidth, kBarHeight);
         p.setPen(palette().color(QPalette::WindowText));
-        p.drawText(text, Qt::AlignRight | Qt::AlignVCenter, QString::fromStdString(s.name));
+        p.drawText(text, Qt::AlignRight | Qt::AlignVCenter, fm.elidedText(stageLabel(s), Qt::ElideMiddle, labelWidth));
         const int w = maxMs > 0 ? std::max(1, int(barSpace * s.ms / maxMs)) : 1;
-        p.fillRect(QRect(x0, y + 2, w, kBarHeight - 4), bar);
-        p.drawText(QRect(x0 + w + 4, y, 66, kBarHeight), Qt::AlignLeft | Qt::AlignVCenter,
-                   QString::number(s.ms, 'f', 2) + " ms");
+        p.fillRect(QRect(x0, y + 2, w, kBarHeight - 4), s.once ? bar.lighter(150) : bar);
+        p.drawText(QRect(x0 + w + 4, y, valueWidth + 4, kBarHeight), Qt::AlignLeft | Qt::AlignVCenter,
+                   formatDuration(s.ms));
         y += kBarHeight + 4;
     }
 }
@@ -59,7 +83,8 @@ void StageChart::paintEvent(QPaintEvent*)
 TimingsPanel::TimingsPanel(QWidget* parent) : QWidget(parent)
 {
     table_ = new QTableWidget(0, 2);
-    table_->setHorizontalHeaderLabels({tr("stage"), tr("ms")});
+    table_->setHorizontalHeaderLabels({tr("stage"), tr("time")});
+    table_->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
     table_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     table_->verticalHeader()->hide();
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -91,32 +116,49 @@ double TimingsPanel::medianMs() const
 
 void TimingsPanel::addRun(const convlab::RunReport& report, double pixels)
 {
-    history_.push_back(report.totalMs);
+    // The median tracks what a run costs from now on: one-time costs left out.
+    const double perRun = convlab::perRunMs(report);
+    history_.push_back(perRun);
     if (history_.size() > kHistory) history_.pop_front();
 
+    std::vector<convlab::StageTiming> perRunStages, onceStages;
+    for (const auto& s : report.stages) (s.once ? onceStages : perRunStages).push_back(s);
     table_->setRowCount(int(report.stages.size()) + 1);
     int row = 0;
-    auto setRow = [&](const QString& name, double ms) {
-        table_->setItem(row, 0, new QTableWidgetItem(name));
-        auto* value = new QTableWidgetItem(QString::number(ms, 'f', 3));
+    auto setRow = [&](const QString& name, double ms, bool emphasis) {
+        auto* label = new QTableWidgetItem(name);
+        auto* value = new QTableWidgetItem(formatDuration(ms));
         value->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        if (emphasis) {
+            QFont f = label->font();
+            f.setBold(true);
+            label->setFont(f);
+            value->setFont(f);
+        }
+        table_->setItem(row, 0, label);
         table_->setItem(row, 1, value);
         ++row;
     };
-    for (const auto& s : report.stages) setRow(QString::fromStdString(s.name), s.ms);
-    setRow(tr("total"), report.totalMs);
+    for (const auto& s : perRunStages) setRow(stageLabel(s), s.ms, false);
+    for (const auto& s : onceStages) setRow(tr("%1 — one-time").arg(stageLabel(s)), s.ms, false);
+    setRow(tr("total"), report.totalMs, true);
     chart_->setStages(report.stages);
     // As tall as its rows, so the chart and the display time sit right below it.
     table_->setMaximumHeight(table_->horizontalHeader()->height() + 2 * table_->frameWidth() +
                              table_->verticalHeader()->length());
 
-    const double mpxPerS = report.totalMs > 0 ? pixels / 1e6 / (report.totalMs / 1e3) : 0.0;
-    summary_->setText(tr("total %1 ms\nmedian of last %2: %3 ms\n%4 Mpx/s · %5 thread(s)")
-                          .arg(report.totalMs, 0, 'f', 2)
-                          .arg(history_.size())
-                          .arg(medianMs(), 0, 'f', 2)
-                          .arg(mpxPerS, 0, 'f', 1)
-                          .arg(report.threads));
+    const double computeMs = report.computeMs > 0 ? report.computeMs : perRun;
+    const double mpxPerS = computeMs > 0 ? pixels / 1e6 / (computeMs / 1e3) : 0.0;
+    QString summary = tr("total %1").arg(formatDuration(report.totalMs));
+    if (!onceStages.empty())
+        summary += tr(" (of which %1 one-time, not paid again)")
+                       .arg(formatDuration(report.totalMs - perRun));
+    summary += tr("\nmedian of last %1: %2\n%3 Mpx/s (convolution stages) · %4 thread(s)")
+                   .arg(history_.size())
+                   .arg(formatDuration(medianMs()))
+                   .arg(mpxPerS, 0, 'f', 1)
+                   .arg(report.threads);
+    summary_->setText(summary);
     QString reason = tr("%1 on %2: %3")
                          .arg(QString::fromStdString(convlab::methodName(report.method)),
                               QString::fromStdString(convlab::deviceName(report.device)),
@@ -126,4 +168,16 @@ void TimingsPanel::addRun(const convlab::RunReport& report, double pixels)
     reason_->setPlainText(reason);
 }
 
-void TimingsPanel::setDisplayMs(double ms) { display_->setText(tr("display (upload + draw): %1 ms").arg(ms, 0, 'f', 2)); }
+void TimingsPanel::setDisplayMs(double ms) { display_->setText(tr("display (upload + draw): %1").arg(formatDuration(ms))); }
+
+QList<QPair<QString, QString>> TimingsPanel::rows() const
+{
+    QList<QPair<QString, QString>> out;
+    for (int r = 0; r < table_->rowCount(); ++r)
+        out.append({table_->item(r, 0)->text(), table_->item(r, 1)->text()});
+    return out;
+}
+
+QString TimingsPanel::summaryText() const { return summary_->text(); }
+
+QString TimingsPanel::displayText() const { return display_->text(); }

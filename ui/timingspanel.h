@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Timings of the last run: per-stage table and bar chart, total, median of the last 20 runs,
 // throughput, the method that ran and why, the rank, and the display time of the view.
+// The stages add up to the total (the engine names what is left "other"); one-time costs
+// (planner calibration, FFT planning) are listed apart, and throughput counts only the
+// method's own time.
 #pragma once
 #include <QWidget>
 #include <deque>
@@ -26,6 +29,9 @@ private:
     std::vector<convlab::StageTiming> stages_;
 };
 
+// "850 µs", "12.3 ms", "1.84 s": three significant digits with the unit that fits.
+QString formatDuration(double ms);
+
 class TimingsPanel : public QWidget {
     Q_OBJECT
 public:
@@ -34,6 +40,10 @@ public:
     void addRun(const convlab::RunReport& report, double pixels);
     void setDisplayMs(double ms);
     double medianMs() const;
+    // The texts shown, for tests: the table's rows (stage, duration), the summary.
+    QList<QPair<QString, QString>> rows() const;
+    QString summaryText() const;
+    QString displayText() const;
 
 private:
     std::deque<double> history_;

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "workbenchdocument.h"
+
+#include <QFileInfo>
+#include <QMetaObject>
+#include <new>
+
+#include "convlab/error.h"
+#include "convlab/io.h"
+#include "differencepanel.h"
+#include "kerneldocument.h"
+#include "rendercontroller.h"
+
+namespace {
+
+// 8/16-bit files are decoded once: the samples go to the GPU as they are, the float image
+// (the same values) to the CPU and the view.
+struct Decoded {
+    convlab::Image image;
+    std::shared_ptr<const convlab::PackedImage> packed;
+};
+
+Decoded decodeFile(const std::string& path)
+{
+    convlab::DecodedImage decoded = convlab::decodeImage(path);
+    Decoded out;
+    if (!decoded.samples) {
+        out.image = std::move(decoded.image);
+        return out;
+    }
+    out.image = convlab::unpackImage(*decoded.samples);
+    out.packed = std::make_shared<const convlab::PackedImage>(std::move(*decoded.samples));
+    return out;
+}
+
+} // namespace
+
+bool WorkbenchDocument::RunSettings::operator==(const RunSettings& o) const
+{
+    return border.mode == o.border.mode && border.value == o.border.value && method == o.method &&
+           device == o.device && threads == o.threads;
+}
+
+WorkbenchDocument::WorkbenchDocument(QObject* parent)
+    : QObject(parent), kernel_(new KernelDocument(this)), render_(new RenderController(this)),
+      compare_(new RenderController(this))
+{
+    workers_.setMaxThreadCount(2); // one decode and one comparison at most
+    connect(kernel_, &KernelDocument::changed, this, &WorkbenchDocument::paramsEdited);
+    connect(render_, &RenderController::resultReady, this, &WorkbenchDocument::onRenderReady);
+    connect(render_, &RenderController::gpuResultResident, this, &WorkbenchDocument::gpuResultResident);
+    connect(render_, &RenderController::failed, this, [this](quint64, const QString& m) {
+        emit renderFailed(m);
+        emitBusy();
+    });
+    connect(render_, &RenderController::cancelled, this, [this] {
+        emit renderCancelled();
+        emitBusy();
+    });
+    connect(compare_, &RenderController::resultReady, this, &WorkbenchDocument::onCompareReady);
+    connect(compare_, &RenderController::failed, this, [this](quint64, const QString& m) {
+        if (!comparing_.pending()) return; // a comparison already given up
+        comparing_.invalidate();
+        comparedA_.reset();
+        emit comparisonFailed(tr("Path B failed: %1").arg(m));
+        emitBusy();
+    });
+    connect(compare_, &RenderController::cancelled, this, [this] {
+        if (!comparing_.pending()) return;
+        comparing_.invalidate();
+        comparedA_.reset();
+        emit comparisonFailed(tr("Comparison cancelled."));
+        emitBusy();
+    });
+}
+
+WorkbenchDocument::~WorkbenchDocument() { shutdown(); }
+
+void WorkbenchDocument::shutdown()
+{
+    opening_.invalidate();
+    comparing_.invalidate();
+    render_->shutdown();
+    compare_->shutdown();
+    workers_.waitForDone();
+}
+
+// ---- the source ----
+
+void WorkbenchDocument::setSource(convlab::Image image, const QString& title, const QString& path,
+                                  std::shared_ptr<const convlab::PackedImage> packed)
+{
+    opening_.invalidate(); // an open still decoding would replace this image: drop it
+    source_ = std::make_shared<const convlab::Image>(std::move(image));
+    packed_ = std::move(packed);
+    title_ = title;
+    path_ = path;
+    ++generation_.image;
+    // The buffers of the previous image's size are of no use any more: give the memory back.
+    render_->releaseSpareBuffers();
+    compare_->releaseSpareBuffers();
+    clearComparison();
+    emit sourceChanged();
+    requestRender();
+}
+
+quint64 WorkbenchDocument::open(const QString& path)
+{
+    const LatestOnly::Ticket ticket = opening_.begin();
+    emit openStarted(path);
+    emitBusy();
+    workers_.start([this, ticket, path] {
+        auto decoded = std::make_shared<Decoded>();
+        QString error;
+        try {
+            if (!QFileInfo(path).isFile()) throw convlab::Error("no such file");
+            *decoded = decodeFile(path.toStdString());
+        } catch (const convlab::Error& e) {
+            error = QString::fromUtf8(e.what());
+        } catch (const std::bad_alloc&) {
+            error = tr("out of memory");
+        }
+        if (ticket.cancel->load()) return; // nobody waits for it any more
+        QMetaObject::invokeMethod(
+            this,
+            [this, id = ticket.id, path, decoded, error] {
+                if (!opening_.finish(id)) return; // superseded or cancelled
+                if (error.isEmpty())
+                    setSource(std::move(decoded->image), QFileInfo(path).fileName(),
+                              QFileInfo(path).absoluteFilePath(), std::move(decoded->packed));
+                else
+                    emit openFailed(path, error);
+                emitBusy();
+            },
+            Qt::QueuedConnection);
+    });
+    return ticket.id;
+}
+
+void WorkbenchDocument::cancelOpen()
+{
+    if (!opening_.pending()) return;
+    opening_.invalidate();
+    emitBusy();
+}
+
+// ---- the parameters ----
+
+void WorkbenchDocument::setRunSettings(const RunSettings& s)
+{
+    if (s == settings_) return;
+    settings_ = s;
+    paramsEdited();
+}
+
+void WorkbenchDocument::paramsEdited()
+{
+    ++generation_.params;
+    clearComparison();
+    emit paramsChanged();
+    requestRender();
+}
+
+convlab::ConvolveParams WorkbenchDocument::params() const
+{
+    const KernelState& s = kernel_->state();
+    convlab::ConvolveParams p;
+    p.kernel = s.kernel;
+    p.semantics = s.semantics;
+    p.normalize = s.normalize;
+    p.scale = s.scale;
+    p.offset = s.offset;
+    p.border = settings_.border;
+    p.method = settings_.method;
+    p.device = settings_.device;
+    p.threads = settings_.threads;
+    return p;
+}
+
+// ---- rendering ----
+
+void WorkbenchDocument::requestRender()
+{
+    if (!source_) return;
+    requested_ = generation_;
+    render_->request(source_, params(), packed_);
+    emit renderStarted();
+    emitBusy();
+}
+
+void WorkbenchDocument::onRenderReady(quint64 id)
+{
+    Result r;
+    r.image = render_->result();
+    r.source = render_->resultSource();
+    r.params = render_->resultParams();
+    r.report = render_->report();
+    r.generation = requested_; // the controller delivers only its newest request
+    r.requestId = id;
+    result_ = std::move(r);
+    clearComparison();
+    emit resultChanged();
+    emitBusy();
+}
+
+// ---- comparing ----
+
+void WorkbenchDocument::compare(convlab::Method method, convlab::Device device)
+{
+    if (!result_) throw convlab::Error("no result yet: open an image first");
+    comparing_.begin();
+    comparedA_ = result_;
+    convlab::ConvolveParams p = result_->params;
+    p.method = method;
+    p.device = device;
+    compare_->request(result_->source, p);
+    emitBusy();
+}
+
+void WorkbenchDocument::onCompareReady(quint64)
+{
+    if (!comparing_.pending()) return; // given up (the result changed)
+    const quint64 ticket = comparing_.latest();
+    const auto b = compare_->result();
+    if (!comparedA_ || !result_ || result_->image != comparedA_->image || !b || !comparedA_->image->sameShape(*b)) {
+        comparing_.invalidate();
+        comparedA_.reset();
+        emit comparisonFailed(tr("The result changed during the comparison: press Compare again."));
+        emitBusy();
+        return;
+    }
+    // The statistics and the difference image read every value: off the UI thread.
+    auto a = comparedA_->image;
+    auto job = std::make_shared<Comparison>();
+    job->reportB = compare_->report();
+    job->paramsB = compare_->resultParams();
+    job->generation = comparedA_->generation;
+    workers_.start([this, a, b, job, ticket] {
+        job->stats = convlab::compareImages(*a, *b);
+        job->difference = std::make_shared<const convlab::Image>(DifferencePanel::difference(*a, *b));
+        QMetaObject::invokeMethod(
+            this,
+            [this, job, ticket] {
+                if (!comparing_.finish(ticket)) return;
+                comparedA_.reset();
+                if (!result_ || job->generation != result_->generation) {
+                    emit comparisonFailed(tr("The result changed during the comparison: press Compare again."));
+                } else {
+                    comparison_ = std::move(*job);
+                    emit comparisonChanged();
+                }
+                emitBusy();
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void WorkbenchDocument::clearComparison()
+{
+    const bool had = comparison_.has_value() || comparing_.pending();
+    comparison_.reset();
+    comparedA_.reset();
+    if (comparing_.pending()) compare_->cancel();
+    comparing_.invalidate();
+    if (had) emit comparisonChanged();
+}
+
+void WorkbenchDocument::cancel()
+{
+    render_->cancel();
+    compare_->cancel();
+    cancelOpen();
+}
+
+bool WorkbenchDocument::busy() const { return render_->busy() || compare_->busy() || opening_.pending() || comparing_.pending(); }
+
+void WorkbenchDocument::emitBusy()
+{
+    const bool now = busy();
+    if (now == wasBusy_) return;
+    wasBusy_ = now;
+    emit busyChanged(now);
+}

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The workbench's one state object: the source image, the committed parameters (the kernel
+// with its undo history, border, method, backend, threads) and what was computed from them —
+// the result (path A) and the comparison with a second path (B) — each tagged with the
+// generation of image and parameters it was computed for.
+//
+// Panels and views subscribe to its signals; nobody pushes values to them by hand. Any change
+// of image or parameters starts a render on a worker (the newest wins, older runs are
+// cancelled and dropped) and clears the comparison, so a difference map of older parameters
+// is never shown as current. Files are decoded on a worker too, so the window never freezes.
+#pragma once
+#include <QObject>
+#include <QString>
+#include <QThreadPool>
+#include <memory>
+#include <optional>
+
+#include "convlab/convolve.h"
+#include "convlab/image.h"
+#include "latest.h"
+
+class KernelDocument;
+class RenderController;
+
+class WorkbenchDocument : public QObject {
+    Q_OBJECT
+public:
+    // What a computed thing was computed from: the n-th source image and the m-th parameters.
+    struct Generation {
+        quint64 image = 0;
+        quint64 params = 0;
+        bool operator==(const Generation&) const = default;
+    };
+    // The parameters besides the kernel document's (Controls panel).
+    struct RunSettings {
+        convlab::Border border;
+        convlab::Method method = convlab::Method::Auto;
+        convlab::Device device = convlab::Device::Auto;
+        int threads = 0; // 0: all hardware threads
+        bool operator==(const RunSettings& o) const;
+    };
+    struct Result {
+        std::shared_ptr<const convlab::Image> image;
+        std::shared_ptr<const convlab::Image> source; // the image it was computed from
+        convlab::ConvolveParams params;
+        convlab::RunReport report;
+        Generation generation;
+        quint64 requestId = 0;
+    };
+    // Result A against path B run on A's very source and parameters.
+    struct Comparison {
+        std::shared_ptr<const convlab::Image> difference; // a - b
+        convlab::DiffStats stats;
+        convlab::RunReport reportB;
+        convlab::ConvolveParams paramsB;
+        Generation generation; // A's
+    };
+
+    explicit WorkbenchDocument(QObject* parent = nullptr);
+    ~WorkbenchDocument() override;
+
+    KernelDocument* kernel() const { return kernel_; }
+    RenderController* renderer() const { return render_; }
+    RenderController* comparer() const { return compare_; }
+
+    // ---- the source ----
+    // Replaces the source image (`packed`: the same image as decoded 8/16-bit samples, for the
+    // GPU upload). `path` is empty for images that do not come from a file.
+    void setSource(convlab::Image image, const QString& title, const QString& path = {},
+                   std::shared_ptr<const convlab::PackedImage> packed = {});
+    // Decodes `path` on a worker; sourceChanged() or openFailed() follows (nothing, when a
+    // newer open or cancelOpen() supersedes it). Returns the open's id.
+    quint64 open(const QString& path);
+    void cancelOpen();
+    bool opening() const { return opening_.pending(); }
+    std::shared_ptr<const convlab::Image> source() const { return source_; }
+    std::shared_ptr<const convlab::PackedImage> packedSource() const { return packed_; }
+    QString title() const { return title_; }
+    QString path() const { return path_; }
+
+    // ---- the parameters ----
+    void setRunSettings(const RunSettings& s);
+    const RunSettings& runSettings() const { return settings_; }
+    // The committed parameters as one snapshot (cancel flag unset).
+    convlab::ConvolveParams params() const;
+    Generation generation() const { return generation_; }
+
+    // ---- what was computed ----
+    // The newest result (null before the first); it may be of older parameters while a newer
+    // render runs: resultIsCurrent() tells.
+    const Result* result() const { return result_ ? &*result_ : nullptr; }
+    bool resultIsCurrent() const { return result_ && result_->generation == generation_; }
+    // Only ever of the current result; null when none was made for it.
+    const Comparison* comparison() const { return comparison_ ? &*comparison_ : nullptr; }
+    // Runs path B (method, device) on the current result's source and parameters.
+    void compare(convlab::Method method, convlab::Device device);
+    bool comparing() const { return comparing_.pending(); }
+
+    // Cancels the render, the comparison and the open in flight.
+    void cancel();
+    bool busy() const;
+    // Cancels and waits for every worker (window closing).
+    void shutdown();
+
+signals:
+    void sourceChanged();
+    void paramsChanged();
+    // A render of the newest generation started (for busy indicators).
+    void renderStarted();
+    void resultChanged();
+    // A CUDA result of request `id` is complete on the device (interop can draw it) before its
+    // host copy arrives with resultChanged().
+    void gpuResultResident(quint64 id, int width, int height, int channels);
+    void renderFailed(const QString& message);
+    void renderCancelled();
+    void comparisonChanged();
+    void comparisonFailed(const QString& message);
+    void openStarted(const QString& path);
+    void openFailed(const QString& path, const QString& message);
+    void busyChanged(bool busy);
+
+private:
+    void paramsEdited();
+    void requestRender();
+    void onRenderReady(quint64 id);
+    void onCompareReady(quint64 id);
+    void clearComparison();
+    void emitBusy();
+
+    KernelDocument* kernel_;
+    RenderController* render_;
+    RenderController* compare_;
+    RunSettings settings_;
+    Generation generation_;
+    Generation requested_; // of the newest render request
+    std::shared_ptr<const convlab::Image> source_;
+    std::shared_ptr<const convlab::PackedImage> packed_;
+    QString title_, path_;
+    std::optional<Result> result_;
+    std::optional<Comparison> comparison_;
+    std::optional<Result> comparedA_; // A as it was when path B started
+    LatestOnly opening_, comparing_;
+    QThreadPool workers_; // decoding and comparing, off the UI thread
+    bool wasBusy_ = false;
+};
