@@ -9,6 +9,43 @@
 #include <cmath>
 
 #include "controlspanel.h"
+#include "convlab/error.h"
+#include "workbenchdocument.h"
+
+QString DifferencePanel::pathLabel(const convlab::ConvolveParams& p, const convlab::RunReport& r)
+{
+    QString label = QString::fromStdString(convlab::methodName(r.method) + " on " + convlab::deviceName(r.device));
+    if (p.method == convlab::Method::Auto) label += tr(" (chosen by auto)");
+    return label;
+}
+
+void DifferencePanel::follow(WorkbenchDocument* doc)
+{
+    connect(this, &DifferencePanel::compareRequested, doc, [this, doc] {
+        if (!doc->result()) {
+            showMessage(tr("No result yet: open an image first."));
+            return;
+        }
+        setRunning(true);
+        doc->compare(method(), device());
+    });
+    connect(doc, &WorkbenchDocument::comparisonChanged, this, [this, doc] {
+        const WorkbenchDocument::Comparison* c = doc->comparison();
+        if (!c) {
+            // Whatever was compared is of older parameters or another image.
+            setRunning(doc->comparing());
+            if (!doc->comparing()) showMessage(tr("Pick path B and press Compare."));
+            return;
+        }
+        const WorkbenchDocument::Result& a = *doc->result();
+        setRunning(false);
+        showStats(c->stats, pathLabel(a.params, a.report), pathLabel(c->paramsB, c->reportB));
+    });
+    connect(doc, &WorkbenchDocument::comparisonFailed, this, [this](const QString& m) {
+        setRunning(false);
+        showMessage(m);
+    });
+}
 
 DifferencePanel::DifferencePanel(QWidget* parent) : QWidget(parent)
 {

@@ -10,11 +10,17 @@
 class QComboBox;
 class QLabel;
 class QPushButton;
+class WorkbenchDocument;
 
 class DifferencePanel : public QWidget {
     Q_OBJECT
 public:
     explicit DifferencePanel(QWidget* parent = nullptr);
+    // Shows the document's comparison (statistics, or why there is none) as it changes, and
+    // asks the document to compare when Compare is pressed.
+    void follow(WorkbenchDocument* doc);
+    // "fft on cpu", marked when auto chose the method.
+    static QString pathLabel(const convlab::ConvolveParams& p, const convlab::RunReport& r);
 
     convlab::Method method() const;
     convlab::Device device() const;

@@ -54,14 +54,6 @@ namespace {
 
 constexpr int kMaxRecent = 8;
 
-// "fft on cpu", marked when auto chose the method.
-QString pathLabel(const convlab::ConvolveParams& p, const convlab::RunReport& r)
-{
-    QString label = QString::fromStdString(convlab::methodName(r.method) + " on " + convlab::deviceName(r.device));
-    if (p.method == convlab::Method::Auto) label += QObject::tr(" (chosen by auto)");
-    return label;
-}
-
 // Depth and value mapping for Save Result; the format comes from the file's extension.
 bool askSaveOptions(QWidget* parent, const QString& path, convlab::SaveOptions& opts)
 {
@@ -113,7 +105,6 @@ MainWindow::MainWindow(bool persistent, QWidget* parent) : QMainWindow(parent), 
         doc_->setRunSettings({controls_->border(), controls_->method(), controls_->device(), controls_->threads()});
     });
     connect(editor_, &KernelEditor::errorOccurred, this, &MainWindow::reportError);
-    connect(difference_, &DifferencePanel::compareRequested, this, &MainWindow::startCompare);
     connect(difference_, &DifferencePanel::locateRequested, this, &MainWindow::centreViewOn);
 
     connect(view_, &ImageView::pixelHovered, this, &MainWindow::showPixel);
@@ -179,6 +170,9 @@ void MainWindow::buildStatusBar()
 
 void MainWindow::connectDocument()
 {
+    timings_->follow(doc_);
+    probe_->follow(doc_);
+    difference_->follow(doc_);
     connect(doc_, &WorkbenchDocument::sourceChanged, this, &MainWindow::onSourceChanged);
     connect(doc_, &WorkbenchDocument::paramsChanged, this, &MainWindow::onParamsChanged);
     connect(doc_, &WorkbenchDocument::resultChanged, this, &MainWindow::onResultChanged);
@@ -189,10 +183,6 @@ void MainWindow::connectDocument()
             [this](const QString& m) { reportError(tr("Convolution failed: %1").arg(m)); });
     connect(doc_, &WorkbenchDocument::renderCancelled, this,
             [this] { statusBar()->showMessage(tr("Cancelled: the view shows the previous result"), 4000); });
-    connect(doc_, &WorkbenchDocument::comparisonFailed, this, [this](const QString& m) {
-        difference_->setRunning(false);
-        difference_->showMessage(m);
-    });
     connect(doc_, &WorkbenchDocument::openStarted, this, [this](const QString& path) {
         statusBar()->showMessage(tr("Opening %1 …").arg(QFileInfo(path).fileName()));
     });
@@ -455,15 +445,16 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* e)
 void MainWindow::onResultChanged()
 {
     const WorkbenchDocument::Result& r = *doc_->result();
-    convlab::RunReport report = r.report;
-    if (earlyDisplayedId_ == r.requestId && report.device == convlab::Device::Cuda)
-        report.notices.push_back("display path: CUDA to the OpenGL buffer (interop), shown before the download");
-    else if (!showGpuResult(*r.image, report))
+    if (earlyDisplayedId_ == r.requestId && r.report.device == convlab::Device::Cuda) {
+        timings_->setDisplayPath(tr("CUDA to the OpenGL buffer (interop), shown before the download"));
+    } else if (const QString gpu = showGpuResult(*r.image, r.report); !gpu.isEmpty()) {
+        timings_->setDisplayPath(gpu);
+    } else {
         view_->setResult(r.image);
-    probe_->setRun(r.source, r.params, r.image, r.report.method);
+        if (r.report.device != convlab::Device::Cuda) timings_->setDisplayPath(tr("host memory to the OpenGL buffer"));
+    }
     pendingDisplayId_ = r.requestId;
     view_->update();
-    timings_->addRun(report, double(r.image->planeSize()));
 }
 
 void MainWindow::onGpuResultResident(quint64 id, int width, int height, int channels)
@@ -484,9 +475,9 @@ void MainWindow::onGpuResultResident(quint64 id, int width, int height, int chan
     }
 }
 
-bool MainWindow::showGpuResult(const convlab::Image& result, convlab::RunReport& report)
+QString MainWindow::showGpuResult(const convlab::Image& result, const convlab::RunReport& report)
 {
-    if (report.device != convlab::Device::Cuda) return false;
+    if (report.device != convlab::Device::Cuda) return {};
     const auto gpu = renderController()->gpuSession();
     if (gpu && interopError_.isEmpty()) {
         // CUDA writes the view's pixel buffer on the device: no trip through host memory.
@@ -496,28 +487,17 @@ bool MainWindow::showGpuResult(const convlab::Image& result, convlab::RunReport&
             gpu->copyLastResultToGlBuffer(buffer, result.data.size());
             view_->doneCurrent();
             view_->resultBufferWritten(result.width, result.height, result.channels);
-            report.notices.push_back("display path: CUDA to the OpenGL buffer (interop)");
-            return true;
+            return tr("CUDA to the OpenGL buffer (interop)");
         } catch (const convlab::Error& e) {
             view_->doneCurrent();
             interopError_ = QString::fromUtf8(e.what()); // e.g. the GL context is not on the NVIDIA device
         }
     }
-    report.notices.push_back(
-        tr("display path: download + upload (%1)")
-            .arg(interopError_.isEmpty() ? tr("no GPU session") : tr("interop unavailable: %1").arg(interopError_))
-            .toStdString());
-    return false;
-}
-
-void MainWindow::startCompare()
-{
-    if (!doc_->result()) {
-        difference_->showMessage(tr("No result yet: open an image first."));
-        return;
-    }
-    difference_->setRunning(true);
-    doc_->compare(difference_->method(), difference_->device());
+    // The caller draws the host copy.
+    timings_->setDisplayPath(tr("download + upload (%1)")
+                                 .arg(interopError_.isEmpty() ? tr("no GPU session")
+                                                              : tr("interop unavailable: %1").arg(interopError_)));
+    return {};
 }
 
 void MainWindow::onComparisonChanged()
@@ -525,14 +505,9 @@ void MainWindow::onComparisonChanged()
     const WorkbenchDocument::Comparison* c = doc_->comparison();
     if (!c) {
         // Whatever was compared is of older parameters or another image: never shown again.
-        difference_->setRunning(doc_->comparing());
-        if (!doc_->comparing()) difference_->showMessage(tr("Pick path B and press Compare."));
         if (view_->viewMode() == ImageView::ViewMode::Difference) showViewMode(ImageView::ViewMode::Result);
         return;
     }
-    const WorkbenchDocument::Result& a = *doc_->result();
-    difference_->setRunning(false);
-    difference_->showStats(c->stats, pathLabel(a.params, a.report), pathLabel(c->paramsB, c->reportB));
     view_->setDifference(*c->difference);
     showViewMode(ImageView::ViewMode::Difference);
 }

@@ -112,9 +112,9 @@ protected:
     bool eventFilter(QObject* watched, QEvent* e) override;
 
 private:
-    // Shows a CUDA run's result from GPU memory (interop); false (and a note in the report on
-    // which path ran) when the view must take the host copy instead.
-    bool showGpuResult(const convlab::Image& result, convlab::RunReport& report);
+    // Shows a CUDA run's result from GPU memory (interop) and returns the display path; empty
+    // (the Timings panel told why) when the view must take the host copy instead.
+    QString showGpuResult(const convlab::Image& result, const convlab::RunReport& report);
     void buildMenus();
     void buildDocks();
     void buildStatusBar();
@@ -127,7 +127,6 @@ private:
     void onComparisonChanged();
     // Shows a CUDA result from device memory before its host copy arrives.
     void onGpuResultResident(quint64 id, int width, int height, int channels);
-    void startCompare();
     void updateBusy();
     void reportError(const QString& message);
     void showPixel(int x, int y);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "probepanel.h"
 
+#include "workbenchdocument.h"
+
 #include <QComboBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -39,6 +41,14 @@ QTableWidget* makeGrid(QWidget* parent)
 }
 
 } // namespace
+
+void ProbePanel::follow(WorkbenchDocument* doc)
+{
+    connect(doc, &WorkbenchDocument::resultChanged, this, [this, doc] {
+        const WorkbenchDocument::Result& r = *doc->result();
+        setRun(r.source, r.params, r.image, r.report.method);
+    });
+}
 
 ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent)
 {

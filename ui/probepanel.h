@@ -16,6 +16,7 @@ class QLabel;
 class QSpinBox;
 class QTabWidget;
 class QTableWidget;
+class WorkbenchDocument;
 
 class ProbePanel : public QWidget {
     Q_OBJECT
@@ -27,6 +28,8 @@ public:
     explicit ProbePanel(QWidget* parent = nullptr);
 
     // The run the view shows: its source, parameters, result and the method that made it.
+    // Probes every result the document gets.
+    void follow(WorkbenchDocument* doc);
     void setRun(std::shared_ptr<const convlab::Image> source, const convlab::ConvolveParams& params,
                 std::shared_ptr<const convlab::Image> result, convlab::Method ran);
     // Moves the probe, clamped into the image; emits pixelChanged when it moves.

@@ -8,6 +8,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <algorithm>
+
+#include "workbenchdocument.h"
 #include <cmath>
 
 namespace {
@@ -96,14 +98,25 @@ TimingsPanel::TimingsPanel(QWidget* parent) : QWidget(parent)
     reason_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // never widens the dock
     reason_->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     display_ = new QLabel;
-    for (QLabel* l : {summary_, display_}) l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    displayPath_ = new QLabel;
+    displayPath_->setWordWrap(true);
+    for (QLabel* l : {summary_, display_, displayPath_}) l->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(summary_);
     layout->addWidget(reason_);
     layout->addWidget(table_);
     layout->addWidget(chart_);
     layout->addWidget(display_);
+    layout->addWidget(displayPath_);
     layout->addStretch(1);
+}
+
+void TimingsPanel::follow(WorkbenchDocument* doc)
+{
+    connect(doc, &WorkbenchDocument::resultChanged, this, [this, doc] {
+        const WorkbenchDocument::Result& r = *doc->result();
+        addRun(r.report, double(r.image->planeSize()));
+    });
 }
 
 double TimingsPanel::medianMs() const
@@ -169,6 +182,8 @@ void TimingsPanel::addRun(const convlab::RunReport& report, double pixels)
 }
 
 void TimingsPanel::setDisplayMs(double ms) { display_->setText(tr("display (upload + draw): %1").arg(formatDuration(ms))); }
+
+void TimingsPanel::setDisplayPath(const QString& path) { displayPath_->setText(tr("display path: %1").arg(path)); }
 
 QList<QPair<QString, QString>> TimingsPanel::rows() const
 {

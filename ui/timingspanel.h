@@ -13,6 +13,7 @@
 class QLabel;
 class QPlainTextEdit;
 class QTableWidget;
+class WorkbenchDocument;
 
 // Horizontal bars, one per stage, lengths proportional to the stage's share of the run.
 class StageChart : public QWidget {
@@ -36,9 +37,13 @@ class TimingsPanel : public QWidget {
     Q_OBJECT
 public:
     explicit TimingsPanel(QWidget* parent = nullptr);
+    // Shows every result the document gets.
+    void follow(WorkbenchDocument* doc);
     // A finished run over an image of `pixels` pixels.
     void addRun(const convlab::RunReport& report, double pixels);
+    // The view's part: how long drawing took and which way the pixels went.
     void setDisplayMs(double ms);
+    void setDisplayPath(const QString& path);
     double medianMs() const;
     // The texts shown, for tests: the table's rows (stage, duration), the summary.
     QList<QPair<QString, QString>> rows() const;
@@ -52,4 +57,5 @@ private:
     QLabel* summary_;
     QPlainTextEdit* reason_; // the planner's reasoning can be long: scrollable, selectable
     QLabel* display_;
+    QLabel* displayPath_;
 };
