@@ -7,6 +7,8 @@
 struct Layer {
     int channels;  // 0: nothing to draw; 1 grey, 2 grey+alpha, 3 RGB, 4 RGBA
     vec2 size;     // width, height in image pixels
+    vec2 span;     // image pixels the texture covers (size, or whole blocks of a reduced copy)
+    vec2 factor;   // image pixels per texel along x and y (1 unless the image exceeds the limit)
     float range;   // top of the nominal range: 255 (8-bit), 65535 (16-bit), 1 (float)
     float lo;      // min over the colour channels (Normalize)
     float hi;      // max over the colour channels (Normalize)
@@ -20,7 +22,7 @@ uniform Layer uSource;
 uniform Layer uResult;
 uniform Layer uDiff;
 
-uniform int uMapping;    // 0 Clamp, 1 Abs, 2 Normalize, 3 Offset, 4 Diverging
+uniform int uMapping;    // the result's: 0 Clamp, 1 Abs, 2 Normalize, 3 Offset, 4 Diverging
 uniform int uViewMode;   // 0 Result, 1 Original, 2 Split, 3 Difference
 uniform vec2 uOrigin;    // widget position of the image's top-left corner
 uniform float uZoom;     // widget pixels per image pixel
@@ -33,24 +35,27 @@ uniform int uPadMargin;     // padding preview: margin in image pixels, 0 = off
 uniform int uBorderMode;    // its rule: 0 constant, 1 replicate, 2 reflect, 3 mirror, 4 wrap
 uniform float uBorderValue; // the constant's value (every channel)
 uniform vec4 uBandInner;    // band overlay: inner rectangle x0, y0, x1, y1 (image px); x0 < 0 = none
+uniform float uDiffScale;   // the |difference| drawn white by the heat map
 
 out vec4 fragColor;
 
+// heat() and diverging() have CPU twins in ui/colorbar.cpp (the colour bar): change both.
 const vec3 kNegative = vec3(0.13, 0.40, 0.67); // diverging map: -max|v|
 const vec3 kPositive = vec3(0.70, 0.09, 0.17); // diverging map: +max|v|
+const int kClamp = 0;                          // the mapping of the original
 const float kTiny = 1e-30;
 const vec3 kPadTint = vec3(0.0, 0.0, 1.0);   // invented pixels are blended towards blue ...
 const float kPadTintWeight = 0.3;            // ... by 30%
 const vec3 kOutline = vec3(1.0, 0.85, 0.0);  // the image boundary in the padding preview
 const vec3 kBandLine = vec3(0.0, 0.9, 1.0);  // the band overlay's inner edge
 
-float mapValue(float v, Layer L)
+float mapValue(float v, Layer L, int mapping)
 {
-    if (uMapping == 1)
+    if (mapping == 1)
         return clamp(abs(v) / L.range, 0.0, 1.0);
-    if (uMapping == 2)
+    if (mapping == 2)
         return clamp((v - L.lo) / max(L.hi - L.lo, kTiny), 0.0, 1.0);
-    if (uMapping == 3)
+    if (mapping == 3)
         return clamp(v / L.range + 0.5, 0.0, 1.0);
     return clamp(v / L.range, 0.0, 1.0);
 }
@@ -96,25 +101,25 @@ int colourChannels(Layer L)
 }
 
 // Display colour of one pixel's values: colour channels in xyz (grey repeated), alpha in w.
-vec3 display(Layer L, vec4 v, vec2 w)
+vec3 display(Layer L, vec4 v, vec2 w, int mapping)
 {
-    vec3 rgb = uMapping == 4 ? diverging((v.r + v.g + v.b) / 3.0, L.maxAbs)
-                             : vec3(mapValue(v.r, L), mapValue(v.g, L), mapValue(v.b, L));
+    vec3 rgb = mapping == 4 ? diverging((v.r + v.g + v.b) / 3.0, L.maxAbs)
+                            : vec3(mapValue(v.r, L, mapping), mapValue(v.g, L, mapping), mapValue(v.b, L, mapping));
     if (hasAlpha(L))
         rgb = mix(checker(w), rgb, clamp(v.a / L.range, 0.0, 1.0));
     return rgb;
 }
 
-vec3 shade(sampler2DArray tex, Layer L, vec2 p, vec2 w)
+vec3 shade(sampler2DArray tex, Layer L, vec2 p, vec2 w, int mapping)
 {
-    vec2 uv = p / L.size;
+    vec2 uv = p / L.span;
     int colour = colourChannels(L);
     vec4 v = vec4(channel(tex, uv, 0));
     if (colour == 3)
         v.gb = vec2(channel(tex, uv, 1), channel(tex, uv, 2));
     if (hasAlpha(L))
         v.a = channel(tex, uv, colour);
-    return display(L, v, w);
+    return display(L, v, w, mapping);
 }
 
 // The border rule of convlab/border.h (borderIndex) for p within a margin of the image:
@@ -148,13 +153,14 @@ vec3 shadePadding(ivec2 ip, vec2 w)
     vec4 v = vec4(uBorderValue);
     if (x >= 0 && y >= 0) {
         int colour = colourChannels(uSource);
-        v = vec4(texelFetch(uSourceTex, ivec3(x, y, 0), 0).r);
+        ivec2 t = ivec2(floor((vec2(x, y) + 0.5) / uSource.factor)); // the texel of a reduced copy
+        v = vec4(texelFetch(uSourceTex, ivec3(t, 0), 0).r);
         if (colour == 3)
-            v.gb = vec2(texelFetch(uSourceTex, ivec3(x, y, 1), 0).r, texelFetch(uSourceTex, ivec3(x, y, 2), 0).r);
+            v.gb = vec2(texelFetch(uSourceTex, ivec3(t, 1), 0).r, texelFetch(uSourceTex, ivec3(t, 2), 0).r);
         if (hasAlpha(uSource))
-            v.a = texelFetch(uSourceTex, ivec3(x, y, colour), 0).r;
+            v.a = texelFetch(uSourceTex, ivec3(t, colour), 0).r;
     }
-    return mix(display(uSource, v, w), kPadTint, kPadTintWeight);
+    return mix(display(uSource, v, w, kClamp), kPadTint, kPadTintWeight);
 }
 
 // Whether widget point e (relative to a rectangle's top-left corner) lies in the one device
@@ -168,11 +174,11 @@ bool ringOutside(vec2 e, vec2 size)
 
 vec3 shadeDifference(vec2 p)
 {
-    vec2 uv = p / uDiff.size;
+    vec2 uv = p / uDiff.span;
     float m = 0.0;
     for (int c = 0; c < uDiff.channels; ++c)
         m = max(m, abs(channel(uDiffTex, uv, c)));
-    return heat(clamp(m / max(uDiff.maxAbs, kTiny), 0.0, 1.0));
+    return heat(clamp(m / max(uDiffScale, kTiny), 0.0, 1.0));
 }
 
 void main()
@@ -188,12 +194,12 @@ void main()
             c = shadePadding(ivec2(floor(p)), w);
     } else if (uViewMode == 1 || (uViewMode == 2 && w.x < uSplitX)) {
         if (inside(p, uSource))
-            c = shade(uSourceTex, uSource, p, w);
+            c = shade(uSourceTex, uSource, p, w, kClamp); // colour maps are for the result only
     } else if (uViewMode == 3) {
         if (inside(p, uDiff))
             c = shadeDifference(p);
     } else if (inside(p, uResult)) {
-        c = shade(uResultTex, uResult, p, w);
+        c = shade(uResultTex, uResult, p, w, uMapping);
     }
     if (uBandInner.x >= 0.0 && inImage &&
         ringOutside(w - uOrigin - uBandInner.xy * uZoom, (uBandInner.zw - uBandInner.xy) * uZoom))

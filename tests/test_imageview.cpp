@@ -13,6 +13,8 @@
 #include <functional>
 #include <memory>
 
+#include "analysispanel.h"
+#include "colorbar.h"
 #include "convlab/border.h"
 #include "convlab/convolve.h"
 #include "convlab/error.h"
@@ -140,6 +142,17 @@ private slots:
     void paddingPreviewRejectsBadInput();
     void bandOverlay();
     void viewTransformSignalsAndSetter();
+    void zoomSignalledOnFitAndResize();
+    void largeImagesDrawReduced_data();
+    void largeImagesDrawReduced();
+    void largeResultThroughBufferDrawsReduced();
+    void largeImagesAtTheDriverLimit();
+    void colorBarOnlyForFalseColour();
+    void colorBarMatchesTheShader();
+    void absoluteDifferenceScaleShowsNoiseAsNoise();
+    void colourMapsLeaveTheOriginalAlone();
+    void responseImageHasColorBar();
+    void cleanup();
 };
 
 void TestImageView::clampMapping()
@@ -289,8 +302,9 @@ void TestImageView::viewModes()
     // The divider runs the full height, outside the image too.
     QVERIFY2(qRed(pixelAtWidget(f, *v, QPointF(64.5, 5))) > 220, "divider outside the image");
 
-    // Difference: |d| / max|d| as black -> red -> yellow -> white.
+    // Difference, relative scale: |d| / max|d| as black -> red -> yellow -> white.
     v->setDifference(bands(SampleDepth::F32, 0, -4, 2, 4.0f / 3.0f));
+    v->setDifferenceScale(ImageView::DifferenceScale::Relative);
     v->setViewMode(ImageView::ViewMode::Difference);
     f = v->grabFramebuffer();
     EXPECT_RGB(pixelAtImage(f, *v, 5, 10), 0, 0, 0, 0);
@@ -719,6 +733,7 @@ void TestImageView::paddingPreviewInEveryViewMode()
     QVERIFY(v);
     v->setSource(src);
     v->setDifference(makeImage(1, SampleDepth::F32, [](int, int, int) { return 1.0f; }, 13, 9));
+    v->setDifferenceScale(ImageView::DifferenceScale::Relative);
     v->setBorderForPreview(border);
     v->setPaddingPreview(true, 4);
     v->actualSize();
@@ -844,6 +859,438 @@ void TestImageView::viewTransformSignalsAndSetter()
     QCOMPARE(v->origin(), QPointF(-7, 11));
     const QImage f = v->grabFramebuffer();
     EXPECT_RGB(pixelAtWidget(f, *v, QPointF(-7 + 3 * 20.5, 11 + 3 * 5.5)), 1, 1, 1, 0);
+}
+
+void TestImageView::zoomSignalledOnFitAndResize()
+{
+    auto v = shownView(bands(SampleDepth::U8, 0, 1, 2, 3)); // at 1:1
+    QVERIFY(v);
+    QSignalSpy zoomed(v.get(), &ImageView::zoomChanged);
+    v->fitToWindow();
+    QCOMPARE(zoomed.count(), 1);
+    QCOMPARE(zoomed.last().at(0).toDouble(), 2.0);
+    // Fitting again changes nothing but still says the zoom (a status bar may show it).
+    v->fitToWindow();
+    QCOMPARE(zoomed.count(), 2);
+    QCOMPARE(zoomed.last().at(0).toDouble(), 2.0);
+    // A fitted view follows a resize and says so.
+    v->resize(kViewW * 2, kViewH * 2);
+    QTRY_COMPARE(v->zoom(), 4.0);
+    QCOMPARE(zoomed.last().at(0).toDouble(), 4.0);
+    v->actualSize();
+    QCOMPARE(zoomed.last().at(0).toDouble(), 1.0);
+    const int before = zoomed.count();
+    v->actualSize();
+    QCOMPARE(zoomed.count(), before + 1);
+}
+
+namespace {
+
+constexpr int kLongSide = 20000, kShortSide = 600;
+
+// A grey ramp along the long axis: `from` at its start to `to` at its end (8-bit scale).
+Image longRamp(int w, int h, float from, float to)
+{
+    const bool wide = w >= h;
+    const int n = wide ? w : h;
+    return makeImage(1, SampleDepth::U8, [=](int, int x, int y) {
+        return from + (to - from) * float(wide ? x : y) / float(n - 1);
+    }, w, h);
+}
+
+// The value the ramp shows at fraction t of the long axis.
+int rampAt(float from, float to, double t)
+{
+    return int(std::lround(from + (to - from) * t));
+}
+
+// Checks that the view draws a long ramp (from -> to) along the image's long axis: nine
+// points along the middle of the short axis show the ramp's value there.
+bool showsRamp(const QImage& f, const ImageView& v, int w, int h, float from, float to, QString* why)
+{
+    const bool wide = w >= h;
+    int previous = -1000;
+    for (int i = 1; i <= 9; ++i) {
+        const double t = i / 10.0;
+        const QPointF p = wide ? QPointF(t * w, h / 2.0) : QPointF(w / 2.0, t * h);
+        const QRgb got = pixelAtWidget(f, v, imageToWidget(v, p));
+        const int want = rampAt(from, to, t);
+        if (!near(got, want, want, want, 3)) {
+            *why = QStringLiteral("at %1 of the ramp: %2, want %3").arg(t).arg(rgb(got)).arg(want);
+            return false;
+        }
+        if (qRed(got) == previous) {
+            *why = QStringLiteral("the same grey %1 twice: not a ramp").arg(previous);
+            return false;
+        }
+        previous = qRed(got);
+    }
+    return true;
+}
+
+#define EXPECT_RAMP(f, v, w, h, from, to)                                                          \
+    do {                                                                                           \
+        QString why;                                                                               \
+        QVERIFY2(showsRamp((f), (v), (w), (h), (from), (to), &why), qPrintable(why));              \
+    } while (false)
+
+QWidget* noticeLabel(const ImageView& v)
+{
+    return v.findChild<QWidget*>(QStringLiteral("notice"));
+}
+
+} // namespace
+
+void TestImageView::cleanup()
+{
+    ImageView::setMaxTextureSizeForTesting(0);
+}
+
+void TestImageView::largeImagesDrawReduced_data()
+{
+    QTest::addColumn<int>("width");
+    QTest::addColumn<int>("height");
+    QTest::addRow("20000x600") << kLongSide << kShortSide;
+    QTest::addRow("600x20000") << kShortSide << kLongSide;
+}
+
+void TestImageView::largeImagesDrawReduced()
+{
+    // A limit of 4096 px: 20000 px sides are reduced by 5 on any driver.
+    QFETCH(int, width);
+    QFETCH(int, height);
+    ImageView::setMaxTextureSizeForTesting(4096);
+    const bool wide = width > height;
+    ImageView v;
+    v.setSource(longRamp(width, height, 20, 220));
+    v.setResult(longRamp(width, height, 250, 10));
+    v.resize(400, 300);
+    v.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&v));
+    QCOMPARE(v.maxTextureSize(), 4096);
+
+    QImage f = v.grabFramebuffer();
+    EXPECT_RAMP(f, v, width, height, 250, 10);
+    const QPair<int, int> factor = wide ? qMakePair(5, 1) : qMakePair(1, 5);
+    QCOMPARE(v.resultDisplayFactor(), factor);
+    // The view says so in words over the picture.
+    QVERIFY2(v.notice().contains("result") && v.notice().contains("4000") && v.notice().contains("4096"),
+             qPrintable(v.notice()));
+    QTRY_VERIFY(noticeLabel(v) && noticeLabel(v)->isVisible());
+    v.grab().save(QStringLiteral("/tmp/imageview_large_%1x%2.png").arg(width).arg(height));
+
+    v.setViewMode(ImageView::ViewMode::Original);
+    f = v.grabFramebuffer();
+    EXPECT_RAMP(f, v, width, height, 20, 220);
+    QCOMPARE(v.sourceDisplayFactor(), factor);
+    QVERIFY2(v.notice().contains("original") && !v.notice().contains("result"), qPrintable(v.notice()));
+
+    // Split: the original on the left of the divider, the result on its right.
+    v.setViewMode(ImageView::ViewMode::Split);
+    v.setSplitPosition(0.5);
+    f = v.grabFramebuffer();
+    const QPointF left(v.width() / 2.0 - 3, v.height() / 2.0), right(v.width() / 2.0 + 3, v.height() / 2.0);
+    if (wide) {
+        const double tl = v.widgetToImage(left).x() / width, tr = v.widgetToImage(right).x() / width;
+        EXPECT_RGB(pixelAtWidget(f, v, left), rampAt(20, 220, tl), rampAt(20, 220, tl), rampAt(20, 220, tl), 3);
+        EXPECT_RGB(pixelAtWidget(f, v, right), rampAt(250, 10, tr), rampAt(250, 10, tr), rampAt(250, 10, tr), 3);
+    } else {
+        // The tall image is a narrow column in the middle: compare the two halves of one row.
+        const double ty = v.widgetToImage(left).y() / height;
+        const QPointF centre = imageToWidget(v, QPointF(width / 2.0, ty * height));
+        EXPECT_RGB(pixelAtWidget(f, v, centre - QPointF(2, 0)), rampAt(20, 220, ty), rampAt(20, 220, ty),
+                   rampAt(20, 220, ty), 3);
+        EXPECT_RGB(pixelAtWidget(f, v, centre + QPointF(2, 0)), rampAt(250, 10, ty), rampAt(250, 10, ty),
+                   rampAt(250, 10, ty), 3);
+    }
+
+    // Difference: |d| rises along the long axis, relative scale: a heat ramp.
+    v.setDifference(makeImage(1, SampleDepth::F32, [=](int, int x, int y) {
+        return float(wide ? x : y) / float(kLongSide - 1);
+    }, width, height));
+    v.setDifferenceScale(ImageView::DifferenceScale::Relative);
+    v.setViewMode(ImageView::ViewMode::Difference);
+    f = v.grabFramebuffer();
+    QCOMPARE(v.differenceDisplayFactor(), factor);
+    for (int i = 1; i <= 9; ++i) {
+        const double t = i / 10.0;
+        const QPointF p = wide ? QPointF(t * width, height / 2.0) : QPointF(width / 2.0, t * height);
+        const QColor want = colormap::heat(t);
+        EXPECT_RGB(pixelAtWidget(f, v, imageToWidget(v, p)), want.red(), want.green(), want.blue(), 3);
+    }
+
+    // Padding preview at 1:1 near the start: the margin replicates the original's first pixels.
+    v.setViewMode(ImageView::ViewMode::Original);
+    v.setBorderForPreview({convlab::BorderMode::Replicate, 0.0f});
+    v.setPaddingPreview(true, 16);
+    v.setViewTransform(1.0, QPointF(40, 40));
+    f = v.grabFramebuffer();
+    const double edge = 20 + 200.0 * 2 / (kLongSide - 1); // the mean of the first block of 5
+    const int grey = int(std::lround(0.7 * edge)), blue = int(std::lround(0.7 * edge + 0.3 * 255));
+    EXPECT_RGB(pixelAtImage(f, v, -8, 8), grey, grey, blue, 2);
+    EXPECT_RGB(pixelAtImage(f, v, 8, -8), grey, grey, blue, 2);
+    EXPECT_RGB(pixelAtImage(f, v, 3, 3), 20, 20, 20, 1);
+    // The readout keeps the full resolution.
+    const int along = 12345;
+    const QVector<float> value = wide ? v.resultValues(along, 7) : v.resultValues(7, along);
+    QCOMPARE(value.size(), 1);
+    QCOMPARE(value[0], 250.0f + (10.0f - 250.0f) * float(along) / float(kLongSide - 1));
+}
+
+void TestImageView::largeResultThroughBufferDrawsReduced()
+{
+    // A GPU producer writing a result over the limit still gets a buffer; the view reads it
+    // back once and draws it reduced.
+    ImageView::setMaxTextureSizeForTesting(4096);
+    ImageView v;
+    v.setSource(longRamp(kLongSide, kShortSide, 0, 0));
+    v.resize(400, 300);
+    v.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&v));
+    const unsigned int pbo = v.resultBuffer(kLongSide, kShortSide, 1);
+    QVERIFY(pbo != 0);
+    const Image values = longRamp(kLongSide, kShortSide, 30, 230);
+    v.makeCurrent();
+    QOpenGLExtraFunctions* gl = QOpenGLContext::currentContext()->extraFunctions();
+    gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pbo);
+    gl->glBufferSubData(GL_PIXEL_UNPACK_BUFFER, 0, GLsizeiptr(values.data.size() * sizeof(float)), values.data.data());
+    gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    v.doneCurrent();
+    v.resultBufferWritten(kLongSide, kShortSide, 1);
+    const QImage f = v.grabFramebuffer();
+    EXPECT_RAMP(f, v, kLongSide, kShortSide, 30, 230);
+    QCOMPARE(v.resultDisplayFactor(), qMakePair(5, 1));
+    QVERIFY(!v.notice().isEmpty());
+    QCOMPARE(v.resultValues(19999, 599), QVector<float>({230.0f}));
+    // Back within the limit, the same buffer carries the next result.
+    QCOMPARE(v.resultBuffer(kImageW, kImageH, 1) != 0, true);
+    v.setResult(bands(SampleDepth::U8, 10, 20, 30, 40));
+    QTRY_VERIFY(v.grabFramebuffer().size().isValid() && v.notice().isEmpty());
+    QCOMPARE(v.resultDisplayFactor(), qMakePair(1, 1));
+}
+
+void TestImageView::largeImagesAtTheDriverLimit()
+{
+    // The driver's own limit (no override): 20000 px sides draw either way.
+    for (const auto& [w, h] : {std::pair{kLongSide, kShortSide}, std::pair{kShortSide, kLongSide}}) {
+        ImageView v;
+        v.setSource(longRamp(w, h, 5, 245));
+        v.setResult(longRamp(w, h, 200, 40));
+        v.resize(400, 300);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        QImage f = v.grabFramebuffer();
+        const int limit = v.maxTextureSize();
+        qInfo("GL_MAX_TEXTURE_SIZE here: %d", limit);
+        QVERIFY(limit >= 1024);
+        EXPECT_RAMP(f, v, w, h, 200, 40);
+        const int reduced = (std::max(w, h) + limit - 1) / limit;
+        const QPair<int, int> factor = v.resultDisplayFactor();
+        QCOMPARE(std::max(factor.first, factor.second), reduced);
+        QCOMPARE(v.notice().isEmpty(), reduced == 1);
+        v.setViewMode(ImageView::ViewMode::Original);
+        f = v.grabFramebuffer();
+        EXPECT_RAMP(f, v, w, h, 5, 245);
+    }
+}
+
+void TestImageView::colorBarOnlyForFalseColour()
+{
+    auto v = shownView(bands(SampleDepth::F32, -2, 0, 2, 0.5f));
+    QVERIFY(v);
+    v->setSource(bands(SampleDepth::U8, 10, 20, 30, 40));
+    v->setDifference(bands(SampleDepth::F32, 0, 1, -3, 2));
+    auto* bar = v->findChild<ColorBar*>();
+    QVERIFY(bar);
+    for (auto m : {ImageView::Mapping::Clamp, ImageView::Mapping::Abs, ImageView::Mapping::Normalize,
+                   ImageView::Mapping::Offset}) {
+        v->setMapping(m);
+        QVERIFY(!v->colorBarVisible());
+        QVERIFY(!bar->isVisible());
+    }
+    v->setMapping(ImageView::Mapping::Diverging);
+    QVERIFY(v->colorBarVisible());
+    QVERIFY(bar->isVisible());
+    QCOMPARE(bar->map(), ColorBar::Map::Diverging);
+    QCOMPARE(v->colorBarRange(), qMakePair(-2.0, 2.0));
+    QCOMPARE(bar->tickLabels(), QStringList({"2", "0", QStringLiteral("\u22122")}));
+    // On the view's right edge, within it.
+    QVERIFY(bar->geometry().right() < v->width() && bar->geometry().left() > v->width() / 2);
+    v->setViewMode(ImageView::ViewMode::Original); // no false colour on screen
+    QVERIFY(!v->colorBarVisible());
+    v->setViewMode(ImageView::ViewMode::Split);
+    QVERIFY(v->colorBarVisible());
+    // The difference heat map: 0 .. the scale in use (1% of the 8-bit range by default).
+    v->setViewMode(ImageView::ViewMode::Difference);
+    QVERIFY(v->colorBarVisible());
+    QCOMPARE(bar->map(), ColorBar::Map::Heat);
+    QCOMPARE(v->colorBarRange().first, 0.0);
+    QVERIFY(std::abs(v->colorBarRange().second - 2.55) < 1e-9);
+    v->setDifferenceScale(ImageView::DifferenceScale::Relative);
+    QCOMPARE(v->colorBarRange(), qMakePair(0.0, 3.0));
+    v->setMapping(ImageView::Mapping::Clamp);
+    QVERIFY(v->colorBarVisible());
+    v->setViewMode(ImageView::ViewMode::Result);
+    QVERIFY(!v->colorBarVisible());
+    QVERIFY(!bar->isVisible());
+
+    // A realistic size, to look at.
+    v->resize(480, 360);
+    v->setMapping(ImageView::Mapping::Diverging);
+    v->fitToWindow();
+    QTRY_COMPARE(v->width(), 480);
+    v->grab().save("/tmp/imageview_diverging_bar.png");
+    v->setViewMode(ImageView::ViewMode::Difference);
+    v->grab().save("/tmp/imageview_difference_bar.png");
+}
+
+void TestImageView::colorBarMatchesTheShader()
+{
+    // The bar's strip shows the map function at each row's fraction ...
+    ColorBar bar;
+    bar.resize(bar.sizeHint().width(), 200);
+    for (auto map : {ColorBar::Map::Heat, ColorBar::Map::Diverging, ColorBar::Map::Viridis}) {
+        bar.setScale(map, map == ColorBar::Map::Diverging ? -1.0 : 0.0, 1.0);
+        const QImage img = bar.grab().toImage();
+        const QRect strip = bar.stripRect();
+        const double dpr = img.devicePixelRatio();
+        for (int y = strip.top(); y <= strip.bottom(); ++y) {
+            const double t = bar.fractionAtRow(y);
+            const QColor want = map == ColorBar::Map::Heat        ? colormap::heat(t)
+                                : map == ColorBar::Map::Diverging ? colormap::diverging(2 * t - 1)
+                                                                  : colormap::viridis(t);
+            const QRgb got = img.pixel(int((strip.center().x() + 0.5) * dpr), int((y + 0.5) * dpr));
+            EXPECT_RGB(got, want.red(), want.green(), want.blue(), 2);
+        }
+        QCOMPARE(bar.fractionAtRow(strip.bottom()) < 0.01 && bar.fractionAtRow(strip.top()) > 0.99, true);
+    }
+
+    // ... and the same functions are what the shader draws: a heat ramp (relative difference
+    // scale, max |d| = 1) and a diverging ramp over -1 .. 1.
+    auto v = shownView(makeImage(1, SampleDepth::F32, [](int, int x, int) { return (x - 31.5f) / 31.5f; }));
+    QVERIFY(v);
+    v->setDifference(makeImage(1, SampleDepth::F32, [](int, int x, int) { return x / 63.0f; }));
+    v->setDifferenceScale(ImageView::DifferenceScale::Relative);
+    v->setViewMode(ImageView::ViewMode::Difference);
+    QImage f = v->grabFramebuffer();
+    for (int x = 0; x < kImageW; ++x) {
+        const QColor want = colormap::heat(x / 63.0);
+        EXPECT_RGB(pixelAtImage(f, *v, x, 5), want.red(), want.green(), want.blue(), 2);
+    }
+    v->setViewMode(ImageView::ViewMode::Result);
+    v->setMapping(ImageView::Mapping::Diverging);
+    f = v->grabFramebuffer();
+    for (int x = 0; x < kImageW; ++x) {
+        const QColor want = colormap::diverging((x - 31.5) / 31.5);
+        EXPECT_RGB(pixelAtImage(f, *v, x, 5), want.red(), want.green(), want.blue(), 2);
+    }
+}
+
+void TestImageView::absoluteDifferenceScaleShowsNoiseAsNoise()
+{
+    // Float rounding noise of up to 3e-4 on a 0..1 image.
+    const Image source = makeImage(1, SampleDepth::F32, [](int, int x, int) { return x / 63.0f; });
+    const Image noise = makeImage(1, SampleDepth::F32, [](int, int x, int y) {
+        return float((x * 7 + y * 13) % 5 - 2) * 1.5e-4f;
+    });
+    auto v = shownView(source);
+    QVERIFY(v);
+    v->setSource(source);
+    v->setDifference(noise);
+    v->setViewMode(ImageView::ViewMode::Difference);
+    QCOMPARE(v->differenceScale(), ImageView::DifferenceScale::Absolute);
+    QCOMPARE(v->differenceAbsoluteMax(), 0.0);
+    QVERIFY(std::abs(v->differenceScaleInUse() - 0.01) < 1e-12); // 1% of the float range
+    QCOMPARE(v->colorBarRange(), qMakePair(0.0, v->differenceScaleInUse()));
+
+    auto brightest = [&] {
+        const QImage f = v->grabFramebuffer();
+        QRgb top = qRgb(0, 0, 0);
+        for (int y = 0; y < kImageH; ++y)
+            for (int x = 0; x < kImageW; ++x)
+                if (qRed(pixelAtImage(f, *v, x, y)) + qGreen(pixelAtImage(f, *v, x, y)) > qRed(top) + qGreen(top))
+                    top = pixelAtImage(f, *v, x, y);
+        return top;
+    };
+    QRgb top = brightest();
+    QVERIFY2(qRed(top) <= 25 && qGreen(top) == 0 && qBlue(top) == 0, qPrintable(rgb(top))); // near black
+    v->setDifferenceScale(ImageView::DifferenceScale::Absolute, 1.0); // the whole source range
+    top = brightest();
+    QVERIFY2(qRed(top) <= 1 && qGreen(top) == 0 && qBlue(top) == 0, qPrintable(rgb(top)));
+    QCOMPARE(v->colorBarRange(), qMakePair(0.0, 1.0));
+    QCOMPARE(v->differenceAbsoluteMax(), 1.0);
+    // Relative: the same noise fills the whole scale.
+    v->setDifferenceScale(ImageView::DifferenceScale::Relative);
+    top = brightest();
+    EXPECT_RGB(top, 255, 255, 255, 0);
+    QVERIFY(std::abs(v->colorBarRange().second - 3e-4) < 1e-8);
+    // The automatic scale follows the source's nominal range.
+    v->setDifferenceScale(ImageView::DifferenceScale::Absolute);
+    v->setSource(bands(SampleDepth::U16, 0, 0, 0, 0));
+    QVERIFY(std::abs(v->differenceScaleInUse() - 655.35) < 1e-9);
+    QVERIFY(std::abs(v->colorBarRange().second - 655.35) < 1e-9);
+    QVERIFY_THROWS_EXCEPTION(convlab::Error, v->setDifferenceScale(ImageView::DifferenceScale::Absolute, -1.0));
+    QVERIFY_THROWS_EXCEPTION(convlab::Error,
+                             v->setDifferenceScale(ImageView::DifferenceScale::Absolute, std::nan("")));
+}
+
+void TestImageView::colourMapsLeaveTheOriginalAlone()
+{
+    auto v = shownView(bands(SampleDepth::F32, -2, 0, 2, 0.5f), ImageView::Mapping::Diverging);
+    QVERIFY(v);
+    v->setSource(makeImage(3, SampleDepth::U8, [](int c, int, int) { return 60.0f + 50.0f * c; }));
+    v->setViewMode(ImageView::ViewMode::Split);
+    v->setSplitPosition(0.5);
+    QImage f = v->grabFramebuffer();
+    EXPECT_RGB(pixelAtWidget(f, *v, QPointF(40, 40)), 60, 110, 160, 1); // the original's own colour
+    const QRgb result = pixelAtWidget(f, *v, QPointF(90, 40)); // band 3: +0.5 of max 2, reddish
+    QVERIFY2(qRed(result) > qBlue(result) + 20, qPrintable(rgb(result)));
+    for (auto m : {ImageView::Mapping::Diverging, ImageView::Mapping::Normalize, ImageView::Mapping::Offset,
+                   ImageView::Mapping::Abs}) {
+        v->setMapping(m);
+        v->setViewMode(ImageView::ViewMode::Original);
+        f = v->grabFramebuffer();
+        EXPECT_RGB(pixelAtImage(f, *v, 10, 10), 60, 110, 160, 1);
+        EXPECT_RGB(pixelAtImage(f, *v, 60, 40), 60, 110, 160, 1);
+    }
+    // Nor does the padding preview recolour the original it extends.
+    v->setMapping(ImageView::Mapping::Diverging);
+    v->setBorderForPreview({convlab::BorderMode::Replicate, 0.0f});
+    v->setPaddingPreview(true, 8);
+    v->actualSize();
+    f = v->grabFramebuffer();
+    EXPECT_RGB(pixelAtImage(f, *v, -4, 10), 42, 77, 189, 1);
+}
+
+void TestImageView::responseImageHasColorBar()
+{
+    AnalysisPanel panel;
+    panel.resize(420, 760);
+    panel.setVisible(true); // AnalysisPanel::show(...) is its own
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QSignalSpy updated(&panel, &AnalysisPanel::updated);
+    // A 3x3 binomial blur: |H| peaks at 1 (DC).
+    convlab::Kernel k(3, 3, {1, 2, 1, 2, 4, 2, 1, 2, 1});
+    for (float& x : k.values)
+        x /= 16.0f;
+    panel.setKernel(k);
+    QVERIFY(updated.wait(10000));
+    auto* bar = panel.findChild<ColorBar*>(QStringLiteral("responseColorBar"));
+    QVERIFY(bar);
+    QTRY_VERIFY(bar->isVisible());
+    QCOMPARE(bar->map(), ColorBar::Map::Viridis);
+    QCOMPARE(bar->low(), 0.0);
+    QVERIFY(std::abs(bar->high() - 1.0) < 1e-6);
+    // The bar's top colour is what the peak is drawn in.
+    const int c = AnalysisPanel::kResponseSize / 2, r = AnalysisPanel::kResponseSize - 1 - c;
+    QCOMPARE(panel.responseImage().pixel(c, r), colormap::viridis(1.0).rgb());
+    panel.grab().save("/tmp/imageview_response_linear.png");
+    panel.setLogScale(true);
+    QVERIFY(std::abs(bar->high()) < 1e-6);
+    QVERIFY(std::abs(bar->low() + 80.0) < 1e-6);
+    QVERIFY2(bar->tickLabels().first().endsWith("dB"), qPrintable(bar->tickLabels().join('|')));
+    QCOMPARE(bar->tickLabels().last(), QStringLiteral("\u221280"));
+    panel.grab().save("/tmp/imageview_response_db.png");
 }
 
 QTEST_MAIN(TestImageView)

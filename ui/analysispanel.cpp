@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "colorbar.h"
 #include "convlab/error.h"
 
 namespace {
@@ -29,17 +30,6 @@ QString list(const std::vector<T>& v)
     return parts.join(QStringLiteral(", "));
 }
 
-// A perceptually ordered dark-blue -> green -> yellow map (viridis-like), t in [0, 1].
-QRgb colourMap(double t)
-{
-    static const int stops[][3] = {{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}};
-    t = std::clamp(t, 0.0, 1.0) * 4.0;
-    const int i = std::min(int(t), 3);
-    const double f = t - i;
-    auto mix = [&](int c) { return int(std::lround(stops[i][c] + f * (stops[i + 1][c] - stops[i][c]))); };
-    return qRgb(mix(0), mix(1), mix(2));
-}
-
 // The display range of a response: [0, peak] linear, [peak - kLogRangeDb, peak] in dB.
 std::pair<double, double> displayRange(const convlab::Image& r, bool logScale)
 {
@@ -55,7 +45,8 @@ QImage colourImage(const convlab::Image& r, bool logScale)
     for (int y = 0; y < r.height; ++y) {
         auto* line = reinterpret_cast<QRgb*>(img.scanLine(y));
         // Row 0 of the response is the most negative wy: draw positive wy upwards.
-        for (int x = 0; x < r.width; ++x) line[x] = colourMap((r.at(0, r.height - 1 - y, x) - lo) / (hi - lo));
+        for (int x = 0; x < r.width; ++x)
+            line[x] = colormap::viridis((r.at(0, r.height - 1 - y, x) - lo) / (hi - lo)).rgb();
     }
     return img;
 }
@@ -69,27 +60,38 @@ struct AnalysisPanel::Result {
     QString error;
 };
 
-// The colour-mapped response, square, with the frequency axes labelled.
+// The colour-mapped response, square, with the frequency axes labelled and a colour bar with
+// the values of the map on its right.
 class ResponseImageView : public QWidget {
 public:
-    explicit ResponseImageView(QWidget* parent = nullptr) : QWidget(parent) { setMinimumSize(180, 180); }
-    void setImage(const QImage& img, const QString& caption)
+    explicit ResponseImageView(QWidget* parent = nullptr) : QWidget(parent), bar_(new ColorBar(this))
+    {
+        setMinimumSize(240, 180);
+        bar_->setObjectName(QStringLiteral("responseColorBar"));
+        bar_->hide();
+    }
+    // The image spans [lo, hi] (in `unit`) from the dark to the bright end of the map.
+    void setImage(const QImage& img, const QString& caption, double lo, double hi, const QString& unit)
     {
         image_ = img;
         caption_ = caption;
+        bar_->setScale(ColorBar::Map::Viridis, lo, hi, unit);
+        bar_->setVisible(!img.isNull());
+        placeBar();
         update();
     }
-    int heightForWidth(int w) const override { return w + fontMetrics().height() * 2; }
+    int heightForWidth(int w) const override { return w - barSpace() + fontMetrics().height() * 2; }
     bool hasHeightForWidth() const override { return true; }
 
 protected:
+    void resizeEvent(QResizeEvent*) override { placeBar(); }
+
     void paintEvent(QPaintEvent*) override
     {
         QPainter p(this);
         const QFontMetrics fm = fontMetrics();
-        const int margin = fm.horizontalAdvance(QStringLiteral("−π ")) + 4;
-        const int side = std::max(8, std::min(width() - 2 * margin, height() - 2 * fm.height() - 8));
-        const QRect r((width() - side) / 2, fm.height() + 4, side, side);
+        const int margin = labelMargin();
+        const QRect r = imageRect();
         p.setPen(palette().color(QPalette::WindowText));
         p.drawText(QRect(0, 0, width(), fm.height()), Qt::AlignCenter, caption_);
         if (image_.isNull()) return;
@@ -111,8 +113,26 @@ protected:
     }
 
 private:
+    int labelMargin() const { return fontMetrics().horizontalAdvance(QStringLiteral("−π ")) + 4; }
+    int barSpace() const { return bar_->sizeHint().width() + 6; }
+    // The square of the image: the ωy labels on its left, the colour bar on its right.
+    QRect imageRect() const
+    {
+        const QFontMetrics fm = fontMetrics();
+        const int margin = labelMargin();
+        const int side = std::max(8, std::min(width() - 2 * margin - barSpace(), height() - 2 * fm.height() - 8));
+        return QRect((width() - barSpace() - side) / 2, fm.height() + 4, side, side);
+    }
+    void placeBar()
+    {
+        const QRect r = imageRect();
+        const int half = fontMetrics().height() / 2 + 4; // the bar's end labels stand past its strip
+        bar_->setGeometry(r.right() + 6, r.top() - half, bar_->sizeHint().width(), r.height() + 2 * half);
+    }
+
     QImage image_;
     QString caption_;
+    ColorBar* bar_;
 };
 
 // |H(ωx, 0)| as a line chart.
@@ -319,7 +339,8 @@ void AnalysisPanel::showResponse()
     const auto [lo, hi] = displayRange(r, i == 1);
     const QString unit = i == 1 ? tr("dB") : tr("|H|");
     image_->setImage(result_->image[i],
-                     tr("|H(ωx, ωy)|, %1 to %2 %3").arg(num(lo), num(hi), i == 1 ? tr("dB") : QString()));
+                     tr("|H(ωx, ωy)|, %1 to %2 %3").arg(num(lo), num(hi), i == 1 ? tr("dB") : QString()), lo, hi,
+                     i == 1 ? tr("dB") : QString());
     std::vector<double> row(static_cast<std::size_t>(r.width));
     for (int x = 0; x < r.width; ++x) row[x] = r.at(0, r.height / 2, x);
     plot_->setData(std::move(row), lo, hi, unit);

@@ -3,6 +3,7 @@
 
 #include <QElapsedTimer>
 #include <QGuiApplication>
+#include <QLabel>
 #include <QMouseEvent>
 #include <QOpenGLContext>
 #include <QOpenGLFunctions_3_3_Core>
@@ -20,6 +21,7 @@
 #include <limits>
 #include <string>
 
+#include "colorbar.h"
 #include "convlab/error.h"
 
 // The shaders live in a static library's resources: register them explicitly.
@@ -35,6 +37,11 @@ constexpr double kMaxZoom = 128.0;
 constexpr double kWheelFactor = 1.25;  // zoom per wheel notch (120 eighths of a degree)
 constexpr double kDividerGrab = 5.0;   // widget px either side of the split divider
 constexpr float kBackground = 0.17f;   // dark grey around the image
+constexpr int kOverlayMargin = 8;      // widget px between the overlays and the view's edges
+constexpr int kMaxBarHeight = 220;     // the colour bar's height in a large view
+
+// A limit below the driver's, for exercising the reduced display (0: none).
+int g_maxTextureOverride = 0;
 
 struct Stats {
     float lo = 0, hi = 0, maxAbs = 0;
@@ -57,6 +64,35 @@ Stats computeStats(const convlab::Image& im, int count)
     if (lo > hi)
         return {};
     return {lo, hi, std::max(std::abs(lo), std::abs(hi))};
+}
+
+// A copy reduced by fx x fy for display: each pixel is the mean of its block (the last blocks
+// along each axis may be partial). Built once per image, never per frame.
+convlab::Image reduceForDisplay(const convlab::Image& im, int fx, int fy)
+{
+    const int w = (im.width + fx - 1) / fx;
+    const int h = (im.height + fy - 1) / fy;
+    convlab::Image out(w, h, im.channels, im.depth);
+    std::vector<double> sums(static_cast<std::size_t>(w));
+    for (int c = 0; c < im.channels; ++c) {
+        const float* in = im.plane(c);
+        float* o = out.plane(c);
+        for (int oy = 0; oy < h; ++oy) {
+            const int y0 = oy * fy, y1 = std::min(y0 + fy, im.height);
+            std::fill(sums.begin(), sums.end(), 0.0);
+            for (int y = y0; y < y1; ++y) {
+                const float* row = in + static_cast<std::size_t>(y) * im.width;
+                for (int ox = 0, x = 0; ox < w; ++ox)
+                    for (const int x1 = std::min(x + fx, im.width); x < x1; ++x)
+                        sums[ox] += row[x];
+            }
+            for (int ox = 0; ox < w; ++ox) {
+                const int cols = std::min((ox + 1) * fx, im.width) - ox * fx;
+                o[static_cast<std::size_t>(oy) * w + ox] = float(sums[ox] / (double(cols) * (y1 - y0)));
+            }
+        }
+    }
+    return out;
 }
 
 int colourChannels(int channels)
@@ -87,7 +123,9 @@ struct Slot {
     Stats stats;
     bool statsValid = false;
     Pending pending = Pending::None;
-    bool displayable = true; // false when larger than the GL texture limits
+    bool displayable = true; // false when it could not be put into a texture (see problem)
+    QString problem;         // why it is not drawn
+    int factorX = 1, factorY = 1; // the texture's reduction from the image (1: full resolution)
 
     GLuint pbo = 0;
     std::size_t pboBytes = 0;
@@ -128,6 +166,9 @@ struct Slot {
         host.reset();
         hostValid = false;
         width = height = channels = 0;
+        displayable = true;
+        problem.clear();
+        factorX = factorY = 1;
         stats = Stats();
         statsValid = false;
         pending = Pending::None;
@@ -164,25 +205,80 @@ struct ImageView::State {
 
     double lastDisplayMs = 0.0;
 
+    DifferenceScale diffScale = DifferenceScale::Absolute;
+    double diffAbsoluteMax = 0.0; // 0: kDefaultDifferenceFraction of the nominal range
+    ColorBar* bar = nullptr;      // children of the view, drawn over the picture
+    QLabel* notice = nullptr;
+    bool overlaysQueued = false;  // a refresh of the overlays is posted
+
+    // The driver's limit, lowered by the test override.
+    int textureLimit() const
+    {
+        return g_maxTextureOverride > 0 && g_maxTextureOverride < maxTextureSize ? g_maxTextureOverride
+                                                                                 : maxTextureSize;
+    }
+
+    // Top of the values' nominal range: the source's, else the result's, else the difference's.
+    double nominalRange() const
+    {
+        const Slot& s = source.channels ? source : result.channels ? result : diff;
+        return convlab::depthMax(s.depth);
+    }
+
+    double differenceScale() const
+    {
+        if (diffScale == DifferenceScale::Relative)
+            return diff.stats.maxAbs;
+        return diffAbsoluteMax > 0.0 ? diffAbsoluteMax : kDefaultDifferenceFraction * nominalRange();
+    }
+
+    bool diffOnScreen() const { return viewMode == ViewMode::Difference; }
+    bool resultOnScreen() const { return viewMode == ViewMode::Result || viewMode == ViewMode::Split; }
+    bool sourceOnScreen() const { return viewMode == ViewMode::Original || viewMode == ViewMode::Split || padding; }
+
     // The image that defines the geometry: the result, else the source, else the difference.
     const Slot& reference() const
     {
         return result.channels ? result : source.channels ? source : diff;
     }
 
-    // Uploads pending contents (host -> PBO -> texture, or PBO -> texture). Context current.
+    // Uploads pending contents (host -> PBO -> texture, or PBO -> texture). A side over the
+    // texture limit gets a reduced copy instead (a GPU-written one is read back for it first).
+    // Context current.
     bool upload(Slot& s)
     {
         if (s.pending == Slot::Pending::None || s.channels == 0)
             return false;
         const bool fromHost = s.pending == Slot::Pending::FromHost;
         s.pending = Slot::Pending::None;
-        s.displayable = s.width <= maxTextureSize && s.height <= maxTextureSize && s.channels <= maxLayers;
+        const int limit = std::max(1, textureLimit());
+        s.factorX = (s.width + limit - 1) / limit;
+        s.factorY = (s.height + limit - 1) / limit;
+        s.problem.clear();
+        s.displayable = s.channels <= maxLayers;
         if (!s.displayable) {
-            qWarning("ImageView: %dx%d image exceeds the OpenGL texture limit of %d px; not drawn",
-                     s.width, s.height, maxTextureSize);
+            s.problem = QStringLiteral("%1 channels, more than the %2 texture layers OpenGL allows here")
+                            .arg(s.channels)
+                            .arg(maxLayers);
             return false;
         }
+        while (gl->glGetError() != GL_NO_ERROR) {
+        } // errors of others must not be taken for this upload's
+        if (s.factorX > 1 || s.factorY > 1)
+            uploadReduced(s, fromHost);
+        else
+            uploadFull(s, fromHost);
+        if (s.displayable && gl->glGetError() != GL_NO_ERROR) {
+            s.displayable = false;
+            s.problem = QStringLiteral("OpenGL could not allocate its texture (out of memory?)");
+        }
+        if (!s.displayable)
+            s.texC = 0; // nothing valid in the texture: the shader draws background
+        return true;
+    }
+
+    void uploadFull(Slot& s, bool fromHost)
+    {
         if (!s.pbo)
             gl->glGenBuffers(1, &s.pbo);
         gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, s.pbo);
@@ -195,6 +291,41 @@ struct ImageView::State {
                 s.pboBytes = s.bytes();
             }
         }
+        // Planar values are exactly a stack of layers: plane c -> layer c, no interleaving.
+        fillTexture(s, s.width, s.height, nullptr);
+        gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+        if (!s.keepHost) {
+            s.host.reset();
+            s.hostValid = false;
+        }
+    }
+
+    // The host copy stays (the readout and a new context need it: the buffer holds nothing).
+    void uploadReduced(Slot& s, bool fromHost)
+    {
+        if (!fromHost)
+            readBack(s);
+        if (!s.hostValid) {
+            s.displayable = false;
+            s.problem = QStringLiteral("its values could not be read back for a reduced copy");
+            return;
+        }
+        convlab::Image reduced;
+        try {
+            reduced = reduceForDisplay(*s.host, s.factorX, s.factorY);
+        } catch (const std::bad_alloc&) {
+            s.displayable = false;
+            s.problem = QStringLiteral("no memory for a reduced copy");
+            return;
+        }
+        gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+        fillTexture(s, reduced.width, reduced.height, reduced.data.data());
+    }
+
+    // Fills the slot's texture with w x h x channels planar floats from `pixels` (or from the
+    // bound unpack buffer when null), reallocating it only when the shape changes.
+    void fillTexture(Slot& s, int w, int h, const void* pixels)
+    {
         if (!s.tex) {
             gl->glGenTextures(1, &s.tex);
             gl->glBindTexture(GL_TEXTURE_2D_ARRAY, s.tex);
@@ -210,23 +341,14 @@ struct ImageView::State {
         gl->glPixelStorei(GL_UNPACK_SKIP_ROWS, 0);
         gl->glPixelStorei(GL_UNPACK_SKIP_PIXELS, 0);
         gl->glPixelStorei(GL_UNPACK_SKIP_IMAGES, 0);
-        // Planar values are exactly a stack of layers: plane c -> layer c, no interleaving.
-        if (s.texW == s.width && s.texH == s.height && s.texC == s.channels) {
-            gl->glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, 0, s.width, s.height, s.channels, GL_RED,
-                                GL_FLOAT, nullptr);
+        if (s.texW == w && s.texH == h && s.texC == s.channels) {
+            gl->glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, 0, w, h, s.channels, GL_RED, GL_FLOAT, pixels);
         } else {
-            gl->glTexImage3D(GL_TEXTURE_2D_ARRAY, 0, GL_R32F, s.width, s.height, s.channels, 0, GL_RED,
-                             GL_FLOAT, nullptr);
-            s.texW = s.width;
-            s.texH = s.height;
+            gl->glTexImage3D(GL_TEXTURE_2D_ARRAY, 0, GL_R32F, w, h, s.channels, 0, GL_RED, GL_FLOAT, pixels);
+            s.texW = w;
+            s.texH = h;
             s.texC = s.channels;
         }
-        gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-        if (!s.keepHost) {
-            s.host.reset();
-            s.hostValid = false;
-        }
-        return true;
     }
 
     // Copies the PBO back into the host copy when a GPU producer wrote it. Context current.
@@ -248,6 +370,9 @@ struct ImageView::State {
         const bool drawn = s.channels > 0 && s.displayable && s.texC == s.channels;
         program->setUniformValue(n + ".channels", drawn ? s.channels : 0);
         program->setUniformValue(n + ".size", QVector2D(float(s.width), float(s.height)));
+        // The texture covers whole blocks: a partial last block stretches the span past the size.
+        program->setUniformValue(n + ".span", QVector2D(float(s.texW * s.factorX), float(s.texH * s.factorY)));
+        program->setUniformValue(n + ".factor", QVector2D(float(s.factorX), float(s.factorY)));
         program->setUniformValue(n + ".range", float(convlab::depthMax(s.depth)));
         program->setUniformValue(n + ".lo", s.stats.lo);
         program->setUniformValue(n + ".hi", s.stats.hi);
@@ -265,6 +390,20 @@ ImageView::ImageView(QWidget* parent) : QOpenGLWidget(parent), d(std::make_uniqu
     setFormat(fmt);
     setMouseTracking(true);
     d->diff.keepHost = false;
+
+    // Child widgets over the GL picture: composed on screen, never part of grabFramebuffer().
+    d->bar = new ColorBar(this);
+    d->bar->setObjectName(QStringLiteral("colorBar"));
+    d->bar->setOverlayStyle(true);
+    d->bar->setAttribute(Qt::WA_TransparentForMouseEvents);
+    d->bar->hide();
+    d->notice = new QLabel(this);
+    d->notice->setObjectName(QStringLiteral("notice"));
+    d->notice->setWordWrap(true);
+    d->notice->setAttribute(Qt::WA_TransparentForMouseEvents);
+    d->notice->setStyleSheet(QStringLiteral(
+        "QLabel { background: rgba(0, 0, 0, 170); color: #f2f2f2; padding: 4px; border-radius: 4px; }"));
+    d->notice->hide();
 }
 
 ImageView::~ImageView()
@@ -339,6 +478,12 @@ void ImageView::resizeGL(int, int)
     applyLayout();
 }
 
+void ImageView::resizeEvent(QResizeEvent* e)
+{
+    QOpenGLWidget::resizeEvent(e);
+    placeOverlays();
+}
+
 void ImageView::paintGL()
 {
     QElapsedTimer timer;
@@ -354,26 +499,27 @@ void ImageView::paintGL()
     bool uploaded = false;
     for (Slot* s : {&d->source, &d->result, &d->diff})
         uploaded = d->upload(*s) || uploaded;
-    // Statistics (min, max, max |v|) are computed only when a mapping needs them; a
-    // GPU-written result is read back for that once.
-    if (d->mapping == Mapping::Normalize || d->mapping == Mapping::Diverging) {
-        for (Slot* s : {&d->source, &d->result}) {
-            if (!s->channels || s->statsValid)
-                continue;
-            d->readBack(*s);
-            if (s->hostValid) {
-                s->stats = computeStats(*s->host, s->statChannels);
-                s->statsValid = true;
-            }
+    bool overlaysStale = uploaded; // reductions and problems are known once uploaded
+    // Statistics (min, max, max |v|) are computed only when a mapping needs them (only the
+    // result is mapped); a GPU-written result is read back for that once.
+    Slot& r = d->result;
+    if ((d->mapping == Mapping::Normalize || d->mapping == Mapping::Diverging) && r.channels && !r.statsValid) {
+        d->readBack(r);
+        if (r.hostValid) {
+            r.stats = computeStats(*r.host, r.statChannels);
+            r.statsValid = true;
+            overlaysStale = true; // the colour bar's range may change
         }
     }
 
-    const GLint filter = d->zoom >= 1.0 ? GL_NEAREST : GL_LINEAR;
     const Slot* bound[] = {&d->source, &d->result, &d->diff};
     for (int unit = 0; unit < 3; ++unit) {
         gl->glActiveTexture(GL_TEXTURE0 + unit);
         gl->glBindTexture(GL_TEXTURE_2D_ARRAY, bound[unit]->tex);
         if (bound[unit]->tex) {
+            // Sharp texels once a texel spans a display pixel or more.
+            const double texel = d->zoom * std::min(bound[unit]->factorX, bound[unit]->factorY);
+            const GLint filter = texel >= 1.0 ? GL_NEAREST : GL_LINEAR;
             gl->glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, filter);
             gl->glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAG_FILTER, filter);
         }
@@ -395,6 +541,7 @@ void ImageView::paintGL()
     p.setUniformValue("uFbHeight", float(viewport[3]));
     p.setUniformValue("uSplitX", float(d->split * width()));
     p.setUniformValue("uBackground", QVector3D(kBackground, kBackground, kBackground));
+    p.setUniformValue("uDiffScale", float(d->differenceScale()));
     const Slot& ref = d->reference();
     p.setUniformValue("uImageSize", QVector2D(float(ref.width), float(ref.height)));
     p.setUniformValue("uPadMargin", d->padding ? d->padMargin : 0);
@@ -415,12 +562,23 @@ void ImageView::paintGL()
         gl->glFinish();
         d->lastDisplayMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
     }
+    // New reductions, problems or statistics: the overlays follow, after this frame (the
+    // children are not changed while the view paints).
+    if (overlaysStale && !d->overlaysQueued) {
+        d->overlaysQueued = true;
+        QMetaObject::invokeMethod(this, [this] {
+            d->overlaysQueued = false;
+            updateColorBar();
+            updateNotice();
+        }, Qt::QueuedConnection);
+    }
 }
 
 void ImageView::setSource(const convlab::Image& source)
 {
     d->source.assign(std::make_shared<const convlab::Image>(source), false);
     applyLayout();
+    updateColorBar(); // an automatic difference scale follows the source's range
     update();
 }
 
@@ -433,6 +591,8 @@ void ImageView::setResult(std::shared_ptr<const convlab::Image> result)
 {
     d->result.assign(std::move(result), false);
     applyLayout();
+    updateColorBar();
+    updateNotice();
     update();
 }
 
@@ -440,12 +600,15 @@ void ImageView::setDifference(const convlab::Image& diff)
 {
     d->diff.assign(std::make_shared<const convlab::Image>(diff), true);
     applyLayout();
+    updateColorBar();
+    updateNotice();
     update();
 }
 
 void ImageView::setMapping(Mapping m)
 {
     d->mapping = m;
+    updateColorBar();
     update();
 }
 
@@ -457,7 +620,144 @@ ImageView::Mapping ImageView::mapping() const
 void ImageView::setViewMode(ViewMode m)
 {
     d->viewMode = m;
+    updateColorBar();
+    updateNotice();
     update();
+}
+
+void ImageView::setDifferenceScale(DifferenceScale scale, double absoluteMax)
+{
+    if (!std::isfinite(absoluteMax) || absoluteMax < 0.0)
+        throw convlab::Error("image view: difference scale " + std::to_string(absoluteMax) +
+                             " is not a finite value >= 0");
+    d->diffScale = scale;
+    d->diffAbsoluteMax = absoluteMax;
+    updateColorBar();
+    if (d->viewMode == ViewMode::Difference)
+        update();
+}
+
+ImageView::DifferenceScale ImageView::differenceScale() const
+{
+    return d->diffScale;
+}
+
+double ImageView::differenceAbsoluteMax() const
+{
+    return d->diffAbsoluteMax;
+}
+
+double ImageView::differenceScaleInUse() const
+{
+    return d->differenceScale();
+}
+
+void ImageView::updateColorBar()
+{
+    Slot& r = d->result;
+    if (d->diffOnScreen() && d->diff.channels) {
+        d->bar->setScale(ColorBar::Map::Heat, 0.0, d->differenceScale());
+    } else if (d->mapping == Mapping::Diverging && d->resultOnScreen() && r.channels) {
+        // Statistics once per result (paintGL reads a GPU-written one back and calls again).
+        if (!r.statsValid && r.hostValid) {
+            r.stats = computeStats(*r.host, r.statChannels);
+            r.statsValid = true;
+        }
+        d->bar->setScale(ColorBar::Map::Diverging, -double(r.stats.maxAbs), double(r.stats.maxAbs));
+    } else {
+        d->bar->hide();
+        return;
+    }
+    d->bar->show();
+    placeOverlays();
+}
+
+bool ImageView::colorBarVisible() const
+{
+    return !d->bar->isHidden();
+}
+
+QPair<double, double> ImageView::colorBarRange() const
+{
+    return {d->bar->low(), d->bar->high()};
+}
+
+QString ImageView::notice() const
+{
+    QStringList lines;
+    const auto describe = [&](const Slot& s, const QString& name) {
+        if (!s.channels)
+            return;
+        if (!s.displayable && !s.problem.isEmpty()) {
+            lines << tr("The %1 (%2×%3 px) cannot be drawn: %4.").arg(name).arg(s.width).arg(s.height).arg(s.problem);
+        } else if (s.factorX > 1 || s.factorY > 1) {
+            lines << tr("The %1 (%2×%3 px) is shown reduced to %4×%5 px: OpenGL allows %6 px per side here. "
+                        "The readout uses the full image.")
+                         .arg(name)
+                         .arg(s.width)
+                         .arg(s.height)
+                         .arg(s.texW)
+                         .arg(s.texH)
+                         .arg(d->textureLimit());
+        }
+    };
+    if (d->sourceOnScreen())
+        describe(d->source, tr("original"));
+    if (d->resultOnScreen())
+        describe(d->result, tr("result"));
+    if (d->diffOnScreen())
+        describe(d->diff, tr("difference"));
+    return lines.join(QLatin1Char('\n'));
+}
+
+void ImageView::updateNotice()
+{
+    const QString text = notice();
+    if (text != d->notice->text())
+        d->notice->setText(text);
+    d->notice->setVisible(!text.isEmpty());
+    placeOverlays();
+}
+
+void ImageView::placeOverlays()
+{
+    const int m = kOverlayMargin;
+    int right = width() - m;
+    if (!d->bar->isHidden()) {
+        const int w = d->bar->sizeHint().width();
+        const int h = std::min(kMaxBarHeight, height() - 2 * m);
+        d->bar->setGeometry(right - w, m, w, std::max(h, d->bar->minimumSizeHint().height()));
+        right -= w + m;
+    }
+    if (!d->notice->isHidden()) {
+        const int w = std::max(60, std::min(right - m, d->notice->sizeHint().width()));
+        d->notice->setGeometry(m, m, w, d->notice->heightForWidth(w));
+    }
+}
+
+QPair<int, int> ImageView::resultDisplayFactor() const
+{
+    return {d->result.factorX, d->result.factorY};
+}
+
+QPair<int, int> ImageView::sourceDisplayFactor() const
+{
+    return {d->source.factorX, d->source.factorY};
+}
+
+QPair<int, int> ImageView::differenceDisplayFactor() const
+{
+    return {d->diff.factorX, d->diff.factorY};
+}
+
+void ImageView::setMaxTextureSizeForTesting(int px)
+{
+    g_maxTextureOverride = std::max(0, px);
+}
+
+int ImageView::maxTextureSize() const
+{
+    return d->textureLimit();
 }
 
 ImageView::ViewMode ImageView::viewMode() const
@@ -540,6 +840,7 @@ void ImageView::setPaddingPreview(bool on, int margin)
     if (on)
         d->padMargin = margin;
     applyLayout();
+    updateNotice(); // the original shows in the margin
     update();
 }
 
@@ -578,14 +879,20 @@ void ImageView::setBandOverlay(int left, int top, int right, int bottom)
 void ImageView::fitToWindow()
 {
     d->autoFit = d->centred = true;
+    const double before = d->zoom;
     applyLayout();
+    if (d->zoom == before)
+        emit zoomChanged(d->zoom); // said even when it stays: a status display may be empty yet
     update();
 }
 
 void ImageView::actualSize()
 {
     d->autoFit = false;
+    const double before = d->zoom;
     zoomTo(1.0, QPointF(width() / 2.0, height() / 2.0), true);
+    if (d->zoom == before)
+        emit zoomChanged(d->zoom);
 }
 
 void ImageView::applyLayout()
@@ -712,6 +1019,7 @@ void ImageView::resultBufferWritten(int width, int height, int channels)
     r.statsValid = false;
     r.pending = Slot::Pending::FromBuffer;
     applyLayout();
+    updateColorBar(); // a diverging range follows once paintGL has read the values back
     update();
 }
 

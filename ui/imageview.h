@@ -3,9 +3,17 @@
 // a pixel buffer object (PBO) that either producer fills: the CPU path writes it from host
 // memory (setResult), a GPU path writes it directly given only the buffer id (resultBuffer()),
 // then calls resultBufferWritten(). The fragment shader maps values for display.
+//
+// Images of any size are drawn: a side longer than the OpenGL texture limit
+// (GL_MAX_TEXTURE_SIZE) is shown from a copy reduced by an integer box filter, built once per
+// image; the view then says in words, over the picture, which image is shown at what size.
+// The readout still reads the full-resolution values. False-colour renderings (the difference
+// heat map, the diverging map) carry a colour bar with their values (colorbar.h).
 #pragma once
 #include <QOpenGLWidget>
+#include <QPair>
 #include <QPointF>
+#include <QString>
 #include <QVector>
 
 #include <memory>
@@ -21,6 +29,13 @@ public:
     Q_ENUM(Mapping)
     enum class ViewMode { Result, Original, Split, Difference };
     Q_ENUM(ViewMode)
+    // How |difference| maps onto the heat map: Relative to max|d| (the largest difference is
+    // white, however small), or Absolute to a fixed value (rounding noise stays near black).
+    enum class DifferenceScale { Relative, Absolute };
+    Q_ENUM(DifferenceScale)
+    // The automatic absolute scale: this fraction of the source's nominal range (255 for 8-bit,
+    // 65535 for 16-bit, 1 for float samples).
+    static constexpr double kDefaultDifferenceFraction = 0.01;
 
     explicit ImageView(QWidget* parent = nullptr);
     ~ImageView() override;
@@ -34,8 +49,39 @@ public:
     // A difference image (A - B) for ViewMode::Difference, drawn as a heat map.
     void setDifference(const convlab::Image& diff);
 
+    // The mapping applies to the result; the original (Original, the left of Split, the padding
+    // preview) is always drawn in its own greys or colours, as Clamp maps them.
     void setMapping(Mapping m);
     Mapping mapping() const;
+    // The difference heat map's scale. absoluteMax is the |d| drawn white under Absolute;
+    // 0 (the default) means kDefaultDifferenceFraction of the source's nominal range. Throws
+    // convlab::Error for a negative or non-finite absoluteMax.
+    void setDifferenceScale(DifferenceScale scale, double absoluteMax = 0.0);
+    DifferenceScale differenceScale() const;
+    // As set: 0 = automatic.
+    double differenceAbsoluteMax() const;
+    // The |d| drawn white now (what the colour bar shows at its top).
+    double differenceScaleInUse() const;
+
+    // The colour bar drawn over the right edge while a false-colour rendering is on screen
+    // (ViewMode::Difference; Mapping::Diverging with the result shown), and its value range
+    // (bottom, top): 0..scale for the heat map, -max|v|..+max|v| for the diverging map.
+    bool colorBarVisible() const;
+    QPair<double, double> colorBarRange() const;
+    // What the view says over the picture when an image is shown reduced or cannot be drawn
+    // (empty when everything on screen is drawn at full resolution).
+    QString notice() const;
+    // The reduction factor (1 = full resolution) of the displayed source / result / difference
+    // along x and y, as of the last frame drawn.
+    QPair<int, int> resultDisplayFactor() const;
+    QPair<int, int> sourceDisplayFactor() const;
+    QPair<int, int> differenceDisplayFactor() const;
+
+    // Lowers the texture side limit below what the driver allows (0: the driver's limit), to
+    // exercise the reduced display on any driver. Applies to images uploaded afterwards.
+    static void setMaxTextureSizeForTesting(int px);
+    // The limit in use (0 before the first view's GL context exists).
+    int maxTextureSize() const;
     void setViewMode(ViewMode m);
     ViewMode viewMode() const;
     // Split position in [0,1] of the widget width (original left, result right).
@@ -76,6 +122,9 @@ public:
 
     // GPU producer interface: the PBO id (0 before initializeGL) sized for width*height*channels
     // float32 values, and the notification that it holds a new result of that shape.
+    // Every valid shape gets a real buffer, also one over the texture limit: such a result is
+    // read back from the buffer once and drawn reduced, like a host result of that size. (A 0
+    // would make the producer's interop fail, which the main window takes as permanent.)
     unsigned int resultBuffer(int width, int height, int channels);
     void resultBufferWritten(int width, int height, int channels);
 
@@ -93,6 +142,7 @@ signals:
 protected:
     void initializeGL() override;
     void resizeGL(int w, int h) override;
+    void resizeEvent(QResizeEvent* e) override;
     void paintGL() override;
     void wheelEvent(QWheelEvent* e) override;
     void mousePressEvent(QMouseEvent* e) override;
@@ -109,6 +159,10 @@ private:
     // context (after reparenting) shows the same images.
     void releaseGL(bool keepData);
     void applyLayout();
+    // Shows, hides and rescales the colour bar for what is on screen.
+    void updateColorBar();
+    void updateNotice();
+    void placeOverlays();
     void zoomTo(double z, QPointF anchor, bool keepCentred);
     // Assigns the transform, emitting zoomChanged/viewChanged for what changed.
     void assignTransform(double zoom, QPointF origin);
