@@ -431,6 +431,12 @@ void TestBorderLab::largeSourceRunsOnPreview()
     const QString note = lab.noteText();
     QVERIFY2(note.contains(QStringLiteral("preview of the 3000\u00d72000 image")), qPrintable(note));
     QVERIFY2(note.contains(QStringLiteral("%1\u00d7%2 preview").arg(input->width).arg(input->height)), qPrintable(note));
+    // A look at the top-left corner of the difference maps.
+    QVERIFY(QTest::qWaitForWindowExposed(&lab));
+    lab.setShowDifferences(true);
+    lab.view(BorderMode::Reflect)->setViewTransform(12.0, QPointF(12, 12));
+    QTest::qWait(200);
+    lab.grab().save("/tmp/borderlab-preview.png");
 }
 
 void TestBorderLab::hiddenLabComputesNothing()
@@ -512,6 +518,12 @@ void TestBorderLab::newSourceReleasesResults()
     QVERIFY(oldResult.expired()); // nothing holds the old result any more
     checkLab(lab, *next, p);
     QCOMPARE(lab.input(), next); // small: full resolution
+    // The same image again changes nothing.
+    const int requests = lab.requestCount();
+    lab.setSource(next);
+    QVERIFY(!lab.busy());
+    QCOMPARE(lab.requestCount(), requests);
+    QCOMPARE(lab.input(), next);
 
     // Hidden, the lab does not keep a replaced source alive.
     lab.hide();

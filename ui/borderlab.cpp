@@ -338,6 +338,8 @@ void BorderLabWindow::setParams(convlab::ConvolveParams params)
 
 void BorderLabWindow::setSource(std::shared_ptr<const convlab::Image> source)
 {
+    if (source && source == weakSource_.lock())
+        return; // the same image (the window re-sends it when the lab is raised): keep the preview
     releaseComputed();
     sourceSize_ = source ? QSize(source->width, source->height) : QSize();
     weakSource_ = source;
@@ -438,6 +440,8 @@ void BorderLabWindow::releaseComputed()
         delete p.render;
         p.render = makeRender(i);
         p.view->setResult(std::shared_ptr<const convlab::Image>());
+        p.diff.reset();
+        p.diffInView = false;
         p.view->setDifference(convlab::Image());
         p.view->setBandOverlay(0, 0, 0, 0);
     }
@@ -572,8 +576,11 @@ void BorderLabWindow::applyComparison(quint64 generation, const std::array<Borde
         Panel& p = panels_[i];
         p.difference = differences[i];
         const BorderDifference& d = p.difference;
-        if (diffs[i])
-            p.view->setDifference(*diffs[i]);
+        // Handed to the view only when shown: the view copies it and takes its statistics on
+        // this thread, which costs as much as the comparison itself.
+        p.diff = diffs[i];
+        p.diffInView = false;
+        p.view->setDifference(convlab::Image());
         p.view->setBandOverlay(d.bandX, d.bandY, d.bandX, d.bandY);
         p.status->setStyleSheet(QString());
         if (i == reference_)
@@ -594,8 +601,13 @@ void BorderLabWindow::applyComparison(quint64 generation, const std::array<Borde
 void BorderLabWindow::applyViewModes()
 {
     for (int i = 0; i < kModeCount; ++i) {
+        Panel& p = panels_[i];
         const bool diff = showDifferences_ && i != reference_;
-        panels_[i].view->setViewMode(diff ? ImageView::ViewMode::Difference : ImageView::ViewMode::Result);
+        if (diff && p.diff && !p.diffInView) {
+            p.view->setDifference(*p.diff);
+            p.diffInView = true;
+        }
+        p.view->setViewMode(diff ? ImageView::ViewMode::Difference : ImageView::ViewMode::Result);
     }
 }
 

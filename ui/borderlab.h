@@ -110,6 +110,8 @@ private:
         RenderController* render = nullptr;
         bool ready = false;
         BorderDifference difference;
+        std::shared_ptr<const convlab::Image> diff; // against the reference (null for the reference)
+        bool diffInView = false;                    // handed to the view
     };
 
     void buildUi();
