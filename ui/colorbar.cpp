@@ -77,7 +77,6 @@ void ColorBar::setScale(Map map, double low, double high, const QString& unit)
 void ColorBar::setOverlayStyle(bool on)
 {
     overlay_ = on;
-    setAttribute(Qt::WA_TranslucentBackground, on);
     update();
 }
 
@@ -147,7 +146,7 @@ void ColorBar::paintEvent(QPaintEvent*)
     if (overlay_) {
         p.setRenderHint(QPainter::Antialiasing);
         p.setPen(Qt::NoPen);
-        p.setBrush(QColor(0, 0, 0, 150));
+        p.setBrush(QColor(0, 0, 0, 185));
         p.drawRoundedRect(QRectF(rect()), 4, 4);
         p.setRenderHint(QPainter::Antialiasing, false);
     }

@@ -9,6 +9,7 @@
 #include <QOpenGLFunctions_3_3_Core>
 #include <QOpenGLShaderProgram>
 #include <QOpenGLVersionFunctionsFactory>
+#include <QSize>
 #include <QStyleHints>
 #include <QSurfaceFormat>
 #include <QVector2D>
@@ -158,6 +159,16 @@ struct Slot {
         statsValid = eagerStats;
         if (eagerStats) stats = computeStats(*host, statChannels);
         pending = Pending::FromHost;
+        resetDisplay();
+    }
+
+    // Until its upload decides, a new image is taken to draw at full resolution (a notice
+    // about the previous one must not stay).
+    void resetDisplay()
+    {
+        displayable = true;
+        problem.clear();
+        factorX = factorY = 1;
     }
 
     // Nothing to show; the GL objects stay for the next image.
@@ -166,9 +177,7 @@ struct Slot {
         host.reset();
         hostValid = false;
         width = height = channels = 0;
-        displayable = true;
-        problem.clear();
-        factorX = factorY = 1;
+        resetDisplay();
         stats = Stats();
         statsValid = false;
         pending = Pending::None;
@@ -579,6 +588,7 @@ void ImageView::setSource(const convlab::Image& source)
     d->source.assign(std::make_shared<const convlab::Image>(source), false);
     applyLayout();
     updateColorBar(); // an automatic difference scale follows the source's range
+    updateNotice();
     update();
 }
 
@@ -684,22 +694,30 @@ QPair<double, double> ImageView::colorBarRange() const
 
 QString ImageView::notice() const
 {
+    // Images reduced alike share a sentence ("the original and the result").
+    struct Reduced {
+        QStringList names;
+        QSize size, shown;
+    };
+    QVector<Reduced> reduced;
     QStringList lines;
     const auto describe = [&](const Slot& s, const QString& name) {
         if (!s.channels)
             return;
         if (!s.displayable && !s.problem.isEmpty()) {
             lines << tr("The %1 (%2×%3 px) cannot be drawn: %4.").arg(name).arg(s.width).arg(s.height).arg(s.problem);
-        } else if (s.factorX > 1 || s.factorY > 1) {
-            lines << tr("The %1 (%2×%3 px) is shown reduced to %4×%5 px: OpenGL allows %6 px per side here. "
-                        "The readout uses the full image.")
-                         .arg(name)
-                         .arg(s.width)
-                         .arg(s.height)
-                         .arg(s.texW)
-                         .arg(s.texH)
-                         .arg(d->textureLimit());
+            return;
         }
+        if (s.factorX == 1 && s.factorY == 1)
+            return;
+        const QSize size(s.width, s.height), shown(s.texW, s.texH);
+        for (Reduced& r : reduced) {
+            if (r.size == size && r.shown == shown) {
+                r.names << name;
+                return;
+            }
+        }
+        reduced.push_back({{name}, size, shown});
     };
     if (d->sourceOnScreen())
         describe(d->source, tr("original"));
@@ -707,6 +725,17 @@ QString ImageView::notice() const
         describe(d->result, tr("result"));
     if (d->diffOnScreen())
         describe(d->diff, tr("difference"));
+    for (const Reduced& r : reduced) {
+        const QString text = r.names.size() == 1 ? tr("The %1 (%2×%3 px) is shown reduced to %4×%5 px.")
+                                                 : tr("The %1 (%2×%3 px) are shown reduced to %4×%5 px.");
+        lines << text.arg(r.names.join(tr(" and the ")))
+                     .arg(r.size.width())
+                     .arg(r.size.height())
+                     .arg(r.shown.width())
+                     .arg(r.shown.height());
+    }
+    if (!reduced.isEmpty())
+        lines << tr("OpenGL allows %1 px per side here; the readout uses the full image.").arg(d->textureLimit());
     return lines.join(QLatin1Char('\n'));
 }
 
@@ -730,7 +759,11 @@ void ImageView::placeOverlays()
         right -= w + m;
     }
     if (!d->notice->isHidden()) {
-        const int w = std::max(60, std::min(right - m, d->notice->sizeHint().width()));
+        // As wide as its longest line (plus the style's padding), wrapped where the view is narrower.
+        int longest = 0;
+        for (const QString& line : d->notice->text().split(QLatin1Char('\n')))
+            longest = std::max(longest, d->notice->fontMetrics().horizontalAdvance(line));
+        const int w = std::max(60, std::min(right - m, longest + 12));
         d->notice->setGeometry(m, m, w, d->notice->heightForWidth(w));
     }
 }
@@ -1018,8 +1051,10 @@ void ImageView::resultBufferWritten(int width, int height, int channels)
     r.statChannels = colourChannels(channels);
     r.statsValid = false;
     r.pending = Slot::Pending::FromBuffer;
+    r.resetDisplay();
     applyLayout();
     updateColorBar(); // a diverging range follows once paintGL has read the values back
+    updateNotice();
     update();
 }
 
