@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// ConvLab's border modes as OpenCV border types (DESIGN.md section 2), for the OpenCV oracle
-// test and the benchmark.
+// ConvLab's border modes as OpenCV border types (docs/semantics.md, Border modes), for the
+// OpenCV oracle test and the benchmark.
 #pragma once
 #include <opencv2/core.hpp>
 

@@ -20,7 +20,7 @@ except ImportError as e:  # the test is skipped, and says why
 SCIPY_MODE = {'constant': 'constant', 'replicate': 'nearest', 'reflect': 'reflect',
               'mirror': 'mirror', 'wrap': 'grid-wrap'}
 METHODS = ('reference', 'direct', 'separable', 'fft', 'auto')
-TOL = {'fft': 1e-5}  # DESIGN.md section 5; 1e-6 otherwise
+TOL = {'fft': 1e-5}  # docs/semantics.md, Tolerances; 1e-6 otherwise
 
 
 def kernel(rng, kh, kw, kind):

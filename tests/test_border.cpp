@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Border rules of DESIGN.md section 2: the index maths, the padding built on it, and the names.
+// Border rules of docs/semantics.md, Border modes: the index maths, the padding built on it,
+// and the names.
 #include <QtTest>
 
 #include <vector>
@@ -33,7 +34,7 @@ class TestBorder : public QObject {
 private slots:
     void tableExamples()
     {
-        // n = 4, "abcd": the strings of the DESIGN.md table.
+        // n = 4, "abcd": the strings of the table in docs/semantics.md, Border modes.
         const int n = 4;
         auto row = [&](BorderMode m) {
             QString s;

@@ -296,7 +296,7 @@ private slots:
         const double maxAbs = cmp["max_abs"].toDouble(-1);
         const Image src = readNpy(gray().toStdString());
         const float maxIn = *std::max_element(src.data.begin(), src.data.end());
-        const double bound = 1e-5 * parseKernelText(kAsym).absSum() * maxIn; // DESIGN.md FFT tolerance
+        const double bound = 1e-5 * parseKernelText(kAsym).absSum() * maxIn; // docs/semantics.md, Tolerances (fft)
         QVERIFY2(maxAbs >= 0 && maxAbs <= bound, qPrintable(QString::number(maxAbs)));
         QVERIFY(cmp["mean_abs"].toDouble(-1) <= maxAbs);
         QVERIFY(cmp["rmse"].toDouble(-1) <= maxAbs);

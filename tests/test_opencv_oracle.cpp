@@ -17,7 +17,8 @@ using namespace convlab::test;
 namespace {
 
 
-// OpenCV's answer for one plane, following DESIGN.md's definitions literally.
+// OpenCV's answer for one plane, following docs/semantics.md (Convolution and correlation,
+// Border modes) literally.
 cv::Mat opencvPlane(const Image& in, int c, const Kernel& k, Semantics sem, const Border& b)
 {
     cv::Mat src(in.height, in.width, CV_32F, const_cast<float*>(in.plane(c)));

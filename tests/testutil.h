@@ -20,7 +20,7 @@ Image randomImage(int w, int h, int c, std::uint32_t seed, bool integerValued = 
 enum class KernelKind { Dense, Rank1, Rank2 };
 Kernel randomKernel(int w, int h, KernelKind kind, std::uint32_t seed);
 
-// DESIGN.md section 5 tolerance: |a-b| <= tol * sum|K| * max|in|. Returns the worst ratio
+// docs/semantics.md, Tolerances: |a-b| <= tol * sum|K| * max|in|. Returns the worst ratio
 // err / (sum|K| * max|in|) over the whole image (every pixel, every channel).
 double relativeError(const Image& got, const Image& want, const Kernel& k, const Image& in);
 

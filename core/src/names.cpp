@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Names and aliases of border modes, methods and devices (DESIGN.md section 2 table).
+// Names and aliases of border modes, methods and devices (docs/semantics.md, Border modes).
 #include <algorithm>
 #include <cctype>
 #include <cmath>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Border (padding) rules of DESIGN.md section 2. This header is the one piece of index maths
-// shared by every backend: it is plain inline code usable from CUDA device code as well.
+// Border (padding) rules of docs/semantics.md, Border modes: the one piece of index maths
+// shared by every backend, plain inline code usable from CUDA device code as well.
 #pragma once
 
 #if defined(__CUDACC__)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The engine's one entry point: convolve(image, params) -> image. The algorithm (DESIGN.md
-// section 2) is fixed; the schedule (method, device, threads) is chosen separately and
-// reported in RunReport.
+// The engine's one entry point: convolve(image, params) -> image. The algorithm
+// (docs/semantics.md, Convolution and correlation) is fixed; the schedule (method, device,
+// threads) is chosen separately and reported in RunReport.
 #pragma once
 #include <atomic>
 #include <optional>

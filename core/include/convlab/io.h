@@ -8,7 +8,7 @@
 
 namespace convlab {
 
-// How float results become integer samples (DESIGN.md section 2, "Output mapping").
+// How float results become integer samples (docs/semantics.md, Output mapping).
 enum class OutputMap { Clamp, Abs, Normalize, Offset };
 OutputMap parseOutputMap(const std::string& text); // throws convlab::Error
 std::string outputMapName(OutputMap m);
