@@ -381,6 +381,23 @@ private slots:
         }
     }
 
+    // An all-zero kernel gives the offset everywhere, also into a buffer holding an older result.
+    void zeroKernelIntoReusedBuffer()
+    {
+        const Image in = randomImage(37, 23, 2, 9);
+        for (Method m : {Method::Reference, Method::Direct, Method::Separable, Method::Fft}) {
+            ConvolveParams p;
+            p.method = m;
+            p.kernel = randomKernel(5, 3, KernelKind::Dense, 1);
+            Image out;
+            convolveInto(in, p, out); // the buffer now holds a real result
+            p.kernel = Kernel(5, 3, std::vector<float>(15, 0.0f));
+            p.offset = 5.0;
+            convolveInto(in, p, out);
+            for (float v : out.data) QVERIFY2(std::fabs(v - 5.0f) < 1e-4f, methodName(m).c_str());
+        }
+    }
+
     void closeStagesNamesTheRest()
     {
         RunReport r;

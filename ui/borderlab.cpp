@@ -164,7 +164,7 @@ struct ModeNames {
     const char* gmic;
 };
 
-// DESIGN.md section 2, in the order of BorderLabWindow::kModes.
+// docs/semantics.md, Border modes, in the order of BorderLabWindow::kModes.
 constexpr ModeNames kNames[BorderLabWindow::kModeCount] = {
     {"BORDER_CONSTANT", "constant (cval)", "X (0 by default)", "Black/White", "0 Dirichlet"},
     {"BORDER_REPLICATE", "nearest", "replicate", "Clamp", "1 Neumann"},

@@ -95,7 +95,7 @@ public:
     int requestCount() const { return requests_; }
     QString noteText() const;
 
-    // The mode's names in OpenCV, scipy.ndimage, MATLAB, GIMP and G'MIC (DESIGN.md section 2).
+    // The mode's names in OpenCV, scipy.ndimage, MATLAB, GIMP and G'MIC (docs/semantics.md, Border modes).
     static QString otherNames(convlab::BorderMode mode);
 
 signals:

@@ -218,6 +218,8 @@ struct ImageView::State {
     double diffAbsoluteMax = 0.0; // 0: kDefaultDifferenceFraction of the nominal range
     ColorBar* bar = nullptr;      // children of the view, drawn over the picture
     QLabel* notice = nullptr;
+    QLabel* splitLeft = nullptr;  // "original" and "result" at the foot of the split halves
+    QLabel* splitRight = nullptr;
     bool overlaysQueued = false;  // a refresh of the overlays is posted
 
     // The driver's limit, lowered by the test override.
@@ -288,21 +290,23 @@ struct ImageView::State {
 
     void uploadFull(Slot& s, bool fromHost)
     {
-        if (!s.pbo)
-            gl->glGenBuffers(1, &s.pbo);
-        gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, s.pbo);
-        if (fromHost) {
-            const auto bytes = static_cast<GLsizeiptr>(s.bytes());
-            if (s.pboBytes == s.bytes()) {
-                gl->glBufferSubData(GL_PIXEL_UNPACK_BUFFER, 0, bytes, s.host->data.data());
-            } else {
-                gl->glBufferData(GL_PIXEL_UNPACK_BUFFER, bytes, s.host->data.data(), GL_STREAM_DRAW);
-                s.pboBytes = s.bytes();
-            }
-        }
         // Planar values are exactly a stack of layers: plane c -> layer c, no interleaving.
-        fillTexture(s, s.width, s.height, nullptr);
-        gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+        if (fromHost) {
+            // Straight from the image's memory: a pixel buffer would be one more image-sized
+            // copy held for nothing (only a GPU producer needs one). One a GPU producer left
+            // behind is emptied.
+            if (s.pboBytes > 0) {
+                gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, s.pbo);
+                gl->glBufferData(GL_PIXEL_UNPACK_BUFFER, 0, nullptr, GL_STREAM_DRAW);
+                s.pboBytes = 0;
+            }
+            gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+            fillTexture(s, s.width, s.height, s.host->data.data());
+        } else {
+            gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, s.pbo);
+            fillTexture(s, s.width, s.height, nullptr);
+            gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+        }
         if (!s.keepHost) {
             s.host.reset();
             s.hostValid = false;
@@ -413,6 +417,17 @@ ImageView::ImageView(QWidget* parent) : QOpenGLWidget(parent), d(std::make_uniqu
     d->notice->setStyleSheet(QStringLiteral(
         "QLabel { background: rgba(0, 0, 0, 170); color: #f2f2f2; padding: 4px; border-radius: 4px; }"));
     d->notice->hide();
+    auto splitLabel = [this](const QString& name, const QString& text) {
+        auto* l = new QLabel(text, this);
+        l->setObjectName(name);
+        l->setAttribute(Qt::WA_TransparentForMouseEvents);
+        l->setStyleSheet(QStringLiteral(
+            "QLabel { background: rgba(0, 0, 0, 150); color: #f2f2f2; padding: 2px 6px; border-radius: 3px; }"));
+        l->hide();
+        return l;
+    };
+    d->splitLeft = splitLabel(QStringLiteral("splitLeft"), tr("original"));
+    d->splitRight = splitLabel(QStringLiteral("splitRight"), tr("result"));
 }
 
 ImageView::~ImageView()
@@ -585,7 +600,12 @@ void ImageView::paintGL()
 
 void ImageView::setSource(const convlab::Image& source)
 {
-    d->source.assign(std::make_shared<const convlab::Image>(source), false);
+    setSource(std::make_shared<const convlab::Image>(source));
+}
+
+void ImageView::setSource(std::shared_ptr<const convlab::Image> source)
+{
+    d->source.assign(std::move(source), false);
     applyLayout();
     updateColorBar(); // an automatic difference scale follows the source's range
     updateNotice();
@@ -608,11 +628,46 @@ void ImageView::setResult(std::shared_ptr<const convlab::Image> result)
 
 void ImageView::setDifference(const convlab::Image& diff)
 {
-    d->diff.assign(std::make_shared<const convlab::Image>(diff), true);
+    setDifference(std::make_shared<const convlab::Image>(diff));
+}
+
+void ImageView::setDifference(std::shared_ptr<const convlab::Image> diff)
+{
+    d->diff.assign(std::move(diff), true);
     applyLayout();
     updateColorBar();
     updateNotice();
     update();
+}
+
+void ImageView::clearDifference()
+{
+    d->diff.clear();
+    updateColorBar();
+    updateNotice();
+    update();
+}
+
+bool ImageView::hasDifference() const
+{
+    return d->diff.channels > 0;
+}
+
+void ImageView::setSplitLabels(const QString& left, const QString& right)
+{
+    d->splitLeft->setText(left);
+    d->splitRight->setText(right);
+    placeOverlays();
+}
+
+QPair<QString, QString> ImageView::splitLabels() const
+{
+    return {d->splitLeft->text(), d->splitRight->text()};
+}
+
+bool ImageView::splitLabelsVisible() const
+{
+    return !d->splitLeft->isHidden() && !d->splitRight->isHidden();
 }
 
 void ImageView::setMapping(Mapping m)
@@ -751,6 +806,16 @@ void ImageView::updateNotice()
 void ImageView::placeOverlays()
 {
     const int m = kOverlayMargin;
+    // The split labels sit at the foot of each half, against the divider, and follow it.
+    const bool split = d->viewMode == ViewMode::Split && d->source.channels > 0;
+    for (QLabel* l : {d->splitLeft, d->splitRight}) l->setVisible(split && !l->text().isEmpty());
+    if (split) {
+        const int divider = int(std::lround(d->split * width()));
+        const QSize left = d->splitLeft->sizeHint(), right = d->splitRight->sizeHint();
+        const int y = height() - m - std::max(left.height(), right.height());
+        d->splitLeft->setGeometry(std::max(0, divider - m - left.width()), y, left.width(), left.height());
+        d->splitRight->setGeometry(std::min(width() - right.width(), divider + m), y, right.width(), right.height());
+    }
     int right = width() - m;
     if (!d->bar->isHidden()) {
         const int w = d->bar->sizeHint().width();
@@ -803,6 +868,7 @@ void ImageView::setSplitPosition(double t)
     if (!std::isfinite(t))
         return;
     d->split = std::clamp(t, 0.0, 1.0);
+    placeOverlays();
     update();
 }
 

@@ -42,12 +42,23 @@ public:
 
     // The source image (shown in Original/Split, read out under the cursor). Copies the data.
     void setSource(const convlab::Image& source);
+    // The same without a copy: the view shares the image (and never modifies it).
+    void setSource(std::shared_ptr<const convlab::Image> source);
     // The CPU producer: uploads the result through the PBO. Copies what it needs.
     void setResult(const convlab::Image& result);
     // The same without a copy: the view shares the image (and never modifies it).
     void setResult(std::shared_ptr<const convlab::Image> result);
     // A difference image (A - B) for ViewMode::Difference, drawn as a heat map.
     void setDifference(const convlab::Image& diff);
+    void setDifference(std::shared_ptr<const convlab::Image> diff);
+    // Forgets the difference image (it belonged to an older result): the Difference mode then
+    // shows nothing until a new one is set.
+    void clearDifference();
+    bool hasDifference() const;
+    // Split mode labels its halves, "original | result" by default.
+    void setSplitLabels(const QString& left, const QString& right);
+    QPair<QString, QString> splitLabels() const;
+    bool splitLabelsVisible() const;
 
     // The mapping applies to the result; the original (Original, the left of Split, the padding
     // preview) is always drawn in its own greys or colours, as Clamp maps them.

@@ -316,6 +316,17 @@ void MainWindow::buildMenus()
         a->setData(int(m));
         mapGroup_->addAction(a);
     }
+    QMenu* scaleMenu = viewMenu->addMenu(tr("Difference &Scale"));
+    auto* scaleGroup = new QActionGroup(this);
+    const std::pair<ImageView::DifferenceScale, QString> scales[] = {
+        {ImageView::DifferenceScale::Absolute, tr("&Fixed: 1% of the value range (rounding noise stays dark)")},
+        {ImageView::DifferenceScale::Relative, tr("&Relative: the largest difference is full scale")}};
+    for (const auto& [scale, text] : scales) {
+        QAction* a = scaleMenu->addAction(text, this, [this, sc = scale] { view_->setDifferenceScale(sc); });
+        a->setCheckable(true);
+        a->setChecked(scale == view_->differenceScale());
+        scaleGroup->addAction(a);
+    }
     padding_ = viewMenu->addAction(tr("Show &Padding"), this, [this](bool on) { setPaddingShown(on); });
     padding_->setCheckable(true);
     padding_->setStatusTip(tr("Extend the view past the image edges with what the border mode invents there"));
@@ -505,10 +516,11 @@ void MainWindow::onComparisonChanged()
     const WorkbenchDocument::Comparison* c = doc_->comparison();
     if (!c) {
         // Whatever was compared is of older parameters or another image: never shown again.
+        view_->clearDifference();
         if (view_->viewMode() == ImageView::ViewMode::Difference) showViewMode(ImageView::ViewMode::Result);
         return;
     }
-    view_->setDifference(*c->difference);
+    view_->setDifference(c->difference);
     showViewMode(ImageView::ViewMode::Difference);
 }
 
@@ -589,7 +601,7 @@ void MainWindow::setSourceImage(convlab::Image image, const QString& title,
 void MainWindow::onSourceChanged()
 {
     const auto source = doc_->source();
-    view_->setSource(*source);
+    view_->setSource(source); // shared, not copied
     view_->fitToWindow();
     setWindowTitle(tr("%1 (%2×%3×%4) — ConvLab")
                        .arg(doc_->title())

@@ -46,6 +46,13 @@ void runSeparable(const Job& job, const SeparableFactors& f, Image& out, StageCl
     const int left = k.ax(), right = k.width - 1 - k.ax(), top = k.ay();
     const float offset = static_cast<float>(job.offset);
     const RowKernels& rk = rowKernels();
+    if (f.rank == 0) {
+        // An all-zero kernel: no pass pair writes anything, so the output (possibly a reused
+        // buffer holding an older result) is set to what the sum gives: the offset.
+        for (int c = 0; c < job.channels; ++c) std::fill(out.plane(c), out.plane(c) + out.planeSize(), offset);
+        clock.mark("convolve");
+        return;
+    }
     // The scale is folded into the vertical factors.
     std::vector<std::vector<float>> columns = f.columns;
     for (auto& col : columns)
