@@ -89,6 +89,7 @@ private slots:
     void durationsKeepTheirUnit();
     void openingKeepsTheWindowResponsive();
     void cancelledOpenKeepsTheImage();
+    void largeImageBuffersReleasedOnReturn();
 
 private:
     // Runs `action` and waits until the render it starts has been received.
@@ -621,6 +622,21 @@ void TestWorkbench::cancelledOpenKeepsTheImage()
     QCOMPARE(opened.count(), 0);
     QCOMPARE(w_->sourceImage(), before);
     QVERIFY(errors_.isEmpty());
+}
+
+// Back from a large image to a small one, nothing image-sized of the large one is kept.
+void TestWorkbench::largeImageBuffersReleasedOnReturn()
+{
+    QVERIFY(renderAfter([&] { w_->setSourceImage(test::randomImage(1500, 1000, 3, 3), "large"); }));
+    for (int i = 0; i < 3; ++i) // several results: spare buffers of the large size pile up
+        QVERIFY(renderAfter([&] { w_->kernelDocument()->setCell(1, 1, 2.0f + float(i)); }));
+    QVERIFY(render()->spareBufferBytes() > 0);
+    QVERIFY(renderAfter([&] { w_->setSourceImage(test::randomImage(40, 30, 3, 4), "small"); }));
+    QVERIFY(renderAfter([&] { w_->kernelDocument()->setCell(1, 1, 7.0f); }));
+    const std::size_t smallImage = std::size_t(40) * 30 * 3 * sizeof(float);
+    QVERIFY2(render()->spareBufferBytes() <= 2 * smallImage,
+             qPrintable(QString("%1 bytes kept").arg(render()->spareBufferBytes())));
+    QCOMPARE(render()->result()->width, 40);
 }
 
 QTEST_MAIN(TestWorkbench)

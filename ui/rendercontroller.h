@@ -36,6 +36,13 @@ public:
     quint64 latestId() const { return latest_.latest(); }
     // Frees the output buffers kept for reuse (the image changed size: they fit no more).
     void releaseSpareBuffers() { retired_.clear(); }
+    // Bytes held in output buffers kept for reuse.
+    std::size_t spareBufferBytes() const
+    {
+        std::size_t bytes = 0;
+        for (const auto& b : retired_) bytes += b->data.size() * sizeof(float);
+        return bytes;
+    }
 
     // The held result: the newest request that finished successfully.
     quint64 resultId() const { return resultId_; }
