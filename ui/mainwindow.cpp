@@ -209,19 +209,19 @@ void MainWindow::applyFirstLaunchLayout(QSize size)
     }
     resize(size);
     // The docks share at most half the width; the image is what the window is for.
-    const int side = std::max(220, size.width() / 5);
-    QList<QDockWidget*> left, right;
+    const int left = std::max(240, size.width() * 22 / 100), right = std::max(220, size.width() / 5);
+    QList<QDockWidget*> leftDocks, rightDocks;
     for (QDockWidget* d : findChildren<QDockWidget*>())
-        if (!d->isFloating()) (dockWidgetArea(d) == Qt::LeftDockWidgetArea ? left : right).append(d);
+        if (!d->isFloating()) (dockWidgetArea(d) == Qt::LeftDockWidgetArea ? leftDocks : rightDocks).append(d);
     QList<QDockWidget*> docks;
     QList<int> widths;
-    if (!left.isEmpty()) {
-        docks << left.first();
-        widths << side;
+    if (!leftDocks.isEmpty()) {
+        docks << leftDocks.first();
+        widths << left;
     }
-    if (!right.isEmpty()) {
-        docks << right.first();
-        widths << side;
+    if (!rightDocks.isEmpty()) {
+        docks << rightDocks.first();
+        widths << right;
     }
     resizeDocks(docks, widths, Qt::Horizontal);
 }
