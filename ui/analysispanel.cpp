@@ -274,7 +274,7 @@ QString AnalysisPanel::fieldText(const QString& field) const
 
 void AnalysisPanel::setKernel(const convlab::Kernel& k)
 {
-    const quint64 id = ++requested_;
+    const quint64 id = latest_.begin().id;
     pool_.clear(); // an analysis not yet started is no longer wanted
     pool_.start([this, id, k] {
         auto r = std::make_shared<Result>();
@@ -291,14 +291,13 @@ void AnalysisPanel::setKernel(const convlab::Kernel& k)
         }
         // The destructor waits for this task, so the panel is alive while the call is queued.
         QMetaObject::invokeMethod(this, [this, id, r] {
-            if (id == requested_) show(r);
+            if (latest_.finish(id)) show(r);
         }, Qt::QueuedConnection);
     });
 }
 
 void AnalysisPanel::show(std::shared_ptr<const Result> r)
 {
-    shown_ = requested_;
     if (!r->error.isEmpty()) {
         error_->setText(tr("Cannot analyse the kernel: %1").arg(r->error));
         error_->show();

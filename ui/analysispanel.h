@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "convlab/analysis.h"
+#include "latest.h"
 
 class QCheckBox;
 class QLabel;
@@ -28,7 +29,7 @@ public:
     // Starts analysing `k`; updated() follows when its results are shown.
     void setKernel(const convlab::Kernel& k);
     // Whether an analysis is running or queued.
-    bool pending() const { return requested_ != shown_; }
+    bool pending() const { return latest_.pending(); }
 
     bool hasAnalysis() const { return result_ != nullptr; }
     const convlab::KernelAnalysis& analysis() const;
@@ -49,8 +50,7 @@ private:
     void showResponse();
 
     QThreadPool pool_;
-    quint64 requested_ = 0;
-    quint64 shown_ = 0;
+    LatestOnly latest_; // only the newest analysis is shown
     std::shared_ptr<const Result> result_;
 
     QLabel* sum_;

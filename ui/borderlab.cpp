@@ -423,7 +423,7 @@ void BorderLabWindow::onPreviewReady(quint64 sourceGeneration, std::shared_ptr<c
 void BorderLabWindow::releaseComputed()
 {
     ++sourceGeneration_;
-    ++generation_; // drops a comparison in flight
+    comparison_.invalidate(); // drops a comparison in flight
     preparingGeneration_ = 0;
     if (previewCancel_)
         previewCancel_->store(true);
@@ -459,7 +459,7 @@ void BorderLabWindow::pause()
     // Unfinished work is started again when the lab is back on screen.
     for (Panel& p : panels_)
         p.render->cancel();
-    ++generation_;
+    comparison_.invalidate();
     comparing_ = false;
     startedVersion_ = 0;
 }
@@ -500,7 +500,7 @@ void BorderLabWindow::changeEvent(QEvent* e)
 
 void BorderLabWindow::start()
 {
-    ++generation_;
+    comparison_.invalidate();
     comparing_ = false;
     startedVersion_ = inputVersion_;
     requests_ += kModeCount;
@@ -540,7 +540,7 @@ void BorderLabWindow::onFailed(int index, quint64 id, const QString& message)
 
 void BorderLabWindow::compare()
 {
-    const quint64 generation = ++generation_;
+    const quint64 generation = comparison_.begin().id;
     comparing_ = true;
     std::array<std::shared_ptr<const convlab::Image>, kModeCount> results;
     for (int i = 0; i < kModeCount; ++i)
@@ -565,7 +565,7 @@ void BorderLabWindow::compare()
 void BorderLabWindow::applyComparison(quint64 generation, const std::array<BorderDifference, kModeCount>& differences,
                                       const std::array<std::shared_ptr<const convlab::Image>, kModeCount>& diffs)
 {
-    if (generation != generation_)
+    if (!comparison_.finish(generation))
         return; // superseded by newer parameters or another reference
     comparing_ = false;
     const QString refName = QString::fromStdString(convlab::borderName(kModes[reference_]));

@@ -18,6 +18,7 @@
 #include <memory>
 
 #include "convlab/convolve.h"
+#include "latest.h"
 
 class ImageView;
 class QCheckBox;
@@ -157,7 +158,7 @@ private:
     bool showDifferences_ = false;
     bool comparing_ = false;
     bool syncing_ = false;
-    quint64 generation_ = 0; // bumps with every new run or reference: older comparisons are dropped
+    LatestOnly comparison_; // a new run or reference makes the comparison in flight stale
     QComboBox* referenceBox_ = nullptr;
     QCheckBox* differencesBox_ = nullptr;
     QComboBox* mappingBox_ = nullptr;
