@@ -2,11 +2,12 @@
 // Code export: the current filter as a snippet for scipy.ndimage, cupyx.scipy.ndimage or
 // OpenCV (Python and C++). The translations, checked against the engine by the tests:
 //  - scipy/cupyx: correlate/convolve with origin = anchor - size // 2 on both axes (the same
-//    formula for both functions); modes nearest, reflect, mirror, wrap, constant + cval.
+//    formula for both functions); the mode= of the border mode's row in borderModes()
+//    (convlab/modes.h), plus cval for a mode that takes a value.
 //  - OpenCV: filter2D correlates with the anchor given, so convolution flips the kernel both
-//    ways and mirrors the anchor; BORDER_REPLICATE, BORDER_REFLECT, BORDER_REFLECT_101 and
-//    BORDER_CONSTANT (zero) are native; wrap and non-zero constants pad with copyMakeBorder by
-//    the kernel's reach first, filter, and crop the padding away.
+//    ways and mirrors the anchor; the row's OpenCV flag goes to filter2D when filter2D applies
+//    it (its constant is zero), else copyMakeBorder pads by the kernel's reach first, filter2D
+//    runs on the padded image, and the padding is cropped away.
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -14,6 +15,7 @@
 
 #include "convlab/analysis.h"
 #include "convlab/error.h"
+#include "convlab/modes.h"
 #include "methods.h"
 
 namespace convlab {
@@ -59,7 +61,7 @@ std::string header(const Plan& plan, const char* comment)
       << 'x' << k.height << " kernel";
     if (!k.name.empty()) s << " '" << k.name << '\'';
     s << ", anchor (" << k.ax() << ',' << k.ay() << "), border " << borderName(p.border.mode);
-    if (p.border.mode == BorderMode::Constant) s << '(' << shortest(p.border.value) << ')';
+    if (borderModeInfo(p.border.mode).takesValue) s << '(' << shortest(p.border.value) << ')';
     s << ", scale " << shortest(plan.scale) << (p.normalize ? " (normalized)" : "") << ", offset "
       << shortest(p.offset) << '\n';
     for (const std::string& n : plan.notices) s << comment << " note: " << n << '\n';
@@ -84,14 +86,9 @@ std::string scipyLike(const Plan& plan, bool cupy)
 {
     const ConvolveParams& p = plan.p;
     const Kernel& k = p.kernel;
-    const char* mode = "reflect";
-    switch (p.border.mode) {
-    case BorderMode::Constant: mode = "constant"; break;
-    case BorderMode::Replicate: mode = "nearest"; break;
-    case BorderMode::Reflect: mode = "reflect"; break;
-    case BorderMode::Mirror: mode = "mirror"; break;
-    case BorderMode::Wrap: mode = "wrap"; break;
-    }
+    const BorderModeInfo& border = borderModeInfo(p.border.mode);
+    if (!border.scipy)
+        throw Error(std::string("scipy.ndimage has no border mode like ConvLab's '") + border.name + "'");
     std::ostringstream s;
     s << header(plan, "#");
     s << "import numpy as np\n";
@@ -105,30 +102,28 @@ std::string scipyLike(const Plan& plan, bool cupy)
     s << "if src.ndim == 3:  # (H, W, C): a size-1 kernel axis filters each channel on its own\n"
       << "    k, origin = k[:, :, None], origin + (0,)\n";
     s << "out = ndimage." << (plan.convolution() ? "convolve" : "correlate") << "(src, "
-      << (cupy ? "cp.asarray(k)" : "k") << ", mode=\"" << mode << '"';
-    if (p.border.mode == BorderMode::Constant) s << ", cval=" << shortest(p.border.value);
+      << (cupy ? "cp.asarray(k)" : "k") << ", mode=\"" << border.scipy << '"';
+    if (border.takesValue) s << ", cval=" << shortest(p.border.value);
     s << ", origin=origin)\n";
     s << "out = (" << shortest(plan.scale) << " * out + " << shortest(p.offset) << ")"
       << (cupy ? ".get().astype(np.float32)\n" : ".astype(np.float32)\n");
     return s.str();
 }
 
-// OpenCV border handling: the native flag, or the flag for copyMakeBorder when filter2D cannot
-// do it alone.
+// OpenCV border handling: the flag, and whether filter2D cannot apply it alone (then
+// copyMakeBorder pads with it first).
 struct CvBorder {
     const char* flag;
     bool pad;
+    std::string missing; // what filter2D lacks, for the comment: "wrap border"
 };
 CvBorder cvBorder(const Border& b)
 {
-    switch (b.mode) {
-    case BorderMode::Constant: return {"BORDER_CONSTANT", b.value != 0.0f};
-    case BorderMode::Replicate: return {"BORDER_REPLICATE", false};
-    case BorderMode::Reflect: return {"BORDER_REFLECT", false};
-    case BorderMode::Mirror: return {"BORDER_REFLECT_101", false};
-    case BorderMode::Wrap: return {"BORDER_WRAP", true};
-    }
-    return {"BORDER_REFLECT", false};
+    const BorderModeInfo& info = borderModeInfo(b.mode);
+    if (!info.opencv) throw Error(std::string("OpenCV has no border type like ConvLab's '") + info.name + "'");
+    const bool nonZeroConstant = info.takesValue && b.value != 0.0f; // filter2D's constant is 0
+    const bool pad = !info.opencvFilter2D || nonZeroConstant;
+    return {info.opencv, pad, std::string(nonZeroConstant ? "non-zero " : "") + info.name + " border"};
 }
 
 std::string opencvPython(const Plan& plan)
@@ -150,12 +145,12 @@ std::string opencvPython(const Plan& plan)
     s << "anchor = (" << a.ax() << ", " << a.ay() << ")  # (x, y)\n";
     s << "src = np.asarray(img, dtype=np.float64)\n";
     if (b.pad) {
-        s << "# filter2D has no " << (p.border.mode == BorderMode::Wrap ? "wrap border" : "non-zero constant border")
+        s << "# filter2D has no " << b.missing
           << ": pad by the kernel's reach with copyMakeBorder,\n# filter, and crop the padding away.\n";
         s << "top, bottom, left, right = " << a.ay() << ", " << a.height - 1 - a.ay() << ", " << a.ax() << ", "
           << a.width - 1 - a.ax() << '\n';
         s << "padded = cv2.copyMakeBorder(src, top, bottom, left, right, cv2." << b.flag;
-        if (p.border.mode == BorderMode::Constant) s << ", value=(" << shortest(p.border.value) << ",) * 4";
+        if (borderModeInfo(p.border.mode).takesValue) s << ", value=(" << shortest(p.border.value) << ",) * 4";
         s << ")\n";
         s << "out = cv2.filter2D(padded, -1, k, anchor=anchor, borderType=cv2.BORDER_CONSTANT)\n";
         s << "out = out[top:top + src.shape[0], left:left + src.shape[1]]\n";
@@ -194,14 +189,13 @@ std::string opencvCpp(const Plan& plan)
     s << "    const cv::Point anchor(" << a.ax() << ", " << a.ay() << ");\n";
     s << "    cv::Mat src, out;\n    img.convertTo(src, CV_64F);\n";
     if (b.pad) {
-        s << "    // filter2D has no "
-          << (p.border.mode == BorderMode::Wrap ? "wrap border" : "non-zero constant border")
+        s << "    // filter2D has no " << b.missing
           << ": pad by the kernel's reach with copyMakeBorder,\n    // filter, and crop the padding away.\n";
         s << "    const int top = " << a.ay() << ", bottom = " << a.height - 1 - a.ay() << ", left = " << a.ax()
           << ", right = " << a.width - 1 - a.ax() << ";\n";
         s << "    cv::Mat padded;\n";
         s << "    cv::copyMakeBorder(src, padded, top, bottom, left, right, cv::" << b.flag;
-        if (p.border.mode == BorderMode::Constant) s << ", cv::Scalar::all(" << shortest(p.border.value) << ')';
+        if (borderModeInfo(p.border.mode).takesValue) s << ", cv::Scalar::all(" << shortest(p.border.value) << ')';
         s << ");\n";
         s << "    cv::filter2D(padded, out, -1, k, anchor, 0, cv::BORDER_CONSTANT);\n";
         s << "    out = out(cv::Rect(left, top, img.cols, img.rows));\n";

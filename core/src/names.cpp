@@ -1,53 +1,22 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Names and aliases of border modes, methods and devices (docs/semantics.md, Border modes).
-#include <algorithm>
-#include <cctype>
+// Names and aliases of border modes, methods and devices (docs/semantics.md, Border modes):
+// border modes and methods from the tables of convlab/modes.h, devices from the list here.
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <utility>
 
 #include "convlab/convolve.h"
 #include "convlab/error.h"
+#include "convlab/modes.h"
 
 namespace convlab {
 namespace {
 
-std::string normalized(std::string_view s)
-{
-    std::string out;
-    for (char c : s) {
-        if (c == '-' || c == ' ') c = '_';
-        out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-    return out;
-}
-
-struct Alias {
-    const char* name;
-    BorderMode mode;
-};
-// ConvLab's own names first, then OpenCV, scipy.ndimage, MATLAB, GIMP and G'MIC spellings.
-constexpr Alias kBorderAliases[] = {
-    {"constant", BorderMode::Constant},   {"border_constant", BorderMode::Constant},
-    {"zero", BorderMode::Constant},       {"zeros", BorderMode::Constant},
-    {"fill", BorderMode::Constant},       {"dirichlet", BorderMode::Constant},
-    {"replicate", BorderMode::Replicate}, {"border_replicate", BorderMode::Replicate},
-    {"nearest", BorderMode::Replicate},   {"clamp", BorderMode::Replicate},
-    {"edge", BorderMode::Replicate},      {"neumann", BorderMode::Replicate},
-    {"reflect", BorderMode::Reflect},     {"border_reflect", BorderMode::Reflect},
-    {"symmetric", BorderMode::Reflect},   {"mirror", BorderMode::Mirror},
-    {"reflect101", BorderMode::Mirror},   {"reflect_101", BorderMode::Mirror},
-    {"border_reflect_101", BorderMode::Mirror}, {"border_reflect101", BorderMode::Mirror},
-    {"border_default", BorderMode::Mirror}, {"wrap", BorderMode::Wrap},
-    {"border_wrap", BorderMode::Wrap},    {"grid_wrap", BorderMode::Wrap},
-    {"circular", BorderMode::Wrap},       {"periodic", BorderMode::Wrap},
-    {"loop", BorderMode::Wrap},
-};
-
 template <class E, std::size_t N>
 E lookup(std::string_view text, const std::pair<const char*, E> (&table)[N], const char* what)
 {
-    const std::string key = normalized(text);
+    const std::string key = normalizedName(text);
     for (const auto& [name, value] : table)
         if (key == name) return value;
     std::string valid;
@@ -55,11 +24,19 @@ E lookup(std::string_view text, const std::pair<const char*, E> (&table)[N], con
     throw Error("unknown " + std::string(what) + " '" + std::string(text) + "' (valid: " + valid + ")");
 }
 
-constexpr std::pair<const char*, Method> kMethods[] = {
-    {"auto", Method::Auto}, {"reference", Method::Reference}, {"direct", Method::Direct},
-    {"separable", Method::Separable}, {"fft", Method::Fft}};
 constexpr std::pair<const char*, Device> kDevices[] = {
     {"auto", Device::Auto}, {"cpu", Device::Cpu}, {"cuda", Device::Cuda}};
+
+// "constant[:VALUE], replicate, ...; aliases: border_constant, zero, ..."
+std::string validBorderNames()
+{
+    std::string names, aliases;
+    for (const BorderModeInfo& m : borderModes()) {
+        names += (names.empty() ? "" : ", ") + std::string(m.name) + (m.takesValue ? "[:VALUE]" : "");
+        for (const char* a : m.aliases) aliases += (aliases.empty() ? "" : ", ") + std::string(a);
+    }
+    return names + "; aliases: " + aliases;
+}
 
 } // namespace
 
@@ -70,18 +47,12 @@ Border parseBorder(std::string_view text)
         name = text.substr(0, sep);
         value = text.substr(sep + 1);
     }
-    const std::string key = normalized(name);
-    const auto it = std::find_if(std::begin(kBorderAliases), std::end(kBorderAliases),
-                                 [&](const Alias& a) { return key == a.name; });
-    if (it == std::end(kBorderAliases))
-        throw Error("unknown border mode '" + std::string(text) +
-                    "' (valid: constant[:VALUE], replicate, reflect, mirror, wrap, or an alias such as "
-                    "nearest, symmetric, reflect101, circular)");
+    const BorderModeInfo* info = findBorderMode(name);
+    if (!info) throw Error("unknown border mode '" + std::string(text) + "' (valid: " + validBorderNames() + ")");
     Border b;
-    b.mode = it->mode;
+    b.mode = info->mode;
     if (!value.empty()) {
-        if (b.mode != BorderMode::Constant)
-            throw Error("border mode '" + std::string(name) + "' takes no value");
+        if (!info->takesValue) throw Error("border mode '" + std::string(name) + "' takes no value");
         const std::string v(value);
         char* end = nullptr;
         const double d = std::strtod(v.c_str(), &end);
@@ -94,25 +65,27 @@ Border parseBorder(std::string_view text)
 
 std::string borderName(BorderMode mode)
 {
-    switch (mode) {
-    case BorderMode::Constant: return "constant";
-    case BorderMode::Replicate: return "replicate";
-    case BorderMode::Reflect: return "reflect";
-    case BorderMode::Mirror: return "mirror";
-    case BorderMode::Wrap: return "wrap";
-    }
+    for (const BorderModeInfo& m : borderModes())
+        if (m.mode == mode) return m.name;
     return "?";
 }
 
-Method parseMethod(std::string_view text) { return lookup(text, kMethods, "method"); }
-Device parseDevice(std::string_view text) { return lookup(text, kDevices, "device"); }
+Method parseMethod(std::string_view text)
+{
+    if (const MethodInfo* info = findMethod(text)) return info->method;
+    std::string valid;
+    for (const MethodInfo& m : methods()) valid += (valid.empty() ? "" : ", ") + std::string(m.name);
+    throw Error("unknown method '" + std::string(text) + "' (valid: " + valid + ")");
+}
 
 std::string methodName(Method m)
 {
-    for (const auto& [name, value] : kMethods)
-        if (value == m) return name;
+    for (const MethodInfo& info : methods())
+        if (info.method == m) return info.name;
     return "?";
 }
+
+Device parseDevice(std::string_view text) { return lookup(text, kDevices, "device"); }
 
 std::string deviceName(Device d)
 {

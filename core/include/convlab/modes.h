@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The one list of border modes and the one list of methods, with everything said about each
+// (names, aliases, the names other libraries use, the rule, the accuracy). Names, combo boxes,
+// the border-mode lab, code export and the command-line help all read these tables, so a new
+// mode or method is described here once (docs/semantics.md, Border modes and Methods).
+#pragma once
+#include <array>
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "convlab/border.h"
+#include "convlab/convolve.h"
+
+namespace convlab {
+
+// A name as the look-ups compare it: lower case, '-' and ' ' read as '_'.
+std::string normalizedName(std::string_view text);
+
+// ---- border modes ----
+
+struct BorderModeInfo {
+    BorderMode mode;
+    const char* name;                     // ConvLab's name (borderName, combos, CLI)
+    std::span<const char* const> aliases; // other names parseBorder accepts, lower case with '_'
+    bool takesValue;                      // written name[:VALUE] (the constant)
+    const char* rule;                     // the rule in short, with its pattern: "period 2n: cba|abcd|dcb"
+    const char* example;                  // n = 4 ("abcd"), p = -3..6, '#' the constant: "cbaabcddcb"
+    // The same rule elsewhere; nullptr where that library has none.
+    const char* opencv;     // cv::BorderTypes flag
+    bool opencvFilter2D;    // filter2D applies the flag itself (its constant is 0); else pad first
+    const char* scipy;      // scipy.ndimage / cupyx mode=
+    const char* scipyNote;  // shown after the scipy name ("(cval)"), or nullptr
+    const char* matlab;     // imfilter padding option
+    const char* gimp;       // Convolution Matrix border
+    const char* gmic;       // boundary conditions
+};
+
+namespace detail {
+inline constexpr const char* kConstantAliases[] = {"border_constant", "zero", "zeros", "fill", "dirichlet"};
+inline constexpr const char* kReplicateAliases[] = {"border_replicate", "nearest", "clamp", "edge", "neumann"};
+inline constexpr const char* kReflectAliases[] = {"border_reflect", "symmetric"};
+inline constexpr const char* kMirrorAliases[] = {"reflect101", "reflect_101", "border_reflect_101",
+                                                 "border_reflect101", "border_default"};
+inline constexpr const char* kWrapAliases[] = {"border_wrap", "grid_wrap", "circular", "periodic", "loop"};
+
+// In display order. docs/semantics.md, Border modes, is the same table in prose.
+inline constexpr BorderModeInfo kBorderModes[] = {
+    {BorderMode::Constant, "constant", kConstantAliases, true, "value c outside", "###abcd###", //
+     "BORDER_CONSTANT", true, "constant", "(cval)", "X (0 by default)", "Black/White", "0 Dirichlet"},
+    {BorderMode::Replicate, "replicate", kReplicateAliases, false, "clamp: aaa|abcd|ddd", "aaaabcdddd", //
+     "BORDER_REPLICATE", true, "nearest", nullptr, "replicate", "Clamp", "1 Neumann"},
+    {BorderMode::Reflect, "reflect", kReflectAliases, false, "period 2n: cba|abcd|dcb", "cbaabcddcb", //
+     "BORDER_REFLECT", true, "reflect", nullptr, "symmetric", nullptr, "3 mirror"},
+    {BorderMode::Mirror, "mirror", kMirrorAliases, false, "period 2n\u22122: dcb|abcd|cba", "dcbabcdcba", //
+     "BORDER_REFLECT_101", true, "mirror", nullptr, nullptr, nullptr, nullptr},
+    {BorderMode::Wrap, "wrap", kWrapAliases, false, "period n: bcd|abcd|abc", "bcdabcdabc", //
+     "BORDER_WRAP", false, "wrap", "/ grid-wrap", "circular", "Loop", "2 periodic"},
+};
+} // namespace detail
+
+constexpr std::span<const BorderModeInfo> borderModes() { return detail::kBorderModes; }
+inline constexpr std::size_t kBorderModeCount = std::size(detail::kBorderModes);
+
+// The modes in display order, for storage with one slot per mode.
+constexpr std::array<BorderMode, kBorderModeCount> borderModeList()
+{
+    std::array<BorderMode, kBorderModeCount> out{};
+    for (std::size_t i = 0; i < kBorderModeCount; ++i) out[i] = detail::kBorderModes[i].mode;
+    return out;
+}
+
+// Throws convlab::Error for a value that is not an enumerator.
+const BorderModeInfo& borderModeInfo(BorderMode mode);
+// The entry whose name or alias is `name` (case, '-' and ' ' ignored as in parseBorder), or null.
+const BorderModeInfo* findBorderMode(std::string_view name);
+// "OpenCV BORDER_REFLECT · scipy reflect · MATLAB symmetric · GIMP — · G'MIC 3 mirror" (UTF-8).
+std::string otherLibraryNames(const BorderModeInfo& info);
+
+// ---- methods ----
+
+// How close to the reference a method's result is (docs/semantics.md, Tolerances).
+enum class Accuracy {
+    Oracle,   // the definition in double precision: the reference itself
+    Float,    // float sums: 1e-6
+    Fft,      // transform rounding: 1e-5
+    OfItsPick // auto: that of the method it runs
+};
+
+struct MethodInfo {
+    Method method;
+    const char* name;                     // parseMethod / methodName, combos, CLI
+    std::span<const char* const> aliases; // other names parseMethod accepts, lower case with '_'
+    const char* description;              // one line, for tooltips and help
+    Accuracy accuracy;
+    bool autoCandidate; // auto weighs it (and the crossover sweep times it)
+};
+
+namespace detail {
+inline constexpr MethodInfo kMethods[] = {
+    {Method::Auto, "auto", {}, "the cheapest by the cost model; the choice is reported", Accuracy::OfItsPick, false},
+    {Method::Direct, "direct", {}, "the spatial sum", Accuracy::Float, true},
+    {Method::Separable, "separable", {}, "rank-r row and column passes from the kernel's SVD", Accuracy::Float, true},
+    {Method::Fft, "fft", {}, "pad, real FFT, pointwise product, crop", Accuracy::Fft, true},
+    {Method::Reference, "reference", {}, "double-precision direct sum: the oracle (slow)", Accuracy::Oracle, false},
+};
+} // namespace detail
+
+// In display order (auto first).
+constexpr std::span<const MethodInfo> methods() { return detail::kMethods; }
+inline constexpr std::size_t kMethodCount = std::size(detail::kMethods);
+
+// Throws convlab::Error for a value that is not an enumerator.
+const MethodInfo& methodInfo(Method method);
+const MethodInfo* findMethod(std::string_view name);
+
+// The relative tolerance against the reference (0 for the reference itself; for OfItsPick the
+// loosest of the methods auto weighs).
+constexpr double toleranceOf(Accuracy a)
+{
+    switch (a) {
+    case Accuracy::Oracle: return 0.0;
+    case Accuracy::Float: return 1e-6;
+    case Accuracy::Fft: return 1e-5;
+    case Accuracy::OfItsPick: {
+        double loosest = 0.0;
+        for (const MethodInfo& m : detail::kMethods)
+            if (m.autoCandidate && toleranceOf(m.accuracy) > loosest) loosest = toleranceOf(m.accuracy);
+        return loosest;
+    }
+    }
+    return 0.0;
+}
+
+} // namespace convlab
