@@ -28,6 +28,7 @@
 #include <tuple>
 
 #include "convlab/error.h"
+#include "fsutil.h"
 #include "methods.h"
 #include "threadpool.h"
 
@@ -55,10 +56,8 @@ template <class T> FftwBuffer<T> fftwAlloc(std::size_t n)
 
 std::filesystem::path wisdomPath()
 {
-    namespace fs = std::filesystem;
-    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "convlab" / "fftwf-wisdom";
-    if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".cache" / "convlab" / "fftwf-wisdom";
-    return {};
+    const auto dir = cacheDirectory();
+    return dir.empty() ? dir : dir / "fftwf-wisdom";
 }
 
 // Forward and backward plans for `howmany` planes of n0 x n1, executed on any buffers of the
@@ -219,16 +218,19 @@ private:
         const auto path = wisdomPath();
         if (!path.empty()) fftwf_import_wisdom_from_filename(path.c_str()); // absent: nothing to learn
     }
-    void saveWisdom()
+    void saveWisdom() // under the planner mutex: exporting reads the planner's state
     {
-        namespace fs = std::filesystem;
         const auto path = wisdomPath();
         if (path.empty()) return;
         std::error_code ec;
-        fs::create_directories(path.parent_path(), ec);
-        const fs::path tmp = path.string() + ".tmp" + std::to_string(reinterpret_cast<std::uintptr_t>(this));
-        if (fftwf_export_wisdom_to_filename(tmp.c_str())) fs::rename(tmp, path, ec);
-        if (ec) fs::remove(tmp, ec); // a cache: failing to keep it only costs planning time
+        std::filesystem::create_directories(path.parent_path(), ec);
+        try {
+            writeFileAtomically(path.string(), [](const std::string& tmp) {
+                if (!fftwf_export_wisdom_to_filename(tmp.c_str())) throw Error("cannot write '" + tmp + "'");
+            });
+        } catch (const std::exception&) {
+            // A cache: failing to keep it only costs planning time.
+        }
     }
 
     // Looking a plan up never waits for the planner (which may be measuring in the background).

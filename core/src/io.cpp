@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Output mapping, atomic writes and the by-extension dispatch of loadImage/saveImage.
+// Output mapping and the by-extension dispatch of loadImage/saveImage.
 #include "convlab/io.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
-#include <random>
 #include <string>
 
 #include "convlab/error.h"
@@ -96,38 +94,6 @@ SampleMapping::SampleMapping(const Image& img, SampleDepth target, OutputMap map
 }
 
 } // namespace detail
-
-void writeAtomicallyImpl(const std::string& path, void (*fn)(const std::string&, void*), void* ctx)
-{
-    const fs::path target(path);
-    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec))
-        throw Error("cannot write '" + path + "': output directory '" + dir.string() + "' does not exist");
-    if (fs::is_directory(target, ec)) throw Error("cannot write '" + path + "': it is a directory");
-
-    // .NAME.tmp-XXXXXXXX.EXT beside the target: same file system (rename is atomic), same
-    // extension (writers that pick the format by extension see the right one).
-    std::random_device rd;
-    std::mt19937_64 rng((std::uint64_t(rd()) << 32) ^ rd());
-    const std::string stem = target.stem().string(), ext = target.extension().string();
-    fs::path tmp;
-    do {
-        char name[32];
-        std::snprintf(name, sizeof name, ".tmp-%016llx", static_cast<unsigned long long>(rng()));
-        tmp = dir / (std::string(1, '.').append(stem).append(name).append(ext));
-    } while (fs::exists(tmp, ec));
-
-    try {
-        fn(tmp.string(), ctx);
-        if (!fs::is_regular_file(tmp, ec)) throw Error("cannot write '" + path + "': the writer produced no file");
-        fs::rename(tmp, target, ec);
-        if (ec) throw Error("cannot write '" + path + "': " + ec.message());
-    } catch (...) {
-        fs::remove(tmp, ec);
-        throw;
-    }
-}
 
 DecodedImage decodeImage(const std::string& path)
 {

@@ -13,6 +13,7 @@
 
 #include "convlab/error.h"
 #include "convlab/io.h"
+#include "fsutil.h"
 #include "io_internal.h"
 
 namespace convlab {
@@ -235,7 +236,7 @@ void saveImageOpenCV(const Image& img, const std::string& path, const SaveOption
     // LZW (libtiff's COMPRESSION_LZW = 5): lossless for every depth, where OpenCV's default for
     // 3-channel float is the lossy LogLuv.
     if (std::string(f.name) == "TIFF") params = {cv::IMWRITE_TIFF_COMPRESSION, 5};
-    writeAtomically(path, [&](const std::string& tmp) {
+    detail::writeFileAtomically(path, [&](const std::string& tmp) {
         bool ok = false;
         try {
             ok = cv::imwrite(tmp, m, params);

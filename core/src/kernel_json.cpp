@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "convlab/error.h"
-#include "convlab/io.h"
 #include "convlab/kernel.h"
+#include "fsutil.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -332,7 +332,7 @@ void saveKernelFile(const KernelSpec& spec, const std::string& path)
             content += '\n';
         }
     }
-    writeAtomically(path, [&](const std::string& tmp) {
+    detail::writeFileAtomically(path, [&](const std::string& tmp) {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
         out << content;
         out.close();

@@ -14,6 +14,7 @@
 
 #include "convlab/error.h"
 #include "convlab/io.h"
+#include "fsutil.h"
 #include "io_internal.h"
 
 namespace convlab {
@@ -293,7 +294,7 @@ void writeNpy(const Image& img, const std::string& path, const SaveOptions& opts
     const std::string preamble = std::string(kMagic, kMagicSize) + '\x01' + '\x00' +
                                  static_cast<char>(header.size() & 0xff) + static_cast<char>(header.size() >> 8);
 
-    writeAtomically(path, [&](const std::string& tmp) {
+    detail::writeFileAtomically(path, [&](const std::string& tmp) {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
         if (!out) throw Error("cannot write '" + path + "': the file cannot be created");
         out.write(preamble.data(), std::streamsize(preamble.size()));

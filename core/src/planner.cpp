@@ -6,7 +6,6 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -15,6 +14,8 @@
 #include <random>
 #include <sstream>
 
+#include "convlab/error.h"
+#include "fsutil.h"
 #include "methods.h"
 #include "planner.h"
 #include "rowkernels.h"
@@ -40,10 +41,8 @@ std::string cpuIdentity()
 
 std::filesystem::path cachePath()
 {
-    namespace fs = std::filesystem;
-    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "convlab" / "cpu-planner.json";
-    if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".cache" / "convlab" / "cpu-planner.json";
-    return {};
+    const auto dir = cacheDirectory();
+    return dir.empty() ? dir : dir / "cpu-planner.json";
 }
 
 // Best of `runs` wall times of fn(), in ns.
@@ -131,7 +130,6 @@ bool load(CostModel& m)
 
 void save(const CostModel& m)
 {
-    namespace fs = std::filesystem;
     const auto path = cachePath();
     if (path.empty()) return;
     nlohmann::json j{{"version", kModelVersion},           {"cpu", m.cpu},
@@ -139,18 +137,17 @@ void save(const CostModel& m)
                      {"separable_per_tap_ns", m.separablePerTap}, {"separable_per_pixel_ns", m.separablePerPixel},
                      {"fft_per_point_ns", m.fftPerPoint},   {"fft_per_pixel_ns", m.fftPerPixel}};
     std::error_code ec;
-    fs::create_directories(path.parent_path(), ec);
-    const fs::path tmp = path.string() + ".tmp" + std::to_string(std::random_device{}());
-    {
-        std::ofstream f(tmp);
-        f << j.dump(2) << '\n';
-        if (!f) {
-            fs::remove(tmp, ec);
-            return;
-        }
+    std::filesystem::create_directories(path.parent_path(), ec);
+    try {
+        writeFileAtomically(path.string(), [&](const std::string& tmp) {
+            std::ofstream f(tmp);
+            f << j.dump(2) << '\n';
+            f.close();
+            if (!f) throw Error("cannot write '" + tmp + "'");
+        });
+    } catch (const std::exception&) {
+        // A cache: failing to keep it costs a calibration next time.
     }
-    fs::rename(tmp, path, ec);
-    if (ec) fs::remove(tmp, ec); // a cache: failing to keep it costs a calibration next time
 }
 
 std::mutex gModelMutex;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
-#include <type_traits>
 
 #include "convlab/image.h"
 
@@ -46,13 +46,10 @@ DecodedImage decodeImage(const std::string& path);
 // left half-written and an existing file is untouched on failure.
 void saveImage(const Image& img, const std::string& path, const SaveOptions& opts = {});
 
-// Atomic write helper used by every writer: calls write(tmpPath) then renames to `path`.
-// The temporary keeps the extension so format-by-extension writers work.
-void writeAtomicallyImpl(const std::string& path, void (*fn)(const std::string&, void*), void* ctx);
-template <class F> void writeAtomically(const std::string& path, F&& write)
-{
-    writeAtomicallyImpl(
-        path, [](const std::string& tmp, void* c) { (*static_cast<std::remove_reference_t<F>*>(c))(tmp); }, &write);
-}
+// The core's atomic writer, for writers outside the core (the benchmarks): calls
+// write(tmpPath) with a unique temporary beside `path` that keeps its extension, then renames it
+// over `path`; on any failure the temporary is removed and `path` is untouched. Throws
+// convlab::Error, or rethrows what `write` threw.
+void writeAtomically(const std::string& path, const std::function<void(const std::string& tmpPath)>& write);
 
 } // namespace convlab
