@@ -14,16 +14,12 @@ if(NOT CLI11_FOUND)
   target_include_directories(CLI11::CLI11 INTERFACE "${CLI11_INCLUDE_DIR}")
 endif()
 
-# FFTW 3 single precision with threads. Debian ships pkg-config files only.
+# FFTW 3 single precision. Debian ships pkg-config files only. Its threads library is not
+# needed: the FFT method runs its tiles on the engine's own pool, one transform per thread.
 find_path(FFTW3F_INCLUDE_DIR fftw3.h REQUIRED)
 find_library(FFTW3F_LIBRARY NAMES fftw3f REQUIRED)
-find_library(FFTW3F_THREADS_LIBRARY NAMES fftw3f_threads)
 add_library(convlab_fftw3f INTERFACE)
 target_include_directories(convlab_fftw3f INTERFACE "${FFTW3F_INCLUDE_DIR}")
-if(FFTW3F_THREADS_LIBRARY)
-  target_link_libraries(convlab_fftw3f INTERFACE "${FFTW3F_THREADS_LIBRARY}")
-  target_compile_definitions(convlab_fftw3f INTERFACE CONVLAB_HAVE_FFTW_THREADS=1)
-endif()
 target_link_libraries(convlab_fftw3f INTERFACE "${FFTW3F_LIBRARY}")
 
 find_package(Threads REQUIRED)
@@ -77,7 +73,6 @@ endif()
 # Qt 6 is needed by the tests and the GUI only.
 if(CONVLAB_WITH_GUI)
   find_package(Qt6 6.2 REQUIRED COMPONENTS Core Gui Widgets OpenGL OpenGLWidgets Test)
-  find_package(Qt6 6.2 QUIET COMPONENTS Charts)
 elseif(CONVLAB_WITH_TESTS)
   find_package(Qt6 6.2 REQUIRED COMPONENTS Core Test)
 endif()

@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config
-  qt6-base-dev libqt6opengl6-dev qt6-charts-dev
+  qt6-base-dev libqt6opengl6-dev
   libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev
   libeigen3-dev libfftw3-dev libhwy-dev libcli11-dev nlohmann-json3-dev
   xvfb xauth libgl1-mesa-dri

@@ -271,13 +271,4 @@ void resetPlannerCorrections()
     for (double& c : detail::gCorrection) c = 1.0;
 }
 
-const CostModel& recalibrateCpuCostModel()
-{
-    std::lock_guard lock(detail::gModelMutex);
-    if (!detail::gModel) detail::gModel = std::make_unique<CostModel>();
-    *detail::gModel = detail::measure(); // in place: references handed out stay valid
-    detail::save(*detail::gModel);
-    return *detail::gModel;
-}
-
 } // namespace convlab

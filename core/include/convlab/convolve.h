@@ -133,8 +133,6 @@ struct CostModel {
     bool fromCache = false;
 };
 const CostModel& cpuCostModel();
-// Forgets the cached constants and measures again (also rewrites the cache).
-const CostModel& recalibrateCpuCostModel();
 
 // The planner corrects itself from what runs measure: when a method's measured time differs
 // from its (corrected) estimate by more than 2x, its estimates on this CPU are scaled by the
