@@ -9,11 +9,18 @@
 #include "convlab/convolve.h"
 #include "convlab/error.h"
 #include "methods.h"
+#include "plan.h"
 #include "planner.h"
 #include "testutil.h"
 
 using namespace convlab;
 using namespace convlab::test;
+
+// QVERIFY returns from the enclosing function: inside a callback, record instead.
+#define EXPECT_PLAN(cond) \
+    do { \
+        if (!(cond)) QTest::qFail(#cond, __FILE__, __LINE__); \
+    } while (0)
 
 namespace {
 
@@ -396,6 +403,51 @@ private slots:
             convolveInto(in, p, out);
             for (float v : out.data) QVERIFY2(std::fabs(v - 5.0f) < 1e-4f, methodName(m).c_str());
         }
+    }
+
+    // The plan step every backend executes: kernel flip and anchor, scale, alpha, rank and
+    // the choice among whatever costs the backend measured.
+    void planStepIsSharedLogic()
+    {
+        ConvolveParams p;
+        p.kernel = Kernel(3, 2, {1, 2, 3, 4, 5, 6});
+        p.kernel.anchorX = 0;
+        p.normalize = true;
+        p.scale = 2.0;
+        detail::MethodCosts costs;
+        costs.measuredOn = "a test device";
+        int asked = 0;
+        costs.estimate = [&](const Kernel& k, int rank, int channels) {
+            ++asked;
+            EXPECT_PLAN(k.values == correlationKernel(p.kernel, p.semantics).values);
+            EXPECT_PLAN(rank == 1 || rank == 2);
+            EXPECT_PLAN(channels == 3);
+            return std::vector<MethodEstimate>{{Method::Direct, 5.0, 0}, {Method::Separable, 7.0, rank}, {Method::Fft, 1.0, 0}};
+        };
+        RunReport rep;
+        const detail::Plan plan = detail::makePlan(p, {8, 6, 4, true}, costs, rep, nullptr);
+        QCOMPARE(asked, 1);
+        QCOMPARE(plan.method, Method::Fft);
+        QCOMPARE(rep.method, Method::Fft);
+        QVERIFY(rep.reason.find("a test device") != std::string::npos);
+        QCOMPARE(plan.channels, 3); // alpha passes through
+        QCOMPARE(plan.kernel.values, correlationKernel(p.kernel, p.semantics).values);
+        QCOMPARE(plan.kernel.ax(), 2); // the anchor mirrored with the flip
+        QVERIFY(std::fabs(plan.scale - 2.0 / 21.0) < 1e-12);
+        QCOMPARE(rep.rank, plan.factors.rank);
+
+        p.filterAlpha = true;
+        p.method = Method::Reference;
+        RunReport ref;
+        const detail::Plan asRequested = detail::makePlan(p, {8, 6, 4, true}, costs, ref, nullptr);
+        QCOMPARE(asked, 1); // no costs needed for a requested method
+        QCOMPARE(asRequested.method, Method::Reference);
+        QCOMPARE(asRequested.channels, 4);
+        QCOMPARE(ref.reason, std::string("requested"));
+
+        p.offset = NAN;
+        RunReport bad;
+        QVERIFY_THROWS_EXCEPTION(Error, detail::makePlan(p, {8, 6, 1, false}, costs, bad, nullptr));
     }
 
     void closeStagesNamesTheRest()

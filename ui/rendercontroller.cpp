@@ -107,17 +107,13 @@ void RenderController::runOnGpu(Outcome& job)
                                  {job.packed ? "upload image (8/16-bit, converted on the GPU)" : "upload image", uploadMs});
         convlab::closeStages(report, double(wall.nsecsElapsed()) / 1e6); // the session's total plus upload and download
     } catch (const convlab::Error& e) {
-        // A failing GPU run is reported and re-runs on the CPU.
+        // A failing GPU run re-runs on the CPU, by the engine's rule, and says so.
         {
             std::lock_guard lock(gpuMutex_);
             gpu_.reset();
         }
         gpuSource_.reset();
-        convlab::ConvolveParams params = job.params;
-        params.device = convlab::Device::Cpu;
-        report = convlab::RunReport{};
-        convlab::convolveInto(source, params, *job.buffer, &report);
-        report.notices.push_back(std::string("the GPU run failed (") + e.what() + "): ran on the CPU");
+        convlab::rerunOnCpuAfterGpuFailure(source, job.params, *job.buffer, report, e.what());
     }
 }
 

@@ -21,6 +21,7 @@
 #include "convlab/gpu.h"
 #include "launchers.h"
 #include "methods.h"
+#include "plan.h"
 
 namespace convlab {
 namespace cuda {
@@ -342,49 +343,40 @@ private:
         lastValues_ = values;
     }
 
-    // Channels filtered this run (alpha passes through unless asked).
-    int filteredChannels(const ConvolveParams& p) const { return (hasAlpha_ && !p.filterAlpha && c_ > 1) ? c_ - 1 : c_; }
-
+    // The plan step is the engine's (plan.h): validation, kernel flip, scale, alpha rule, rank
+    // and, for auto, the choice among this device's measured costs. Only executing is here.
     void compute(const ConvolveParams& p, float* out, RunReport& rep, EventClock& clock)
     {
-        p.kernel.validate();
-        const Kernel k = correlationKernel(p.kernel, p.semantics);
-        const double scale = detail::effectiveScale(p, rep.notices);
-        rep.effectiveScale = scale;
+        detail::MethodCosts gpuCosts;
+        gpuCosts.measuredOn = "this GPU";
+        gpuCosts.estimate = [this](const Kernel& k, int rank, int channels) { return estimateGpu(k, rank, channels); };
+        const detail::Plan plan = detail::makePlan(p, {w_, h_, c_, hasAlpha_}, gpuCosts, rep, nullptr);
+        const Kernel& k = plan.kernel;
         rep.device = Device::Cuda;
         rep.threads = 1;
         Geometry g;
         g.w = w_;
         g.h = h_;
-        g.channels = filteredChannels(p);
+        g.channels = plan.channels;
         g.kw = k.width;
         g.kh = k.height;
         g.ax = k.ax();
         g.ay = k.ay();
-        g.mode = p.border.mode;
-        g.cval = p.border.value;
-        g.scale = static_cast<float>(scale);
-        g.offset = static_cast<float>(p.offset);
+        g.mode = plan.border.mode;
+        g.cval = plan.border.value;
+        g.scale = static_cast<float>(plan.scale);
+        g.offset = static_cast<float>(plan.offset);
 
-        detail::SeparableFactors factors;
-        Method method = p.method;
-        if (method == Method::Auto || method == Method::Separable) {
-            factors = detail::separableFactors(k);
-            rep.rank = factors.rank;
-            rep.singularValues = factors.singularValues;
-        }
-        if (method == Method::Auto) {
-            method = chooseGpuMethod(k, factors, g.channels, rep);
-        } else {
-            rep.reason = "requested";
-        }
-        if (method == Method::Reference) method = Method::Direct, rep.notices.push_back("the GPU has no double-precision reference: ran direct");
-        rep.method = method;
-
-        switch (method) {
-        case Method::Separable: runSeparable(g, factors, out, clock); break;
+        switch (plan.method) {
+        case Method::Reference:
+            rep.notices.push_back("the GPU has no double-precision reference: ran direct");
+            rep.method = Method::Direct;
+            runDirect(g, k, out, clock);
+            break;
+        case Method::Direct: runDirect(g, k, out, clock); break;
+        case Method::Separable: runSeparable(g, plan.factors, out, clock); break;
         case Method::Fft: runFft(g, k, out, clock); break;
-        default: runDirect(g, k, out, clock); break;
+        case Method::Auto: throw Error("the plan left the method to choose"); // makePlan never does
         }
         // Alpha (not filtered) copied through on the device.
         if (g.channels < c_) {
@@ -483,25 +475,17 @@ private:
         return *costs_;
     }
 
-    Method chooseGpuMethod(const Kernel& k, const detail::SeparableFactors& f, int channels, RunReport& rep)
+    // Each method's time on this device for the image held, from the measured costs.
+    std::vector<MethodEstimate> estimateGpu(const Kernel& k, int rank, int channels)
     {
         const GpuCosts& c = costs();
         const double mpx = double(w_) * h_ * channels / 1e6;
         const int n0 = detail::fftFriendlySize(h_ + k.height - 1), n1 = detail::fftFriendlySize(w_ + k.width - 1);
         const double points = double(n0) * n1 * std::log2(double(n0) * n1) / 1e6 * channels;
         const double direct = mpx * (c.directPerPixel + c.directPerTap * k.width * k.height);
-        const double separable = f.rank * mpx * (c.separablePerPixel + c.separablePerTap * (k.width + k.height));
+        const double separable = rank * mpx * (c.separablePerPixel + c.separablePerTap * (k.width + k.height));
         const double fft = mpx * c.directPerPixel + points * c.fftPerPoint;
-        rep.estimates = {{Method::Direct, direct, 0}, {Method::Separable, separable, f.rank}, {Method::Fft, fft, 0}};
-        const auto best = std::min_element(rep.estimates.begin(), rep.estimates.end(),
-                                           [](const MethodEstimate& a, const MethodEstimate& b) { return a.ms < b.ms; });
-        char why[256];
-        std::snprintf(why, sizeof why,
-                      "%s estimated %.3g ms, the cheapest of direct %.3g ms, separable/rank %d %.3g ms, fft %.3g ms "
-                      "(costs measured on this GPU)",
-                      methodName(best->method).c_str(), best->ms, direct, f.rank, separable, fft);
-        rep.reason = why;
-        return best->method;
+        return {{Method::Direct, direct, 0}, {Method::Separable, separable, rank}, {Method::Fft, fft, 0}};
     }
 
     void runDirect(const Geometry& g, const Kernel& k, float* out, EventClock& clock)

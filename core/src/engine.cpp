@@ -3,6 +3,8 @@
 // epilogue (alpha pass-through, report). The methods themselves live in their own files.
 #include <algorithm>
 #include <chrono>
+#include <memory>
+#include <mutex>
 #include <cmath>
 #include <sstream>
 #include <type_traits>
@@ -11,6 +13,7 @@
 #include "convlab/error.h"
 #include "convlab/gpu.h"
 #include "methods.h"
+#include "plan.h"
 #include "planner.h"
 #include "threadpool.h"
 
@@ -31,34 +34,6 @@ void StageClock::mark(const char* name, bool once)
     sink_->push_back({name, ms, once});
 }
 
-namespace {
-
-struct Choice {
-    Method method;
-    std::string reason;
-};
-
-// Picks the cheapest method by the measured cost model and says why, with the numbers.
-Choice chooseMethod(const Kernel& k, const SeparableFactors& f, const std::vector<MethodEstimate>& est)
-{
-    if (k.width * k.height == 1) return {Method::Direct, "1x1 kernel: a single multiply per pixel"};
-    const auto best = std::min_element(est.begin(), est.end(),
-                                       [](const MethodEstimate& a, const MethodEstimate& b) { return a.ms < b.ms; });
-    std::ostringstream why;
-    why.precision(3);
-    why << methodName(best->method);
-    if (best->method == Method::Separable) why << " (rank " << f.rank << ")";
-    why << " estimated " << best->ms << " ms, the cheapest of";
-    for (const MethodEstimate& e : est) {
-        why << ' ' << methodName(e.method);
-        if (e.method == Method::Separable) why << "/rank " << e.rank;
-        why << ' ' << e.ms << " ms" << (&e == &est.back() ? "" : ",");
-    }
-    why << " (cost model measured on this CPU)";
-    return {best->method, why.str()};
-}
-
-} // namespace
 } // namespace detail
 
 void closeStages(RunReport& r, double totalMs)
@@ -129,6 +104,23 @@ Image convolve(const Image& in, const ConvolveParams& p, RunReport* report)
 
 namespace {
 
+// One CUDA session per process for convolve(): created on first use and kept, so every later
+// call (and every --repeat run) reuses its device buffers, plans and measured costs instead
+// of starting CUDA and measuring the device again. Never destroyed: the driver frees the
+// device memory at exit, after static destructors that could otherwise outlive the runtime.
+struct SharedGpu {
+    std::mutex mutex;
+    std::unique_ptr<GpuSession> session;
+    std::string why; // why there is none
+    bool tried = false;
+};
+
+SharedGpu& sharedGpu()
+{
+    static SharedGpu* gpu = new SharedGpu;
+    return *gpu;
+}
+
 // Compares the run's own time with the planner's estimate for the method that ran and lets
 // the planner correct itself when they differ by more than 2x (auto then agrees with what is
 // measured). Runs the planner has no model for yet are left alone: no calibration is started
@@ -162,37 +154,58 @@ template <class Source> void runEngine(const Source& in, const ConvolveParams& p
             in.data.size() != in.planeSize() * static_cast<std::size_t>(in.channels))
             throw Error("input image is empty or malformed");
     }
-    p.kernel.validate();
-    if (!std::isfinite(p.scale) || !std::isfinite(p.offset) || !std::isfinite(p.border.value))
-        throw Error("scale, offset and border constant must be finite numbers");
-
+    validateParams(p); // before any backend: a bad parameter is the caller's error, not a GPU failure
     RunReport local;
     RunReport& rep = report ? *report : local;
     rep = RunReport{};
     StageClock clock(&rep.stages);
 
     if (p.device != Device::Cpu) {
-        std::string why;
-        if (auto gpu = GpuSession::create(&why)) {
+        SharedGpu& gpu = sharedGpu();
+        std::lock_guard lock(gpu.mutex); // one session, one caller at a time
+        if (!gpu.tried) {
+            gpu.session = GpuSession::create(&gpu.why); // and its costs are measured once, at first auto
+            gpu.tried = true;
+            clock.mark(gpu.session ? "start CUDA (once per process)" : "look for CUDA (once per process)", true);
+        }
+        if (gpu.session) {
             try {
-                gpu->setImage(in); // 8/16-bit samples travel as they are; the device converts them
+                gpu.session->setImage(in); // 8/16-bit samples travel as they are; the device converts them
                 clock.mark("upload");
-                out = gpu->run(p, &rep);
+                out = gpu.session->run(p, &rep);
                 closeStages(rep, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
                 return;
             } catch (const Error& e) {
                 if (p.device == Device::Cuda) throw;
-                rep = RunReport{};
-                rep.notices.push_back(std::string("the GPU run failed (") + e.what() + "): ran on the CPU instead");
-                clock.restart();
+                gpu.session.reset(); // a fresh one is tried next time
+                gpu.tried = false;
+                if constexpr (kPacked) {
+                    rerunOnCpuAfterGpuFailure(unpackImage(in), p, out, rep, e.what());
+                } else {
+                    rerunOnCpuAfterGpuFailure(in, p, out, rep, e.what());
+                }
+                return;
             }
         } else if (p.device == Device::Cuda) {
-            throw Error("CUDA unavailable: " + why);
+            throw Error("CUDA unavailable: " + gpu.why);
         } else {
-            rep.notices.push_back("running on the CPU: CUDA unavailable (" + why + ")");
+            rep.notices.push_back("running on the CPU: CUDA unavailable (" + gpu.why + ")");
         }
     }
     rep.device = Device::Cpu;
+
+    const int threads = resolveThreads(p.threads);
+    MethodCosts cpuCosts;
+    cpuCosts.measuredOn = "this CPU";
+    cpuCosts.estimate = [&](const Kernel& k, int rank, int channels) {
+        bool calibrated = false;
+        const CostModel& model = cpuCostModel(&calibrated);
+        if (calibrated) clock.mark("calibrate planner (once per machine)", true);
+        return correctedEstimates(estimateCpu(model, in.width, in.height, channels, k, rank, threads));
+    };
+    Plan plan = makePlan(p, {in.width, in.height, in.channels, in.hasAlpha}, cpuCosts, rep, &clock);
+    rep.threads = threads;
+    const Method method = plan.method;
 
     Job job;
     if constexpr (kPacked)
@@ -201,40 +214,14 @@ template <class Source> void runEngine(const Source& in, const ConvolveParams& p
         job.in = &in;
     job.width = in.width;
     job.height = in.height;
-    job.channels = (in.hasAlpha && !p.filterAlpha && in.channels > 1) ? in.channels - 1 : in.channels;
-    job.kernel = correlationKernel(p.kernel, p.semantics);
-    job.border = p.border;
-    job.scale = effectiveScale(p, rep.notices);
-    job.offset = p.offset;
-    job.threads = resolveThreads(p.threads);
+    job.channels = plan.channels;
+    job.kernel = std::move(plan.kernel);
+    job.border = plan.border;
+    job.scale = plan.scale;
+    job.offset = plan.offset;
+    job.threads = threads;
     job.cancel = p.cancel;
-    rep.effectiveScale = job.scale;
-    rep.threads = job.threads;
-
-    // The SVD is cheap next to any image; it drives both auto and the separable method.
-    SeparableFactors factors;
-    const bool needFactors = p.method == Method::Auto || p.method == Method::Separable;
-    if (needFactors) {
-        factors = separableFactors(job.kernel);
-        rep.rank = factors.rank;
-        rep.singularValues = factors.singularValues;
-        clock.mark("analyze");
-    }
-    Method method = p.method;
-    if (method == Method::Auto) {
-        bool calibrated = false;
-        const CostModel& model = cpuCostModel(&calibrated);
-        if (calibrated) clock.mark("calibrate planner (once per machine)", true);
-        rep.estimates = correctedEstimates(
-            estimateCpu(model, in.width, in.height, job.channels, job.kernel, factors.rank, job.threads));
-        const Choice c = chooseMethod(job.kernel, factors, rep.estimates);
-        method = c.method;
-        rep.reason = c.reason;
-        clock.mark("plan");
-    } else {
-        rep.reason = "requested";
-    }
-    rep.method = method;
+    const SeparableFactors& factors = plan.factors;
 
     if (out.width != in.width || out.height != in.height || out.channels != in.channels) {
         out = Image(in.width, in.height, in.channels); // else reused as is
@@ -258,7 +245,7 @@ template <class Source> void runEngine(const Source& in, const ConvolveParams& p
     case Method::Direct: runDirect(job, out, clock); break;
     case Method::Separable: runSeparable(job, factors, out, clock); break;
     case Method::Fft: runFft(job, out, clock); break;
-    case Method::Auto: break;
+    case Method::Auto: throw Error("the plan left the method to choose"); // makePlan never does
     }
     for (std::size_t i = firstMethodStage; i < rep.stages.size(); ++i)
         if (!rep.stages[i].once) rep.computeMs += rep.stages[i].ms;
@@ -278,6 +265,15 @@ template <class Source> void runEngine(const Source& in, const ConvolveParams& p
 void convolveInto(const Image& in, const ConvolveParams& p, Image& out, RunReport* report)
 {
     runEngine(in, p, out, report);
+}
+
+void rerunOnCpuAfterGpuFailure(const Image& in, ConvolveParams params, Image& out, RunReport& report,
+                               const std::string& why)
+{
+    params.device = Device::Cpu;
+    report = RunReport{};
+    runEngine(in, params, out, &report);
+    report.notices.push_back("the GPU run failed (" + why + "): ran on the CPU instead");
 }
 
 Image convolve(const PackedImage& in, const ConvolveParams& p, RunReport* report)

@@ -59,4 +59,10 @@ public:
     virtual double copyBandwidthGBs() = 0;
 };
 
+// The one rule for a GPU run that failed: the same parameters run on the CPU and the report
+// says why (`report` is replaced by the CPU run's). convolve() applies it for device auto;
+// callers that keep their own session (the workbench) apply it too.
+void rerunOnCpuAfterGpuFailure(const Image& in, ConvolveParams params, Image& out, RunReport& report,
+                               const std::string& why);
+
 } // namespace convlab

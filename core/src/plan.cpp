@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "convlab/error.h"
+
+namespace convlab::detail {
+namespace {
+
+// Picks the cheapest method by the backend's measured costs and says why, with the numbers.
+Method chooseMethod(const Kernel& k, const SeparableFactors& f, const std::vector<MethodEstimate>& est,
+                    const std::string& measuredOn, std::string& reason)
+{
+    if (k.width * k.height == 1) {
+        reason = "1x1 kernel: a single multiply per pixel";
+        return Method::Direct;
+    }
+    if (est.empty()) throw Error("the planner has no estimate for any method");
+    const auto best = std::min_element(est.begin(), est.end(),
+                                       [](const MethodEstimate& a, const MethodEstimate& b) { return a.ms < b.ms; });
+    std::ostringstream why;
+    why.precision(3);
+    why << methodName(best->method);
+    if (best->method == Method::Separable) why << " (rank " << f.rank << ")";
+    why << " estimated " << best->ms << " ms, the cheapest of";
+    for (const MethodEstimate& e : est) {
+        why << ' ' << methodName(e.method);
+        if (e.method == Method::Separable) why << "/rank " << e.rank;
+        why << ' ' << e.ms << " ms" << (&e == &est.back() ? "" : ",");
+    }
+    why << " (costs measured on " << measuredOn << ")";
+    reason = why.str();
+    return best->method;
+}
+
+} // namespace
+
+int filteredChannels(const ImageShape& shape, const ConvolveParams& p)
+{
+    return (shape.hasAlpha && !p.filterAlpha && shape.channels > 1) ? shape.channels - 1 : shape.channels;
+}
+
+void validateParams(const ConvolveParams& p)
+{
+    p.kernel.validate();
+    if (!std::isfinite(p.scale) || !std::isfinite(p.offset) || !std::isfinite(p.border.value))
+        throw Error("scale, offset and border constant must be finite numbers");
+}
+
+Plan makePlan(const ConvolveParams& p, const ImageShape& shape, const MethodCosts& costs, RunReport& rep,
+              StageClock* clock)
+{
+    validateParams(p);
+    Plan plan;
+    plan.kernel = correlationKernel(p.kernel, p.semantics);
+    plan.channels = filteredChannels(shape, p);
+    plan.scale = effectiveScale(p, rep.notices);
+    plan.offset = p.offset;
+    plan.border = p.border;
+    rep.effectiveScale = plan.scale;
+
+    // The SVD is cheap next to any image; it drives both auto and the separable method.
+    if (p.method == Method::Auto || p.method == Method::Separable) {
+        plan.factors = separableFactors(plan.kernel);
+        rep.rank = plan.factors.rank;
+        rep.singularValues = plan.factors.singularValues;
+        if (clock) clock->mark("analyze");
+    }
+    switch (p.method) {
+    case Method::Auto:
+        rep.estimates = costs.estimate(plan.kernel, plan.factors.rank, plan.channels);
+        plan.method = chooseMethod(plan.kernel, plan.factors, rep.estimates, costs.measuredOn, rep.reason);
+        if (clock) clock->mark("plan");
+        break;
+    case Method::Reference:
+    case Method::Direct:
+    case Method::Separable:
+    case Method::Fft:
+        plan.method = p.method;
+        rep.reason = "requested";
+        break;
+    }
+    rep.method = plan.method;
+    return plan;
+}
+
+} // namespace convlab::detail
