@@ -16,6 +16,7 @@
 #include <iostream>
 #include <new>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@
 #include "convlab/error.h"
 #include "convlab/io.h"
 #include "convlab/kernel.h"
+#include "convlab/modes.h"
 
 #ifndef CONVLAB_VERSION
 #define CONVLAB_VERSION "unknown"
@@ -212,6 +214,11 @@ struct Source {
     {
         return visit([&](const auto& i) { return convolve(i, p, report); });
     }
+    // Into `out`, whose storage is reused when it has the shape already (repeated runs).
+    void runInto(const ConvolveParams& p, Image& out, RunReport* report) const
+    {
+        visit([&](const auto& i) { convolveInto(i, p, out, report); });
+    }
 };
 
 // Everything a run produced, for the report.
@@ -287,7 +294,7 @@ Outcome convolveFile(const Options& o)
     std::vector<double> totals;
     for (int i = 0; i < o.repeat; ++i) {
         RunReport rep;
-        out = r.input.run(p, &rep);
+        r.input.runInto(p, out, &rep); // the first run allocates the output, later ones reuse it
         totals.push_back(rep.totalMs);
         r.runs.push_back(std::move(rep));
     }
@@ -613,16 +620,68 @@ int runPadPreview(const Options& o)
     return 0;
 }
 
-constexpr const char* kFooter = R"(Kernel SPEC:
+constexpr const char* kFooterKernel = R"(Kernel SPEC:
   "1 2 1; 2 4 2; 1 2 1"   rows separated by ';' (or newlines), values by spaces or commas;
                           fractions like 1/16 are allowed
   FILE.txt | FILE.json    a kernel file; a JSON file may also set scale, offset, normalize,
                           semantics and anchor, which the options here override
   preset:NAME[:k=v,...]   a built-in kernel (see --list-presets)
-Border modes (default reflect): constant[:VALUE] (0 unless given), replicate, reflect
-  (cba|abcd|dcb), mirror (dcb|abcd|cba), wrap; OpenCV, scipy, MATLAB and GIMP names
-  are accepted too (nearest, symmetric, reflect101, circular, ...).
-Files: .npy (float32/float64/uint8/uint16) and, when built with them, PNG, JPEG, TIFF, BMP,
+)";
+
+// "constant[:VALUE] | replicate | ..." and "auto | direct | ...", from the tables of modes.h.
+std::string borderChoices()
+{
+    std::string out;
+    for (const BorderModeInfo& m : borderModes())
+        out += (out.empty() ? "" : " | ") + std::string(m.name) + (m.takesValue ? "[:VALUE]" : "");
+    return out;
+}
+std::string methodChoices()
+{
+    std::string out;
+    for (const MethodInfo& m : methods()) out += (out.empty() ? "" : " | ") + std::string(m.name);
+    return out;
+}
+
+// One help entry: the name in a column of `width`, then the lines, each under the first.
+std::string helpEntry(const std::string& name, std::size_t width, const std::vector<std::string>& lines)
+{
+    std::string out = "  " + name + std::string(name.size() < width ? width - name.size() : 1, ' ');
+    for (std::size_t i = 0; i < lines.size(); ++i)
+        out += (i ? std::string(width + 2, ' ') : std::string()) + lines[i] + '\n';
+    return out;
+}
+
+// Words joined by ", " in lines of at most `width` characters.
+std::vector<std::string> wrapList(const std::string& first, std::span<const char* const> words, std::size_t width)
+{
+    std::vector<std::string> lines{first};
+    for (std::size_t i = 0; i < words.size(); ++i) {
+        const std::string word = std::string(words[i]) + (i + 1 < words.size() ? "," : "");
+        if (lines.back().size() + 1 + word.size() > width) lines.emplace_back();
+        lines.back() += (lines.back().empty() ? "" : " ") + word;
+    }
+    return lines;
+}
+
+std::string modesAndMethodsHelp()
+{
+    constexpr std::size_t kColumn = 18, kWidth = 70;
+    std::string out = "Border modes (default reflect; docs/semantics.md, Border modes):\n";
+    for (const BorderModeInfo& m : borderModes()) {
+        const std::string name = std::string(m.name) + (m.takesValue ? "[:VALUE]" : "");
+        std::vector<std::string> lines{std::string(m.rule) + (m.takesValue ? " (c = VALUE, 0 unless given)" : "")};
+        if (!m.aliases.empty())
+            for (std::string& l : wrapList("also", m.aliases, kWidth)) lines.push_back(std::move(l));
+        out += helpEntry(name, kColumn, lines);
+    }
+    out += "  Names are matched ignoring case, with '-' and ' ' read as '_'.\n";
+    out += "Methods (default auto):\n";
+    for (const MethodInfo& m : methods()) out += helpEntry(m.name, kColumn, {m.description});
+    return out;
+}
+
+constexpr const char* kFooterRest = R"(Files: .npy (float32/float64/uint8/uint16) and, when built with them, PNG, JPEG, TIFF, BMP,
   PNM, WebP. Values keep the file's scale (0..255, 0..65535, floats as they are).
 Teaching and comparison (these replace the ordinary run):
   convlab-cli INPUT [OUTPUT] --probe X,Y -k SPEC [--channel C]   how one output value comes
@@ -636,18 +695,20 @@ Teaching and comparison (these replace the ordinary run):
 Exit status: 0 success, 1 error (one line on stderr; the output file is left untouched),
   2 bad command line.)";
 
+std::string helpFooter() { return kFooterKernel + modesAndMethodsHelp() + kFooterRest; }
+
 } // namespace
 
 int runCli(int argc, char** argv)
 {
     Options o;
     CLI::App app{"Convolves (or correlates) an image with a kernel on the CPU or the GPU.", kProgram};
-    app.footer(kFooter);
+    app.footer(helpFooter());
     app.add_option("INPUT", o.input, "input image (.npy or an image file)");
     app.add_option("OUTPUT", o.output, "output file, written atomically; its extension picks the format");
     app.add_option("-k,--kernel", o.kernel, "kernel: inline text, FILE.txt, FILE.json or preset:NAME[:k=v,...]")
         ->type_name("SPEC");
-    app.add_option("-b,--border", o.border, "constant[:VALUE] | replicate | reflect | mirror | wrap")
+    app.add_option("-b,--border", o.border, borderChoices())
         ->type_name("MODE")
         ->capture_default_str();
     app.add_flag("--correlate", o.correlate, "correlation instead of convolution")
@@ -657,7 +718,7 @@ int runCli(int argc, char** argv)
     app.add_option("--offset", o.offset, "add O to the scaled result (default 0)")->type_name("O");
     app.add_flag("--normalize", o.normalize, "scale by 1/sum(kernel) (zero-sum kernels are left alone)")
         ->excludes(app.add_flag("--no-normalize", o.noNormalize, "do not normalize (overrides a kernel file)"));
-    app.add_option("-m,--method", o.method, "auto | direct | separable | fft | reference")
+    app.add_option("-m,--method", o.method, methodChoices())
         ->type_name("NAME")
         ->capture_default_str();
     app.add_option("-d,--device", o.device, "auto | cpu | cuda")->type_name("NAME")->capture_default_str();

@@ -156,27 +156,14 @@ convlab::Image areaDownscale(const convlab::Image& in, int width, int height, co
 
 namespace {
 
-struct ModeNames {
-    const char* opencv;
-    const char* scipy;
-    const char* matlab;
-    const char* gimp;
-    const char* gmic;
-};
-
-// docs/semantics.md, Border modes, in the order of BorderLabWindow::kModes.
-constexpr ModeNames kNames[BorderLabWindow::kModeCount] = {
-    {"BORDER_CONSTANT", "constant (cval)", "X (0 by default)", "Black/White", "0 Dirichlet"},
-    {"BORDER_REPLICATE", "nearest", "replicate", "Clamp", "1 Neumann"},
-    {"BORDER_REFLECT", "reflect", "symmetric", "\u2014", "3 mirror"},
-    {"BORDER_REFLECT_101", "mirror", "\u2014", "\u2014", "\u2014"},
-    {"BORDER_WRAP", "wrap / grid-wrap", "circular", "Loop", "2 periodic"},
-};
+// The views fill rows of this many cells; the cell after the last view holds the note.
+constexpr int kGridColumns = 3;
 
 QString modeTitle(convlab::BorderMode mode, float value)
 {
-    const QString name = QString::fromStdString(convlab::borderName(mode));
-    return mode == convlab::BorderMode::Constant ? QStringLiteral("%1 (%2)").arg(name).arg(value) : name;
+    const convlab::BorderModeInfo& info = convlab::borderModeInfo(mode);
+    const QString name = QString::fromUtf8(info.name);
+    return info.takesValue ? QStringLiteral("%1 (%2)").arg(name).arg(value) : name;
 }
 
 } // namespace
@@ -191,10 +178,7 @@ int BorderLabWindow::indexOf(convlab::BorderMode mode)
 
 QString BorderLabWindow::otherNames(convlab::BorderMode mode)
 {
-    const ModeNames& n = kNames[indexOf(mode)];
-    return QStringLiteral("OpenCV %1 \u00b7 scipy %2 \u00b7 MATLAB %3 \u00b7 GIMP %4 \u00b7 G'MIC %5")
-        .arg(QString::fromUtf8(n.opencv), QString::fromUtf8(n.scipy), QString::fromUtf8(n.matlab),
-             QString::fromUtf8(n.gimp), QString::fromUtf8(n.gmic));
+    return QString::fromStdString(convlab::otherLibraryNames(convlab::borderModeInfo(mode)));
 }
 
 BorderLabWindow::BorderLabWindow(std::shared_ptr<const convlab::Image> source, convlab::ConvolveParams params,
@@ -277,9 +261,9 @@ void BorderLabWindow::buildUi()
         cell->addWidget(p.view, 1);
         cell->addWidget(names);
         cell->addWidget(p.status);
-        grid->addLayout(cell, i / 3, i % 3);
-        grid->setColumnStretch(i % 3, 1);
-        grid->setRowStretch(i / 3, 1);
+        grid->addLayout(cell, i / kGridColumns, i % kGridColumns);
+        grid->setColumnStretch(i % kGridColumns, 1);
+        grid->setRowStretch(i / kGridColumns, 1);
 
         p.render = makeRender(i);
         connect(p.view, &ImageView::viewChanged, this,
@@ -289,7 +273,7 @@ void BorderLabWindow::buildUi()
     note_->setWordWrap(true);
     note_->setTextFormat(Qt::RichText);
     note_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-    grid->addWidget(note_, 1, 2);
+    grid->addWidget(note_, kModeCount / kGridColumns, kModeCount % kGridColumns);
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The border-mode lab: the same filter under each of the five border modes side by side, with
-// synchronised zoom and pan, difference maps against a reference mode, and the band along the
-// edges where the modes can differ (as wide as the kernel reaches past a pixel).
+// The border-mode lab: the same filter under each border mode of convlab::borderModes() side by
+// side (one view per row of the table), with synchronised zoom and pan, difference maps against
+// a reference mode, and the band along the edges where the modes can differ (as wide as the
+// kernel reaches past a pixel).
 //
 // The lab works on a preview: a source above kPreviewMaxPixels is area-averaged down once (on a
-// worker thread) and the five filters run on that. It computes only while it is on screen
+// worker thread) and the filters run on that. It computes only while it is on screen
 // (shown and not minimised); what changes meanwhile is computed when it shows again. Hiding it
 // or changing the source releases the results, difference maps and preview.
 #pragma once
@@ -18,6 +19,7 @@
 #include <memory>
 
 #include "convlab/convolve.h"
+#include "convlab/modes.h"
 #include "latest.h"
 
 class ImageView;
@@ -51,20 +53,18 @@ convlab::Image areaDownscale(const convlab::Image& in, int width, int height,
 class BorderLabWindow : public QWidget {
     Q_OBJECT
 public:
-    static constexpr int kModeCount = 5;
+    static constexpr int kModeCount = int(convlab::kBorderModeCount);
     // Sources above this many pixels are computed on a downscaled preview.
     static constexpr qint64 kPreviewMaxPixels = 1'000'000;
-    // The modes in display order (constant takes the value of the params' border).
-    static constexpr std::array<convlab::BorderMode, kModeCount> kModes = {
-        convlab::BorderMode::Constant, convlab::BorderMode::Replicate, convlab::BorderMode::Reflect,
-        convlab::BorderMode::Mirror, convlab::BorderMode::Wrap};
+    // The modes in the table's display order (a mode that takes a value takes the params' one).
+    static constexpr std::array<convlab::BorderMode, kModeCount> kModes = convlab::borderModeList();
 
     // Computes nothing until shown.
     BorderLabWindow(std::shared_ptr<const convlab::Image> source, convlab::ConvolveParams params,
                     QWidget* parent = nullptr);
     ~BorderLabWindow() override;
 
-    // Recomputes all five results in the background (kernel, semantics, scale, offset and the
+    // Recomputes every mode's result in the background (kernel, semantics, scale, offset and the
     // constant's value from `params`; the border mode is each view's own). Runs use the direct
     // method on the CPU so that pixels away from the edges are bit-identical across modes.
     // Off screen, the parameters are kept and computed when the lab shows again.
@@ -86,13 +86,13 @@ public:
     BorderDifference difference(convlab::BorderMode mode) const;
     ImageView* view(convlab::BorderMode mode) const;
 
-    // The image the five filters run on: the source itself, or its preview when the source is
+    // The image the filters run on: the source itself, or its preview when the source is
     // above kPreviewMaxPixels. Null while off screen or while the preview is prepared.
     std::shared_ptr<const convlab::Image> input() const { return preview_; }
     bool preparingPreview() const;
     // True while shown and not minimised: only then does the lab compute.
     bool onScreen() const;
-    // Filter runs requested so far (five per computation).
+    // Filter runs requested so far (kModeCount per computation).
     int requestCount() const { return requests_; }
     QString noteText() const;
 
@@ -154,7 +154,7 @@ private:
     bool mapped_ = false; // between a show event and a hide event
     convlab::ConvolveParams params_;
     std::array<Panel, kModeCount> panels_;
-    int reference_ = 2; // reflect: the engine's default
+    int reference_ = indexOf(convlab::Border{}.mode); // the engine's default
     bool showDifferences_ = false;
     bool comparing_ = false;
     bool syncing_ = false;

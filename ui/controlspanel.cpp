@@ -9,18 +9,13 @@
 #include <QStandardItemModel>
 #include <QThread>
 
+#include "convlab/modes.h"
+
 void fillMethodCombo(QComboBox* combo)
 {
-    const std::pair<convlab::Method, QString> methods[] = {
-        {convlab::Method::Auto, QObject::tr("the cheapest by the cost model; the choice is reported")},
-        {convlab::Method::Direct, QObject::tr("the spatial sum")},
-        {convlab::Method::Separable, QObject::tr("rank-r row and column passes from the kernel's SVD")},
-        {convlab::Method::Fft, QObject::tr("pad, real FFT, pointwise product, crop")},
-        {convlab::Method::Reference, QObject::tr("double-precision direct sum: the oracle (slow)")},
-    };
-    for (const auto& [m, tip] : methods) {
-        combo->addItem(QString::fromStdString(convlab::methodName(m)), int(m));
-        combo->setItemData(combo->count() - 1, tip, Qt::ToolTipRole);
+    for (const convlab::MethodInfo& m : convlab::methods()) {
+        combo->addItem(QString::fromUtf8(m.name), int(m.method));
+        combo->setItemData(combo->count() - 1, QString::fromUtf8(m.description), Qt::ToolTipRole);
     }
 }
 
@@ -39,27 +34,15 @@ void fillBackendCombo(QComboBox* combo)
 
 QString ControlsPanel::borderAliases(convlab::BorderMode m)
 {
-    using B = convlab::BorderMode;
-    switch (m) {
-    case B::Constant:
-        return tr("value c outside\nOpenCV BORDER_CONSTANT · scipy 'constant' (cval) · MATLAB X (0 by default)");
-    case B::Replicate:
-        return tr("clamp: aaa|abcd|ddd\nOpenCV BORDER_REPLICATE · scipy 'nearest' · MATLAB 'replicate'");
-    case B::Reflect:
-        return tr("period 2n: cba|abcd|dcb\nOpenCV BORDER_REFLECT · scipy 'reflect' · MATLAB 'symmetric'");
-    case B::Mirror:
-        return tr("period 2n−2: dcb|abcd|cba\nOpenCV BORDER_REFLECT_101 · scipy 'mirror' · MATLAB: none");
-    case B::Wrap:
-        return tr("period n: bcd|abcd|abc\nOpenCV BORDER_WRAP · scipy 'wrap' · MATLAB 'circular'");
-    }
-    return {};
+    const convlab::BorderModeInfo& info = convlab::borderModeInfo(m);
+    return QString::fromUtf8(info.rule) + '\n' + QString::fromStdString(convlab::otherLibraryNames(info));
 }
 
 ControlsPanel::ControlsPanel(QWidget* parent) : QWidget(parent)
 {
     border_ = new QComboBox;
-    for (int i = 0; i <= int(convlab::BorderMode::Wrap); ++i)
-        border_->addItem(QString::fromStdString(convlab::borderName(convlab::BorderMode(i))), i);
+    for (const convlab::BorderModeInfo& m : convlab::borderModes())
+        border_->addItem(QString::fromUtf8(m.name), int(m.mode));
     constant_ = new QDoubleSpinBox;
     constant_->setDecimals(4);
     constant_->setRange(-1e6, 1e6);
@@ -100,7 +83,7 @@ ControlsPanel::ControlsPanel(QWidget* parent) : QWidget(parent)
 void ControlsPanel::updateBorderInfo()
 {
     const auto mode = convlab::BorderMode(border_->currentData().toInt());
-    constant_->setEnabled(mode == convlab::BorderMode::Constant);
+    constant_->setEnabled(convlab::borderModeInfo(mode).takesValue);
     borderInfo_->setText(borderAliases(mode));
 }
 

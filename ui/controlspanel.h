@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Border mode (with its names in OpenCV, scipy.ndimage and MATLAB), method, backend, threads.
+// Border mode (with its rule and its names in OpenCV, scipy.ndimage, MATLAB, GIMP and G'MIC),
+// method, backend, threads. Modes and methods come from the tables of convlab/modes.h.
 #pragma once
 #include <QWidget>
 
@@ -29,7 +30,8 @@ public:
     QComboBox* methodCombo() const { return method_; }
     QComboBox* backendCombo() const { return backend_; }
 
-    // "OpenCV BORDER_REFLECT · scipy 'reflect' · MATLAB 'symmetric'" and the rule.
+    // The rule ("period 2n: cba|abcd|dcb") over the names elsewhere ("OpenCV BORDER_REFLECT · scipy
+    // reflect · MATLAB symmetric · GIMP — · G'MIC 3 mirror").
     static QString borderAliases(convlab::BorderMode m);
 
 signals:
@@ -48,5 +50,6 @@ private:
 
 // Fills a combo with CPU and CUDA; the CUDA item is disabled with the reason when unavailable.
 void fillBackendCombo(QComboBox* combo);
-// Fills a combo with the five methods (auto first).
+// Fills a combo with the methods of convlab::methods() in its order (auto first), each with
+// its description as tooltip and the Method as item data.
 void fillMethodCombo(QComboBox* combo);

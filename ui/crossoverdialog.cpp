@@ -17,6 +17,7 @@
 #include <random>
 
 #include "convlab/error.h"
+#include "convlab/modes.h"
 
 namespace {
 
@@ -25,16 +26,27 @@ namespace {
 constexpr int kRepeats = 3;
 constexpr double kShortRunMs = 50.0;
 
+// The methods auto weighs, in the table's order, are the ones the sweep times: kMethods is
+// that list written out for the header, and the table's columns follow it.
+constexpr bool sweepsAutosCandidates()
+{
+    std::size_t i = 0;
+    for (const convlab::MethodInfo& m : convlab::methods())
+        if (m.autoCandidate && (i >= std::size(CrossoverDialog::kMethods) || CrossoverDialog::kMethods[i++] != m.method))
+            return false;
+    return i == std::size(CrossoverDialog::kMethods);
+}
+static_assert(sweepsAutosCandidates(), "CrossoverDialog::kMethods must list the auto candidates of convlab::methods()");
+static_assert(CrossoverDialog::kAutoColumn == int(std::size(CrossoverDialog::kMethods)),
+              "the auto column follows one column per timed method");
+
+// One colour per timed method, by its column; grey for the others (never timed by the sweep).
 QColor methodColour(convlab::Method m)
 {
-    switch (m) {
-    case convlab::Method::Direct: return QColor(31, 119, 180);
-    case convlab::Method::Separable: return QColor(44, 160, 44);
-    case convlab::Method::Fft: return QColor(255, 127, 14);
-    case convlab::Method::Auto:
-    case convlab::Method::Reference: return QColor(127, 127, 127); // never timed by the sweep
-    }
-    return QColor(127, 127, 127);
+    static const QColor palette[] = {QColor(31, 119, 180), QColor(44, 160, 44),  QColor(255, 127, 14),
+                                     QColor(214, 39, 40),  QColor(148, 103, 189), QColor(140, 86, 75)};
+    const int column = CrossoverDialog::methodColumn(m);
+    return column >= 0 && column < int(std::size(palette)) ? palette[column] : QColor(127, 127, 127);
 }
 
 // Background of an "auto chose" cell where auto did not pick the fastest method.
@@ -209,8 +221,11 @@ CrossoverDialog::CrossoverDialog(QWidget* parent) : QDialog(parent)
     info_ = new QLabel(tr("Open an image first."));
     info_->setWordWrap(true);
     chart_ = new CrossoverChart;
-    table_ = new QTableWidget(0, 4);
-    table_->setHorizontalHeaderLabels({tr("direct ms"), tr("separable ms"), tr("fft ms"), tr("auto chose")});
+    QStringList headers;
+    for (convlab::Method m : kMethods) headers << tr("%1 ms").arg(methodText(m));
+    headers << tr("auto chose");
+    table_ = new QTableWidget(0, int(headers.size()));
+    table_->setHorizontalHeaderLabels(headers);
     table_->horizontalHeaderItem(kAutoColumn)
         ->setToolTip(tr("The method auto picked; where another method measured faster it is named, on orange"));
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
@@ -260,11 +275,15 @@ void CrossoverDialog::setInput(std::shared_ptr<const convlab::Image> image, cons
     const double px = double(image_->width) * image_->height;
     QString size = tr("%1×%2×%3").arg(image_->width).arg(image_->height).arg(image_->channels);
     if (px > kMaxPixels) size += tr(" (box-downscaled to about a megapixel)");
-    info_->setText(tr("Times direct, separable and fft on the CPU for dense random square kernels of side %1, "
-                      "on the current image %2 with border %3, %4 threads; each time is the best of two or three runs. "
+    QString timed; // "direct, separable and fft"
+    for (std::size_t i = 0; i < std::size(kMethods); ++i)
+        timed += (i == 0 ? QString() : i + 1 < std::size(kMethods) ? QStringLiteral(", ") : tr(" and ")) +
+                 methodText(kMethods[i]);
+    info_->setText(tr("Times %1 on the CPU for dense random square kernels of side %2, "
+                      "on the current image %3 with border %4, %5 threads; each time is the best of two or three runs. "
                       "Auto runs too: its pick is ringed; the fastest measured method is framed by a red square "
                       "and bold in the table.")
-                       .arg(QString::number(sizes_.front()) + "…" + QString::number(sizes_.back()), size,
+                       .arg(timed, QString::number(sizes_.front()) + "…" + QString::number(sizes_.back()), size,
                             QString::fromStdString(convlab::borderName(params_.border.mode)),
                             params_.threads > 0 ? QString::number(params_.threads) : tr("all")));
 }
@@ -285,14 +304,8 @@ convlab::Method CrossoverDialog::autoChoice(int size) const
 
 int CrossoverDialog::methodColumn(convlab::Method m)
 {
-    switch (m) {
-    case convlab::Method::Direct: return 0;
-    case convlab::Method::Separable: return 1;
-    case convlab::Method::Fft: return 2;
-    case convlab::Method::Auto:
-    case convlab::Method::Reference: return -1;
-    }
-    return -1;
+    const auto it = std::find(std::begin(kMethods), std::end(kMethods), m);
+    return it == std::end(kMethods) ? -1 : int(it - std::begin(kMethods));
 }
 
 convlab::Method CrossoverDialog::fastestOf(const std::vector<CrossoverPoint>& points, int size)
@@ -357,7 +370,8 @@ void CrossoverDialog::start()
     auto_.clear();
     updateTable();
     cancel_ = false;
-    progress_->setRange(0, int(sizes_.size()) * 4);
+    // Per size: auto's run, then each timed method.
+    progress_->setRange(0, int(sizes_.size()) * (int(std::size(kMethods)) + 1));
     progress_->setValue(0);
     status_->setText(tr("Running…"));
     run_->setEnabled(false);
