@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Border rules of docs/semantics.md, Border modes: the index maths, the padding built on it,
-// and the names.
+// the names, and the tables of convlab/modes.h that every list of modes and methods reads.
 #include <QtTest>
 
+#include <set>
+#include <string>
 #include <vector>
 
 #include "convlab/border.h"
 #include "convlab/convolve.h"
 #include "convlab/error.h"
+#include "convlab/modes.h"
 #include "rowcache.h"
 
 using namespace convlab;
@@ -27,28 +30,58 @@ int bounce(long long p, int n, bool repeatEdge)
     return static_cast<int>(q);
 }
 
+// Independent model of every rule, written from the table of docs/semantics.md. Every
+// enumerator is named (no default) so that -Wswitch asks for the model of a new mode.
+int modelIndex(long long p, int n, BorderMode mode)
+{
+    if (p >= 0 && p < n) return static_cast<int>(p);
+    switch (mode) {
+    case BorderMode::Constant: return -1;
+    case BorderMode::Replicate: return int(std::clamp<long long>(p, 0, n - 1));
+    case BorderMode::Reflect: return bounce(p, n, true);
+    case BorderMode::Mirror: return bounce(p, n, false);
+    case BorderMode::Wrap: return int(((p % n) + n) % n);
+    }
+    return -2; // not a mode: fails every comparison
+}
+
+// The spellings parseBorder and parseMethod must accept for a table name: as written, upper
+// case, and with '_' written as '-' and as ' '.
+QStringList spellings(const char* name)
+{
+    const QString s = QString::fromUtf8(name);
+    QStringList out{s, s.toUpper()};
+    if (s.contains('_')) out << QString(s).replace('_', '-') << QString(s).replace('_', ' ');
+    return out;
+}
+
 } // namespace
 
 class TestBorder : public QObject {
     Q_OBJECT
 private slots:
+    void tableExamples_data()
+    {
+        QTest::addColumn<int>("mode");
+        for (const BorderModeInfo& m : borderModes()) QTest::addRow("%s", m.name) << int(m.mode);
+    }
+    // n = 4, "abcd", p = -3..6: the strings of the table in docs/semantics.md, Border modes,
+    // as the table of modes.h gives them.
     void tableExamples()
     {
-        // n = 4, "abcd": the strings of the table in docs/semantics.md, Border modes.
+        QFETCH(int, mode);
+        const BorderModeInfo& info = borderModeInfo(BorderMode(mode));
         const int n = 4;
-        auto row = [&](BorderMode m) {
-            QString s;
-            for (int p = -3; p < n + 3; ++p) {
-                const int i = borderIndex(p, n, m);
-                s += i < 0 ? QChar('#') : QChar('a' + i);
-            }
-            return s;
-        };
-        QCOMPARE(row(BorderMode::Reflect), QStringLiteral("cbaabcddcb"));
-        QCOMPARE(row(BorderMode::Mirror), QStringLiteral("dcbabcdcba"));
-        QCOMPARE(row(BorderMode::Replicate), QStringLiteral("aaaabcdddd"));
-        QCOMPARE(row(BorderMode::Wrap), QStringLiteral("bcdabcdabc"));
-        QCOMPARE(row(BorderMode::Constant), QStringLiteral("###abcd###"));
+        QString s;
+        for (int p = -3; p < n + 3; ++p) {
+            const int i = borderIndex(p, n, info.mode);
+            s += i < 0 ? QChar('#') : QChar('a' + i);
+        }
+        QCOMPARE(s, QString::fromUtf8(info.example));
+        // The rule's pattern, when it shows one, is the middle of the example: "cba|abcd|dcb".
+        const QString rule = QString::fromUtf8(info.rule);
+        if (rule.contains('|'))
+            QVERIFY2(rule.endsWith(s.mid(0, 3) + '|' + s.mid(3, 4) + '|' + s.mid(7, 3)), qPrintable(rule));
     }
 
     void periodicAtAnyDistance_data()
@@ -59,13 +92,10 @@ private slots:
     void periodicAtAnyDistance()
     {
         QFETCH(int, n);
-        for (long long p = -60; p <= 60; ++p) {
-            QCOMPARE(borderIndex(p, n, BorderMode::Reflect), bounce(p, n, true));
-            QCOMPARE(borderIndex(p, n, BorderMode::Mirror), bounce(p, n, false));
-            QCOMPARE(borderIndex(p, n, BorderMode::Wrap), int(((p % n) + n) % n));
-            QCOMPARE(borderIndex(p, n, BorderMode::Replicate), int(std::clamp<long long>(p, 0, n - 1)));
-            QCOMPARE(borderIndex(p, n, BorderMode::Constant), (p >= 0 && p < n) ? int(p) : -1);
-        }
+        for (const BorderModeInfo& m : borderModes())
+            for (long long p = -60; p <= 60; ++p)
+                QVERIFY2(borderIndex(p, n, m.mode) == modelIndex(p, n, m.mode),
+                         qPrintable(QStringLiteral("%1 at p = %2").arg(m.name).arg(p)));
         // Far away: the rules are periodic extensions.
         const long long far = 1000000007LL;
         QCOMPARE(borderIndex(far * 2 * n + 1, n, BorderMode::Reflect), borderIndex(1, n, BorderMode::Reflect));
@@ -79,7 +109,7 @@ private slots:
     void paddedRowsMatchIndexRule_data()
     {
         QTest::addColumn<int>("mode");
-        for (int m = 0; m < 5; ++m) QTest::addRow("%s", borderName(BorderMode(m)).c_str()) << m;
+        for (const BorderModeInfo& m : borderModes()) QTest::addRow("%s", m.name) << int(m.mode);
     }
     // The padded rows every spatial method reads, margins wider than the image included.
     void paddedRowsMatchIndexRule()
@@ -160,12 +190,115 @@ private slots:
 
     void methodAndDeviceNames()
     {
-        for (Method m : {Method::Auto, Method::Reference, Method::Direct, Method::Separable, Method::Fft})
-            QCOMPARE(parseMethod(methodName(m)), m);
+        for (const MethodInfo& m : methods()) QCOMPARE(parseMethod(methodName(m.method)), m.method);
         for (Device d : {Device::Auto, Device::Cpu, Device::Cuda}) QCOMPARE(parseDevice(deviceName(d)), d);
         QCOMPARE(parseMethod("FFT"), Method::Fft);
         QVERIFY_THROWS_EXCEPTION(Error, parseMethod("winograd"));
         QVERIFY_THROWS_EXCEPTION(Error, parseDevice("tpu"));
+    }
+
+    // ---- the tables of convlab/modes.h ----
+
+    // Every BorderMode once (the enumeration runs 0..N-1), in the order borderModeList gives.
+    // A new enumerator without a row is reported at compile time (-Wswitch in modes.cpp and in
+    // modelIndex above); this checks the rows themselves.
+    void borderTableIsComplete()
+    {
+        const auto rows = borderModes();
+        QCOMPARE(rows.size(), kBorderModeCount);
+        std::set<int> values;
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            const BorderModeInfo& row = rows[i];
+            QVERIFY2(values.insert(int(row.mode)).second, row.name);
+            QCOMPARE(borderModeList()[i], row.mode);
+            QCOMPARE(&borderModeInfo(row.mode), &row);
+            QCOMPARE(borderName(row.mode), std::string(row.name));
+            QVERIFY2(std::string(row.example).size() == 10, row.name);
+            QVERIFY2(*row.rule != '\0', row.name);
+        }
+        QCOMPARE(*values.begin(), 0);
+        QCOMPARE(*values.rbegin(), int(rows.size()) - 1);
+        QVERIFY_THROWS_EXCEPTION(Error, borderModeInfo(BorderMode(int(rows.size()))));
+    }
+
+    // parseBorder(name) and parseBorder(alias) give the row's mode, in any spelling it accepts;
+    // no spelling belongs to two rows.
+    void borderNamesRoundTrip()
+    {
+        std::set<std::string> seen;
+        for (const BorderModeInfo& row : borderModes()) {
+            std::vector<const char*> names{row.name};
+            names.insert(names.end(), row.aliases.begin(), row.aliases.end());
+            for (const char* name : names) {
+                QVERIFY2(seen.insert(name).second, name);
+                QCOMPARE(normalizedName(name), std::string(name));
+                for (const QString& spelt : spellings(name)) {
+                    QVERIFY2(findBorderMode(spelt.toStdString()) == &row, qPrintable(spelt));
+                    QVERIFY2(parseBorder(spelt.toStdString()).mode == row.mode, qPrintable(spelt));
+                }
+            }
+            // Only a mode that takes a value accepts one.
+            const std::string withValue = std::string(row.name) + ":2.5";
+            if (row.takesValue) {
+                QCOMPARE(parseBorder(withValue).value, 2.5f);
+            } else {
+                QVERIFY_THROWS_EXCEPTION(Error, parseBorder(withValue));
+            }
+        }
+        QVERIFY(!findBorderMode("bouncy"));
+    }
+
+    // The names elsewhere, as the lab and the controls show them: "—" where a library has none.
+    void otherLibraryNamesShowEveryLibrary()
+    {
+        for (const BorderModeInfo& row : borderModes()) {
+            const QString text = QString::fromStdString(otherLibraryNames(row));
+            const std::pair<const char*, const char*> libraries[] = {
+                {"OpenCV", row.opencv}, {"scipy", row.scipy}, {"MATLAB", row.matlab}, {"GIMP", row.gimp}, {"G'MIC", row.gmic}};
+            for (const auto& [library, name] : libraries)
+                QVERIFY2(text.contains(QStringLiteral("%1 %2").arg(library, name ? QString::fromUtf8(name) : QStringLiteral("\u2014"))),
+                         qPrintable(text));
+        }
+        QVERIFY(QString::fromStdString(otherLibraryNames(borderModeInfo(BorderMode::Mirror))).contains(QStringLiteral("MATLAB \u2014")));
+    }
+
+    void methodTableIsComplete()
+    {
+        const auto rows = methods();
+        QCOMPARE(rows.size(), kMethodCount);
+        std::set<int> values;
+        std::set<std::string> seen;
+        double loosestCandidate = 0.0;
+        int candidates = 0;
+        for (const MethodInfo& row : rows) {
+            QVERIFY2(values.insert(int(row.method)).second, row.name);
+            QCOMPARE(&methodInfo(row.method), &row);
+            QCOMPARE(methodName(row.method), std::string(row.name));
+            QVERIFY2(*row.description != '\0', row.name);
+            std::vector<const char*> names{row.name};
+            names.insert(names.end(), row.aliases.begin(), row.aliases.end());
+            for (const char* name : names) {
+                QVERIFY2(seen.insert(name).second, name);
+                for (const QString& spelt : spellings(name))
+                    QVERIFY2(parseMethod(spelt.toStdString()) == row.method, qPrintable(spelt));
+            }
+            if (row.autoCandidate) {
+                ++candidates;
+                QVERIFY2(row.accuracy != Accuracy::OfItsPick, row.name);
+                loosestCandidate = std::max(loosestCandidate, toleranceOf(row.accuracy));
+            }
+        }
+        QCOMPARE(*values.begin(), 0);
+        QCOMPARE(*values.rbegin(), int(rows.size()) - 1);
+        QVERIFY_THROWS_EXCEPTION(Error, methodInfo(Method(int(rows.size()))));
+        QVERIFY(candidates > 0);
+        QVERIFY(!findMethod("winograd"));
+        // docs/semantics.md, Tolerances.
+        QCOMPARE(toleranceOf(methodInfo(Method::Auto).accuracy), loosestCandidate);
+        QCOMPARE(toleranceOf(methodInfo(Method::Reference).accuracy), 0.0);
+        QCOMPARE(toleranceOf(methodInfo(Method::Direct).accuracy), 1e-6);
+        QCOMPARE(toleranceOf(methodInfo(Method::Fft).accuracy), 1e-5);
+        QCOMPARE(methods().front().method, Method::Auto); // combos and help list auto first
     }
 };
 
