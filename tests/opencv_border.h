@@ -1,23 +1,28 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // ConvLab's border modes as OpenCV border types (docs/semantics.md, Border modes), for the
-// OpenCV oracle test and the benchmark.
+// OpenCV oracle test and the benchmark: the flag named in the table of convlab/modes.h.
 #pragma once
 #include <opencv2/core.hpp>
 
-#include "convlab/border.h"
+#include <string_view>
+#include <utility>
+
+#include "convlab/modes.h"
 
 namespace convlab::test {
 
+// -1 when OpenCV has no border type for the mode.
 inline int cvBorderType(BorderMode m)
 {
-    switch (m) {
-    case BorderMode::Constant: return cv::BORDER_CONSTANT;
-    case BorderMode::Replicate: return cv::BORDER_REPLICATE;
-    case BorderMode::Reflect: return cv::BORDER_REFLECT;
-    case BorderMode::Mirror: return cv::BORDER_REFLECT_101;
-    case BorderMode::Wrap: return cv::BORDER_WRAP;
-    }
-    return cv::BORDER_CONSTANT; // every mode is listed above
+    // OpenCV's own border types (cv::BorderTypes), by the names the table uses.
+    static constexpr std::pair<std::string_view, int> kTypes[] = {
+        {"BORDER_CONSTANT", cv::BORDER_CONSTANT}, {"BORDER_REPLICATE", cv::BORDER_REPLICATE},
+        {"BORDER_REFLECT", cv::BORDER_REFLECT},   {"BORDER_WRAP", cv::BORDER_WRAP},
+        {"BORDER_REFLECT_101", cv::BORDER_REFLECT_101}};
+    const char* flag = borderModeInfo(m).opencv;
+    for (const auto& [name, type] : kTypes)
+        if (flag && name == flag) return type;
+    return -1;
 }
 
 } // namespace convlab::test
