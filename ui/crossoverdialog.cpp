@@ -17,6 +17,7 @@
 #include <random>
 
 #include "convlab/error.h"
+#include "convlab/imagestats.h"
 #include "convlab/modes.h"
 
 namespace {
@@ -53,28 +54,6 @@ QColor methodColour(convlab::Method m)
 const QColor kMismatchColour(255, 205, 160);
 
 QString methodText(convlab::Method m) { return QString::fromStdString(convlab::methodName(m)); }
-
-// Box-averages the image by the smallest whole factor that brings it to maxPixels or fewer.
-convlab::Image downscaled(const convlab::Image& in, int maxPixels)
-{
-    const double pixels = double(in.width) * in.height;
-    const int f = int(std::ceil(std::sqrt(pixels / maxPixels)));
-    if (f <= 1) return in;
-    convlab::Image out(std::max(1, in.width / f), std::max(1, in.height / f), in.channels, in.depth);
-    out.hasAlpha = in.hasAlpha;
-    const float norm = 1.0f / float(f * f);
-    for (int c = 0; c < in.channels; ++c)
-        for (int y = 0; y < out.height; ++y)
-            for (int x = 0; x < out.width; ++x) {
-                float s = 0.0f;
-                for (int v = 0; v < f; ++v) {
-                    const int sy = std::min(y * f + v, in.height - 1);
-                    for (int u = 0; u < f; ++u) s += in.at(c, sy, std::min(x * f + u, in.width - 1));
-                }
-                out.at(c, y, x) = s * norm;
-            }
-    return out;
-}
 
 // A dense (full-rank) kernel: uniform random values, the same for a given size every time.
 convlab::Kernel randomKernel(int size)
@@ -380,7 +359,7 @@ void CrossoverDialog::start()
     thread_.reset(QThread::create([this, image = image_, base = params_, sizes = sizes_] {
         auto post = [this](auto f) { QMetaObject::invokeMethod(this, std::move(f), Qt::QueuedConnection); };
         try {
-            const convlab::Image in = downscaled(*image, kMaxPixels);
+            const convlab::Image in = convlab::downscaleByArea(*image, kMaxPixels);
             convlab::ConvolveParams p = base;
             p.device = convlab::Device::Cpu;
             p.normalize = false;

@@ -19,11 +19,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <string>
 
 #include "colorbar.h"
 #include "convlab/error.h"
+#include "convlab/imagestats.h"
 
 // The shaders live in a static library's resources: register them explicitly.
 static void registerShaderResources()
@@ -43,58 +43,6 @@ constexpr int kMaxBarHeight = 220;     // the colour bar's height in a large vie
 
 // A limit below the driver's, for exercising the reduced display (0: none).
 int g_maxTextureOverride = 0;
-
-struct Stats {
-    float lo = 0, hi = 0, maxAbs = 0;
-};
-
-// Min, max and max |v| over the first `count` channels, ignoring NaN and infinities.
-Stats computeStats(const convlab::Image& im, int count)
-{
-    float lo = std::numeric_limits<float>::infinity();
-    float hi = -lo;
-    for (int c = 0; c < count; ++c) {
-        const float* p = im.plane(c);
-        for (std::size_t i = 0, n = im.planeSize(); i < n; ++i) {
-            if (std::isfinite(p[i])) {
-                lo = std::min(lo, p[i]);
-                hi = std::max(hi, p[i]);
-            }
-        }
-    }
-    if (lo > hi)
-        return {};
-    return {lo, hi, std::max(std::abs(lo), std::abs(hi))};
-}
-
-// A copy reduced by fx x fy for display: each pixel is the mean of its block (the last blocks
-// along each axis may be partial). Built once per image, never per frame.
-convlab::Image reduceForDisplay(const convlab::Image& im, int fx, int fy)
-{
-    const int w = (im.width + fx - 1) / fx;
-    const int h = (im.height + fy - 1) / fy;
-    convlab::Image out(w, h, im.channels, im.depth);
-    std::vector<double> sums(static_cast<std::size_t>(w));
-    for (int c = 0; c < im.channels; ++c) {
-        const float* in = im.plane(c);
-        float* o = out.plane(c);
-        for (int oy = 0; oy < h; ++oy) {
-            const int y0 = oy * fy, y1 = std::min(y0 + fy, im.height);
-            std::fill(sums.begin(), sums.end(), 0.0);
-            for (int y = y0; y < y1; ++y) {
-                const float* row = in + static_cast<std::size_t>(y) * im.width;
-                for (int ox = 0, x = 0; ox < w; ++ox)
-                    for (const int x1 = std::min(x + fx, im.width); x < x1; ++x)
-                        sums[ox] += row[x];
-            }
-            for (int ox = 0; ox < w; ++ox) {
-                const int cols = std::min((ox + 1) * fx, im.width) - ox * fx;
-                o[static_cast<std::size_t>(oy) * w + ox] = float(sums[ox] / (double(cols) * (y1 - y0)));
-            }
-        }
-    }
-    return out;
-}
 
 int colourChannels(int channels)
 {
@@ -121,7 +69,7 @@ struct Slot {
     int width = 0, height = 0, channels = 0; // shape of the contents; channels 0 = empty
     convlab::SampleDepth depth = convlab::SampleDepth::F32;
     int statChannels = 0; // channels that enter the statistics
-    Stats stats;
+    convlab::ImageStats stats;
     bool statsValid = false;
     Pending pending = Pending::None;
     bool displayable = true; // false when it could not be put into a texture (see problem)
@@ -157,7 +105,7 @@ struct Slot {
         depth = im.depth;
         statChannels = eagerStats ? channels : colourChannels(channels);
         statsValid = eagerStats;
-        if (eagerStats) stats = computeStats(*host, statChannels);
+        if (eagerStats) stats = convlab::imageStats(*host, statChannels);
         pending = Pending::FromHost;
         resetDisplay();
     }
@@ -178,7 +126,7 @@ struct Slot {
         hostValid = false;
         width = height = channels = 0;
         resetDisplay();
-        stats = Stats();
+        stats = convlab::ImageStats();
         statsValid = false;
         pending = Pending::None;
     }
@@ -325,7 +273,7 @@ struct ImageView::State {
         }
         convlab::Image reduced;
         try {
-            reduced = reduceForDisplay(*s.host, s.factorX, s.factorY);
+            reduced = convlab::reduceByBlocks(*s.host, s.factorX, s.factorY); // once per image, never per frame
         } catch (const std::bad_alloc&) {
             s.displayable = false;
             s.problem = QStringLiteral("no memory for a reduced copy");
@@ -530,7 +478,7 @@ void ImageView::paintGL()
     if ((d->mapping == Mapping::Normalize || d->mapping == Mapping::Diverging) && r.channels && !r.statsValid) {
         d->readBack(r);
         if (r.hostValid) {
-            r.stats = computeStats(*r.host, r.statChannels);
+            r.stats = convlab::imageStats(*r.host, r.statChannels);
             r.statsValid = true;
             overlaysStale = true; // the colour bar's range may change
         }
@@ -725,7 +673,7 @@ void ImageView::updateColorBar()
     } else if (d->mapping == Mapping::Diverging && d->resultOnScreen() && r.channels) {
         // Statistics once per result (paintGL reads a GPU-written one back and calls again).
         if (!r.statsValid && r.hostValid) {
-            r.stats = computeStats(*r.host, r.statChannels);
+            r.stats = convlab::imageStats(*r.host, r.statChannels);
             r.statsValid = true;
         }
         d->bar->setScale(ColorBar::Map::Diverging, -double(r.stats.maxAbs), double(r.stats.maxAbs));

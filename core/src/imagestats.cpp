@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Image statistics and block reductions (convlab/imagestats.h).
+#include "convlab/imagestats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "convlab/error.h"
+
+namespace convlab {
+namespace {
+
+void requireImage(const Image& image, const char* what)
+{
+    if (image.width < 1 || image.height < 1 || image.channels < 1 ||
+        image.data.size() != image.planeSize() * std::size_t(image.channels))
+        throw Error(std::string(what) + ": the image is empty or malformed (" + std::to_string(image.width) + "x" +
+                    std::to_string(image.height) + "x" + std::to_string(image.channels) + ", " +
+                    std::to_string(image.data.size()) + " values)");
+}
+
+long long blocks(int size, int factor) { return (static_cast<long long>(size) + factor - 1) / factor; }
+
+} // namespace
+
+ImageStats imageStats(const Image& image, int channels)
+{
+    if (channels < 0 || channels > image.channels)
+        throw Error("image statistics: " + std::to_string(channels) + " channels asked of an image with " +
+                    std::to_string(image.channels));
+    float lo = std::numeric_limits<float>::infinity();
+    float hi = -lo;
+    for (int c = 0; c < channels; ++c) {
+        const float* p = image.plane(c);
+        for (std::size_t i = 0, n = image.planeSize(); i < n; ++i) {
+            if (std::isfinite(p[i])) {
+                lo = std::min(lo, p[i]);
+                hi = std::max(hi, p[i]);
+            }
+        }
+    }
+    if (lo > hi) return {}; // no finite value
+    return {lo, hi, std::max(std::abs(lo), std::abs(hi))};
+}
+
+Image reduceByBlocks(const Image& image, int fx, int fy)
+{
+    if (fx < 1 || fy < 1)
+        throw Error("block reduction: factors " + std::to_string(fx) + "x" + std::to_string(fy) +
+                    " are not whole numbers of at least 1");
+    requireImage(image, "block reduction");
+    const int w = int(blocks(image.width, fx));
+    const int h = int(blocks(image.height, fy));
+    Image out(w, h, image.channels, image.depth);
+    out.hasAlpha = image.hasAlpha;
+    // Sums in double: a block of a few hundred float values keeps its low bits.
+    std::vector<double> sums(static_cast<std::size_t>(w));
+    for (int c = 0; c < image.channels; ++c) {
+        const float* in = image.plane(c);
+        float* o = out.plane(c);
+        for (int oy = 0; oy < h; ++oy) {
+            const int y0 = oy * fy, y1 = std::min(y0 + fy, image.height);
+            std::fill(sums.begin(), sums.end(), 0.0);
+            for (int y = y0; y < y1; ++y) {
+                const float* row = in + static_cast<std::size_t>(y) * image.width;
+                for (int ox = 0, x = 0; ox < w; ++ox)
+                    for (const int x1 = std::min(x + fx, image.width); x < x1; ++x) sums[ox] += row[x];
+            }
+            for (int ox = 0; ox < w; ++ox) {
+                const int cols = std::min((ox + 1) * fx, image.width) - ox * fx;
+                o[static_cast<std::size_t>(oy) * w + ox] = float(sums[ox] / (double(cols) * (y1 - y0)));
+            }
+        }
+    }
+    return out;
+}
+
+Image downscaleByArea(const Image& image, int maxPixels)
+{
+    if (maxPixels < 1)
+        throw Error("area downscale: a limit of " + std::to_string(maxPixels) + " pixels leaves no image");
+    requireImage(image, "area downscale");
+    auto pixelsAt = [&](int f) { return blocks(image.width, f) * blocks(image.height, f); };
+    if (pixelsAt(1) <= maxPixels) return image;
+    // sqrt(pixels / maxPixels) is a lower bound (partial blocks only add pixels); a factor of
+    // the longer side leaves one pixel, so the search ends.
+    int f = std::max(2, int(std::ceil(std::sqrt(double(pixelsAt(1)) / maxPixels))));
+    while (pixelsAt(f) > maxPixels) ++f;
+    return reduceByBlocks(image, f, f);
+}
+
+} // namespace convlab
