@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The border-mode lab: its five results against the engine, the difference counts and bands
-// against an independent count, synchronised views, recomputation on new parameters, the
-// preview of large sources, and computing only while the lab is on screen.
+// The border-mode lab: its results (one per border mode of convlab/modes.h) against the engine,
+// the difference counts and bands against an independent count, synchronised views,
+// recomputation on new parameters, the preview of large sources, and computing only while the
+// lab is on screen. Also the lab's views and the mode and method combos of the Controls and
+// Difference panels against the tables of modes.h.
+#include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QTest>
@@ -13,8 +17,11 @@
 #include <memory>
 
 #include "borderlab.h"
+#include "controlspanel.h"
+#include "differencepanel.h"
 #include "convlab/convolve.h"
 #include "convlab/error.h"
+#include "convlab/modes.h"
 #include "imageview.h"
 #include "testutil.h"
 
@@ -139,6 +146,8 @@ private slots:
     void setParamsRecomputes();
     void zoomAndPanAreSynchronised();
     void namesFollowTheTable();
+    void oneViewPerTableRow();
+    void combosListTheTables();
     void previewSizeKeepsWithinTheLimit();
     void areaDownscaleAveragesAreas();
     void largeSourceRunsOnPreview();
@@ -341,6 +350,101 @@ void TestBorderLab::namesFollowTheTable()
     QVERIFY(BorderLabWindow::otherNames(BorderMode::Wrap).contains(QStringLiteral("GIMP Loop")));
     QVERIFY(BorderLabWindow::otherNames(BorderMode::Replicate).contains(QStringLiteral("G'MIC 1 Neumann")));
     QVERIFY(BorderLabWindow::otherNames(BorderMode::Constant).contains(QStringLiteral("scipy constant (cval)")));
+}
+
+// The lab has a view, a title and a line of names per row of convlab::borderModes(), in its
+// order, and its reference combo lists the same modes.
+void TestBorderLab::oneViewPerTableRow()
+{
+    QCOMPARE(std::size_t(BorderLabWindow::kModeCount), convlab::borderModes().size());
+    QVERIFY(BorderLabWindow::kModes == convlab::borderModeList());
+    auto src = std::make_shared<const Image>(convlab::test::randomImage(32, 24, 1, 3));
+    BorderLabWindow lab(src, labParams(convlab::Kernel(3, 1, {1.0f, 2.0f, 1.0f})));
+    QCOMPARE(lab.findChildren<ImageView*>().size(), qsizetype(convlab::kBorderModeCount));
+    QSet<ImageView*> views;
+    QStringList labels;
+    for (const QLabel* l : lab.findChildren<QLabel*>()) labels << l->text();
+    QStringList names;
+    for (const convlab::BorderModeInfo& row : convlab::borderModes()) {
+        views.insert(lab.view(row.mode));
+        QVERIFY2(labels.contains(BorderLabWindow::otherNames(row.mode)), row.name);
+        QVERIFY(BorderLabWindow::otherNames(row.mode).startsWith(QStringLiteral("OpenCV ")));
+        names << QString::fromUtf8(row.name);
+    }
+    QCOMPARE(views.size(), qsizetype(convlab::kBorderModeCount));
+    QVERIFY(!views.contains(nullptr));
+    int referenceCombos = 0;
+    for (const QComboBox* c : lab.findChildren<QComboBox*>()) {
+        QStringList items;
+        for (int i = 0; i < c->count(); ++i) items << c->itemText(i);
+        referenceCombos += items == names;
+    }
+    QCOMPARE(referenceCombos, 1);
+    QCOMPARE(lab.referenceMode(), convlab::Border{}.mode);
+
+    // Every view gets its result; look at the grid (the note in the cell after the last view).
+    QVERIFY(showLab(lab));
+    QVERIFY(waitIdle(lab));
+    for (const convlab::BorderModeInfo& row : convlab::borderModes()) QVERIFY2(lab.result(row.mode), row.name);
+    QVERIFY(lab.grab().save(QStringLiteral("/tmp/modes_borderlab.png")));
+}
+
+namespace {
+
+// Whether `combo` lists exactly the method table: names, Method as data, descriptions as tips.
+bool listsTheMethods(const QComboBox* combo)
+{
+    const auto rows = convlab::methods();
+    if (combo->count() != int(rows.size())) return false;
+    for (int i = 0; i < combo->count(); ++i)
+        if (combo->itemText(i) != QString::fromUtf8(rows[i].name) || combo->itemData(i).toInt() != int(rows[i].method) ||
+            combo->itemData(i, Qt::ToolTipRole).toString() != QString::fromUtf8(rows[i].description))
+            return false;
+    return true;
+}
+
+} // namespace
+
+void TestBorderLab::combosListTheTables()
+{
+    ControlsPanel controls;
+    const QComboBox* border = controls.borderCombo();
+    const auto modes = convlab::borderModes();
+    QCOMPARE(border->count(), int(modes.size()));
+    for (int i = 0; i < border->count(); ++i) {
+        QCOMPARE(border->itemText(i), QString::fromUtf8(modes[i].name));
+        QCOMPARE(border->itemData(i).toInt(), int(modes[i].mode));
+        // Choosing it shows its rule and names, and enables the value only where it takes one.
+        controls.setBorder({modes[i].mode, 0.0f});
+        QCOMPARE(controls.border().mode, modes[i].mode);
+        const QString info = ControlsPanel::borderAliases(modes[i].mode);
+        QVERIFY(info.startsWith(QString::fromUtf8(modes[i].rule)));
+        QVERIFY(info.contains(BorderLabWindow::otherNames(modes[i].mode)));
+        bool shown = false;
+        for (const QLabel* l : controls.findChildren<QLabel*>()) shown |= l->text() == info;
+        QVERIFY2(shown, modes[i].name);
+        bool valueEnabled = false;
+        for (const QDoubleSpinBox* box : controls.findChildren<QDoubleSpinBox*>()) valueEnabled |= box->isEnabled();
+        QCOMPARE(valueEnabled, modes[i].takesValue);
+    }
+    QVERIFY(listsTheMethods(controls.methodCombo()));
+    for (const convlab::MethodInfo& m : convlab::methods()) {
+        controls.setMethod(m.method);
+        QCOMPARE(controls.method(), m.method);
+    }
+
+    // The Difference panel's path B combo is the same list.
+    DifferencePanel difference;
+    int methodCombos = 0;
+    for (const QComboBox* c : difference.findChildren<QComboBox*>()) methodCombos += listsTheMethods(c);
+    QCOMPARE(methodCombos, 1);
+
+    // Look at the controls as they sit in their dock.
+    controls.setBorder({convlab::BorderMode::Mirror, 0.0f});
+    controls.resize(300, 280);
+    controls.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&controls));
+    QVERIFY(controls.grab().save(QStringLiteral("/tmp/modes_controls.png")));
 }
 
 void TestBorderLab::previewSizeKeepsWithinTheLimit()
