@@ -157,7 +157,7 @@ std::atomic<bool> gModelReady{false};
 // Measured/estimated ratios learnt in this process, per method (Direct, Separable, Fft).
 constexpr double kCorrectionThreshold = 2.0; // ratios within [1/2, 2] are the model's noise
 constexpr double kMinEstimateMs = 2.0;       // shorter runs are dominated by fixed costs
-constexpr double kMaxCorrection = 64.0;
+constexpr double kMaxCorrection = 256.0; // a safety net, not a model
 std::mutex gCorrectionMutex;
 double gCorrection[3] = {1.0, 1.0, 1.0};
 
