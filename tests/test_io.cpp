@@ -7,6 +7,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <array>
@@ -158,6 +159,27 @@ class TestIo : public QObject {
     Q_OBJECT
 
 private slots:
+    // A named pipe as input is refused at once instead of blocking the reader forever.
+    void namedPipeIsRefused_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::newRow("npy") << "in.npy";
+        QTest::newRow("png") << "in.png";
+    }
+    void namedPipeIsRefused()
+    {
+        QFETCH(QString, name);
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(name).toStdString();
+        QCOMPARE(::mkfifo(path.c_str(), 0600), 0);
+        try {
+            (void)convlab::loadImage(path);
+            QFAIL("a named pipe was read as an image");
+        } catch (const convlab::Error& e) {
+            QVERIFY2(std::string(e.what()).find("not a regular file") != std::string::npos, e.what());
+        }
+    }
+
     // ---- .npy ----
 
     void npyRead_data()

@@ -3,6 +3,7 @@
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
+#include <QElapsedTimer>
 #include <QtTest>
 
 #include <cmath>
@@ -71,6 +72,37 @@ class TestKernel : public QObject {
     Q_OBJECT
 
 private slots:
+    // A hostile kernel file nested ~100k levels deep is refused quickly, without a crash.
+    void deeplyNestedJsonIsRefused_data()
+    {
+        QTest::addColumn<QString>("field");
+        QTest::newRow("values") << "values";
+        QTest::newRow("name") << "name";
+        QTest::newRow("anchor") << "anchor";
+    }
+    void deeplyNestedJsonIsRefused()
+    {
+        QFETCH(QString, field);
+        const int depth = 100000;
+        std::string text = "{\"" + field.toStdString() + "\": ";
+        text += std::string(depth, '[');
+        text += "1";
+        text += std::string(depth, ']');
+        text += "}";
+        QElapsedTimer t;
+        t.start();
+        try {
+            (void)convlab::parseKernelJson(text);
+            QFAIL("a 100000-level document was accepted");
+        } catch (const convlab::Error& e) {
+            QVERIFY2(std::string(e.what()).find("nested") != std::string::npos, e.what());
+        }
+        QVERIFY2(t.elapsed() < 5000, qPrintable(QString("%1 ms").arg(t.elapsed())));
+        // Ordinary nesting (rows of values) still reads.
+        QCOMPARE(convlab::parseKernelJson(R"({"values": [[1, 2], [3, 4]]})").kernel.values,
+                 (std::vector<float>{1, 2, 3, 4}));
+    }
+
     void sums()
     {
         const Kernel k(2, 2, {1.0f, -2.0f, 3.0f, -4.0f});

@@ -68,6 +68,9 @@ void requireInputFile(const std::string& path)
     const fs::file_status st = fs::status(path, ec);
     if (!fs::exists(st)) throw Error("cannot open '" + path + "': no such file");
     if (fs::is_directory(st)) throw Error("cannot open '" + path + "': it is a directory");
+    // A named pipe, socket or device would block the reader forever or never end.
+    if (!fs::is_regular_file(st))
+        throw Error("cannot open '" + path + "': not a regular file (a named pipe, socket or device)");
 }
 
 void requireSavableImage(const Image& img, const std::string& path)

@@ -173,7 +173,16 @@ KernelSpec parseKernelJson(std::string_view text)
 {
     json doc;
     try {
-        doc = json::parse(text.begin(), text.end());
+        // A kernel file is at most two levels deep ("values": [[...], ...]); anything nested
+        // much deeper is refused while it is read, before it can exhaust the stack (the parser
+        // and the value's destructor and text form all recurse).
+        constexpr int kMaxDepth = 16;
+        const json::parser_callback_t limitDepth = [](int depth, json::parse_event_t, json&) {
+            if (depth > kMaxDepth)
+                throw Error("kernel JSON is nested more than " + std::to_string(kMaxDepth) + " levels deep");
+            return true;
+        };
+        doc = json::parse(text.begin(), text.end(), limitDepth);
     } catch (const json::exception& e) {
         std::string msg = e.what();
         if (const auto close = msg.find("] "); msg.starts_with("[json.exception.") && close != std::string::npos)
