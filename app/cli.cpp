@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <deque>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -54,10 +55,26 @@ struct Options {
     std::optional<int> padMargin;
 };
 
-std::string oneLine(std::string s)
+// One terminal line that is safe to print: newlines become spaces, and control bytes (which
+// a kernel text or a binary file may carry into a message: escape sequences, bells) are
+// written as \xNN instead of reaching the terminal.
+std::string oneLine(const std::string& s)
 {
-    std::replace(s.begin(), s.end(), '\n', ' ');
-    return s;
+    std::string out;
+    out.reserve(s.size());
+    for (const char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c == '\n' || c == '\r' || c == '\t') {
+            out += ' ';
+        } else if (c < 0x20 || c == 0x7f) {
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "\\x%02x", c);
+            out += hex;
+        } else {
+            out += ch; // UTF-8 bytes of other scripts pass unchanged
+        }
+    }
+    return out;
 }
 
 int fail(const std::string& message, int status)
@@ -228,7 +245,11 @@ struct Outcome {
     Source input;
     bool cuda = false;
     std::string cudaWhy;
-    std::vector<RunReport> runs; // one per --repeat; the last one's result was written
+    // The reports of the last kKeptRuns runs (the last one's result was written): memory stays
+    // bounded whatever --repeat says; the median is over every run.
+    static constexpr std::size_t kKeptRuns = 100;
+    std::deque<RunReport> runs;
+    int runCount = 0;
     std::optional<DiffStats> diff;
     RunReport compareReport;
     std::optional<SvdInfo> rank;
@@ -297,6 +318,8 @@ Outcome convolveFile(const Options& o)
         r.input.runInto(p, out, &rep); // the first run allocates the output, later ones reuse it
         totals.push_back(rep.totalMs);
         r.runs.push_back(std::move(rep));
+        if (r.runs.size() > Outcome::kKeptRuns) r.runs.pop_front();
+        ++r.runCount;
     }
     if (compare) r.diff = compareImages(out, r.input.run(*compare, &r.compareReport));
 
@@ -348,6 +371,7 @@ Json jsonReport(const Options& o, const Outcome& r)
         runs.push_back({{"stages", std::move(stages)}, {"total_ms", run.totalMs}, {"compute_ms", run.computeMs}});
     }
     j["runs"] = std::move(runs);
+    j["run_count"] = r.runCount; // "runs" holds the last kKeptRuns of them
     j["median_total_ms"] = r.medianMs;
     j["mpx_per_s"] = r.mpxPerS; // null when too fast to time
     if (r.diff)
@@ -364,7 +388,7 @@ void printSummary(const Options& o, const Outcome& r)
     const RunReport& rep = r.runs.back();
     const Source& in = r.input;
     // Notices (CPU fallback, zero-sum kernel left unnormalized, ...) are warnings: stderr.
-    for (const std::string& n : rep.notices) std::cerr << kProgram << ": note: " << n << '\n';
+    for (const std::string& n : rep.notices) std::cerr << kProgram << ": note: " << oneLine(n) << '\n';
     std::string alpha;
     if (in.hasAlpha()) alpha = p.filterAlpha ? " (alpha filtered)" : " (alpha passed through)";
     std::cout << "input    " << o.input << ": " << in.width() << 'x' << in.height() << ", " << in.channels()
@@ -381,7 +405,7 @@ void printSummary(const Options& o, const Outcome& r)
               << (rep.threads == 1 ? " thread" : " threads") << (rep.reason.empty() ? "" : " (" + rep.reason + ")")
               << '\n';
     std::cout << "time     " << num(r.medianMs) << " ms"
-              << (r.runs.size() > 1 ? " median of " + std::to_string(r.runs.size()) + " runs" : "") << ", "
+              << (r.runCount > 1 ? " median of " + std::to_string(r.runCount) + " runs" : "") << ", "
               << num(r.mpxPerS) << " Mpx/s\n";
     if (r.diff)
         std::cout << "compare  " << methodName(r.compareReport.method) << " on " << deviceName(r.compareReport.device)
@@ -481,7 +505,7 @@ int runProbe(const Options& o)
         std::cout << j.dump(2) << '\n';
         return 0;
     }
-    for (const std::string& n : pr.notices) std::cerr << kProgram << ": note: " << n << '\n';
+    for (const std::string& n : pr.notices) std::cerr << kProgram << ": note: " << oneLine(n) << '\n';
     std::cout << "pixel    (" << x << ',' << y << "), channel " << o.channel << " of " << o.input << " (" << in.width
               << 'x' << in.height << ", " << in.channels << (in.channels == 1 ? " channel)" : " channels)") << '\n';
     std::cout << "kernel   " << p.kernel.name << ' ' << p.kernel.width << 'x' << p.kernel.height << ", anchor ("

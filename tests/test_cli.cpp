@@ -97,6 +97,38 @@ private slots:
         writeText(path(QStringLiteral("corrupt.npy")), "this is not a NumPy file\n");
     }
 
+    // Control bytes in the input (an escape sequence in kernel text, a binary kernel file)
+    // never reach the terminal raw: the one error line shows them as \xNN.
+    void controlBytesAreNotEchoed()
+    {
+        const QString out = path(QStringLiteral("ctl.npy"));
+        const QString text = QStringLiteral("1 2 \x1b[31mred\x07");
+        const CliRun r = runCli({gray(), out, "-k", text});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(!r.err.contains('\x1b') && !r.err.contains('\x07'), r.err.constData());
+        QVERIFY2(r.err.contains("\\x1b"), r.err.constData());
+        QCOMPARE(r.err.count('\n'), 1);
+        QVERIFY(!QFile::exists(out));
+        const QString binary = path(QStringLiteral("binary.txt"));
+        writeText(binary, QByteArray("1 2\x01\x02\x1b\x00 3", 11));
+        const CliRun b = runCli({gray(), out, "-k", binary});
+        QCOMPARE(b.exitCode, 1);
+        for (char c : b.err)
+            QVERIFY2(c == '\n' || static_cast<unsigned char>(c) >= 0x20, b.err.toHex().constData());
+    }
+
+    // Many repeats keep a bounded number of reports; the median still covers every run.
+    void manyRepeatsKeepBoundedReports()
+    {
+        const QString out = path(QStringLiteral("rep.npy"));
+        const CliRun r = runCli({gray(), out, "-k", "1 2 1", "--repeat", "150", "--json"});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject j = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(j["run_count"].toInt(), 150);
+        QCOMPARE(j["runs"].toArray().size(), 100);
+        QVERIFY(j["median_total_ms"].toDouble() > 0.0);
+    }
+
     void goodRun_data()
     {
         QTest::addColumn<QString>("input");
