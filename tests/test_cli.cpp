@@ -6,9 +6,14 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QElapsedTimer>
 #include <QProcess>
+#include <QDir>
+#include <QThread>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <signal.h>
 
 #include <algorithm>
 #include <cmath>
@@ -127,6 +132,40 @@ private slots:
         QCOMPARE(j["run_count"].toInt(), 150);
         QCOMPARE(j["runs"].toArray().size(), 100);
         QVERIFY(j["median_total_ms"].toDouble() > 0.0);
+    }
+
+    // Interrupted while it writes the output (the moment its temporary appears), the tool
+    // removes the temporary: no hidden file is left, and no partial output.
+    void interruptLeavesNoTemporary()
+    {
+        QTemporaryDir dir;
+        const QString in = dir.filePath("big.npy");
+        writeNpy(test::randomImage(2048, 2048, 3, 5), in.toStdString());
+        const QString out = dir.filePath("out.npy");
+        auto temporaries = [&] {
+            return QDir(dir.path()).entryList(QStringList{".*tmp*"}, QDir::Files | QDir::Hidden | QDir::System);
+        };
+        int caught = 0;
+        for (int attempt = 0; attempt < 6 && caught < 2; ++attempt) {
+            QFile::remove(out);
+            QProcess p;
+            p.start(test::cliPath(), {in, out, "-k", "1 2 1; 2 4 2; 1 2 1", "-m", "direct"});
+            QVERIFY(p.waitForStarted());
+            // Wait for the temporary to appear, then interrupt at once.
+            QElapsedTimer t;
+            t.start();
+            bool writing = false;
+            while (p.state() == QProcess::Running && t.elapsed() < 30000 && !(writing = !temporaries().isEmpty()))
+                QThread::usleep(200);
+            if (writing) {
+                ::kill(static_cast<pid_t>(p.processId()), attempt % 2 ? SIGTERM : SIGINT);
+                ++caught;
+            }
+            QVERIFY(p.waitForFinished(60000));
+            QVERIFY2(temporaries().isEmpty(), qPrintable(temporaries().join(' ')));
+            if (writing) QVERIFY(!QFile::exists(out) || readNpy(out.toStdString()).width == 2048);
+        }
+        QVERIFY2(caught > 0, "the write was never caught in flight");
     }
 
     void goodRun_data()

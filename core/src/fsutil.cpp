@@ -2,7 +2,13 @@
 // The cache directory and the atomic writer (fsutil.h), and the public writeAtomically (io.h).
 #include "fsutil.h"
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <random>
 
@@ -42,6 +48,59 @@ fs::path uniqueTemporary(const fs::path& dir, const fs::path& target)
     return tmp;
 }
 
+// The temporaries being written now, for the interrupt handler: fixed slots of plain char
+// arrays, claimed and released with atomics, because a signal handler may only read them and
+// call unlink (async-signal-safe). A write that finds every slot taken just goes unregistered.
+constexpr int kTempSlots = 16;
+constexpr std::size_t kTempPathMax = 4096;
+struct TempSlot {
+    std::atomic<bool> used{false};
+    std::atomic<bool> ready{false}; // the path is complete
+    char path[kTempPathMax];
+};
+TempSlot gTemps[kTempSlots];
+
+int registerTemporary(const std::string& path)
+{
+    if (path.size() >= kTempPathMax) return -1;
+    for (int i = 0; i < kTempSlots; ++i) {
+        bool expected = false;
+        if (gTemps[i].used.compare_exchange_strong(expected, true)) {
+            std::memcpy(gTemps[i].path, path.c_str(), path.size() + 1);
+            gTemps[i].ready.store(true);
+            return i;
+        }
+    }
+    return -1;
+}
+
+void unregisterTemporary(int slot)
+{
+    if (slot < 0) return;
+    gTemps[slot].ready.store(false);
+    gTemps[slot].used.store(false);
+}
+
+void removeTemporariesAndExit(int sig)
+{
+    for (TempSlot& t : gTemps)
+        if (t.ready.load()) ::unlink(t.path);
+    std::signal(sig, SIG_DFL); // then end the way the signal asks
+    std::raise(sig);
+}
+
+// Registered from creation to rename, whatever the writer does.
+class TemporaryRegistration {
+public:
+    explicit TemporaryRegistration(const std::string& path) : slot_(registerTemporary(path)) {}
+    ~TemporaryRegistration() { unregisterTemporary(slot_); }
+    TemporaryRegistration(const TemporaryRegistration&) = delete;
+    TemporaryRegistration& operator=(const TemporaryRegistration&) = delete;
+
+private:
+    int slot_;
+};
+
 } // namespace
 
 void writeFileAtomically(const std::string& path, const std::function<void(const std::string& tmpPath)>& writer)
@@ -54,6 +113,7 @@ void writeFileAtomically(const std::string& path, const std::function<void(const
     if (fs::is_directory(target, ec)) throw Error("cannot write '" + path + "': it is a directory");
 
     const fs::path tmp = uniqueTemporary(dir, target);
+    const TemporaryRegistration registration(tmp.string());
     try {
         writer(tmp.string());
         if (!fs::is_regular_file(tmp, ec)) throw Error("cannot write '" + path + "': the writer produced no file");
@@ -70,6 +130,17 @@ void writeFileAtomically(const std::string& path, const std::function<void(const
 void writeAtomically(const std::string& path, const std::function<void(const std::string& tmpPath)>& write)
 {
     detail::writeFileAtomically(path, write);
+}
+
+void removeTemporariesOnInterrupt()
+{
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+        struct sigaction action {};
+        action.sa_handler = detail::removeTemporariesAndExit;
+        sigemptyset(&action.sa_mask);
+        action.sa_flags = SA_RESETHAND;
+        ::sigaction(sig, &action, nullptr);
+    }
 }
 
 } // namespace convlab

@@ -20,3 +20,4 @@ std::filesystem::path cacheDirectory();
 void writeFileAtomically(const std::string& path, const std::function<void(const std::string& tmpPath)>& writer);
 
 } // namespace convlab::detail
+

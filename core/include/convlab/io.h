@@ -51,5 +51,9 @@ void saveImage(const Image& img, const std::string& path, const SaveOptions& opt
 // over `path`; on any failure the temporary is removed and `path` is untouched. Throws
 // convlab::Error, or rethrows what `write` threw.
 void writeAtomically(const std::string& path, const std::function<void(const std::string& tmpPath)>& write);
+// Makes SIGINT, SIGTERM and SIGHUP remove the temporaries of writes in flight before the
+// process ends as the signal says (a command-line tool stopped with Ctrl+C mid-write leaves no
+// hidden .NAME.tmp-... file behind). For programs that own their signal handling.
+void removeTemporariesOnInterrupt();
 
 } // namespace convlab
