@@ -154,11 +154,11 @@ QWidget* showPanel(MainWindow& w, const QString& panel)
 int screenshot(MainWindow& w, const QString& imagePath, const QString& outPath, const QString& panel)
 {
     w.setErrorReporter([](const QString& m) { std::fprintf(stderr, "convlab: %s\n", qPrintable(m)); });
+    w.showFirstLaunchExample(); // what a new user sees first (set before the image: one render)
     if (imagePath.isEmpty())
         w.openSample();
     else if (!w.openImage(imagePath))
         return 1;
-    w.showFirstLaunchExample(); // what a new user sees first
     w.show();
     if (!waitForDisplay(w)) {
         std::fprintf(stderr, "convlab: the result was not displayed\n");

@@ -468,42 +468,36 @@ void MainWindow::onResultChanged()
     view_->update();
 }
 
-void MainWindow::onGpuResultResident(quint64 id, int width, int height, int channels)
+bool MainWindow::copyGpuResultIntoView(int width, int height, int channels)
 {
-    if (id != renderController()->latestId() || !interopError_.isEmpty()) return; // superseded, or no interop here
     const auto gpu = renderController()->gpuSession();
-    if (!gpu) return;
+    if (!gpu || !interopError_.isEmpty()) return false;
+    // CUDA writes the view's pixel buffer on the device: no trip through host memory.
     try {
         view_->makeCurrent();
         const unsigned int buffer = view_->resultBuffer(width, height, channels);
         gpu->copyLastResultToGlBuffer(buffer, static_cast<std::size_t>(width) * height * channels);
         view_->doneCurrent();
         view_->resultBufferWritten(width, height, channels);
-        earlyDisplayedId_ = id;
+        return true;
     } catch (const convlab::Error& e) {
         view_->doneCurrent();
-        interopError_ = QString::fromUtf8(e.what()); // onResultReady falls back to the host copy
+        interopError_ = QString::fromUtf8(e.what()); // e.g. the GL context is not on the NVIDIA device
+        return false;
     }
+}
+
+void MainWindow::onGpuResultResident(quint64 id, int width, int height, int channels)
+{
+    if (id != renderController()->latestId()) return; // superseded
+    if (copyGpuResultIntoView(width, height, channels)) earlyDisplayedId_ = id; // else the host copy follows
 }
 
 QString MainWindow::showGpuResult(const convlab::Image& result, const convlab::RunReport& report)
 {
     if (report.device != convlab::Device::Cuda) return {};
-    const auto gpu = renderController()->gpuSession();
-    if (gpu && interopError_.isEmpty()) {
-        // CUDA writes the view's pixel buffer on the device: no trip through host memory.
-        try {
-            view_->makeCurrent();
-            const unsigned int buffer = view_->resultBuffer(result.width, result.height, result.channels);
-            gpu->copyLastResultToGlBuffer(buffer, result.data.size());
-            view_->doneCurrent();
-            view_->resultBufferWritten(result.width, result.height, result.channels);
-            return tr("CUDA to the OpenGL buffer (interop)");
-        } catch (const convlab::Error& e) {
-            view_->doneCurrent();
-            interopError_ = QString::fromUtf8(e.what()); // e.g. the GL context is not on the NVIDIA device
-        }
-    }
+    if (copyGpuResultIntoView(result.width, result.height, result.channels))
+        return tr("CUDA to the OpenGL buffer (interop)");
     // The caller draws the host copy.
     timings_->setDisplayPath(tr("download + upload (%1)")
                                  .arg(interopError_.isEmpty() ? tr("no GPU session")
@@ -622,14 +616,8 @@ void MainWindow::openSample()
     const QString copy = dir.filePath(name);
     if (dir.isValid() && QFile::copy(":/samples/" + name, copy)) {
         try {
-            convlab::DecodedImage decoded = convlab::decodeImage(copy.toStdString());
-            if (decoded.samples) {
-                convlab::Image image = convlab::unpackImage(*decoded.samples);
-                setSourceImage(std::move(image), name,
-                               std::make_shared<const convlab::PackedImage>(std::move(*decoded.samples)));
-            } else {
-                setSourceImage(std::move(decoded.image), name);
-            }
+            WorkbenchDocument::Decoded decoded = WorkbenchDocument::decode(copy);
+            setSourceImage(std::move(decoded.image), name, std::move(decoded.packed));
             return;
         } catch (const convlab::Error&) {
             // Builds without image codecs read only .npy: the chart below needs no file.

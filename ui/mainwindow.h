@@ -115,6 +115,9 @@ private:
     // Shows a CUDA run's result from GPU memory (interop) and returns the display path; empty
     // (the Timings panel told why) when the view must take the host copy instead.
     QString showGpuResult(const convlab::Image& result, const convlab::RunReport& report);
+    // Copies the GPU session's last result into the view's pixel buffer; false (and the reason
+    // kept in interopError_ on a failure) when the view must take the host copy.
+    bool copyGpuResultIntoView(int width, int height, int channels);
     void buildMenus();
     void buildDocks();
     void buildStatusBar();

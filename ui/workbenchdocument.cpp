@@ -11,18 +11,11 @@
 #include "kerneldocument.h"
 #include "rendercontroller.h"
 
-namespace {
-
-// 8/16-bit files are decoded once: the samples go to the GPU as they are, the float image
-// (the same values) to the CPU and the view.
-struct Decoded {
-    convlab::Image image;
-    std::shared_ptr<const convlab::PackedImage> packed;
-};
-
-Decoded decodeFile(const std::string& path)
+WorkbenchDocument::Decoded WorkbenchDocument::decode(const QString& path)
 {
-    convlab::DecodedImage decoded = convlab::decodeImage(path);
+    // 8/16-bit files are decoded once: the samples go to the GPU as they are, the float image
+    // (the same values) to the CPU and the view.
+    convlab::DecodedImage decoded = convlab::decodeImage(path.toStdString());
     Decoded out;
     if (!decoded.samples) {
         out.image = std::move(decoded.image);
@@ -32,8 +25,6 @@ Decoded decodeFile(const std::string& path)
     out.packed = std::make_shared<const convlab::PackedImage>(std::move(*decoded.samples));
     return out;
 }
-
-} // namespace
 
 bool WorkbenchDocument::RunSettings::operator==(const RunSettings& o) const
 {
@@ -114,7 +105,7 @@ quint64 WorkbenchDocument::open(const QString& path)
         QString error;
         try {
             if (!QFileInfo(path).isFile()) throw convlab::Error("no such file");
-            *decoded = decodeFile(path.toStdString());
+            *decoded = decode(path);
         } catch (const convlab::Error& e) {
             error = QString::fromUtf8(e.what());
         } catch (const std::bad_alloc&) {

@@ -56,6 +56,15 @@ public:
         Generation generation; // A's
     };
 
+    // A decoded file: the float image, and for 8/16-bit files also their samples as decoded
+    // (for the GPU upload; null otherwise).
+    struct Decoded {
+        convlab::Image image;
+        std::shared_ptr<const convlab::PackedImage> packed;
+    };
+    // Decodes a file once, as open() does (throws convlab::Error).
+    static Decoded decode(const QString& path);
+
     explicit WorkbenchDocument(QObject* parent = nullptr);
     ~WorkbenchDocument() override;
 
