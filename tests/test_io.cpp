@@ -8,6 +8,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -23,6 +24,7 @@
 #include "convlab/error.h"
 #include "convlab/image.h"
 #include "convlab/io.h"
+#include "corrupt_files.h"
 
 using namespace convlab;
 
@@ -152,6 +154,41 @@ QStringList dirEntries(const QString& dir)
 }
 
 std::string str(const QString& s) { return s.toStdString(); }
+
+// What `f` writes to file descriptor 2 (where the codecs print), read back after it ran.
+QByteArray stderrOf(const std::function<void()>& f)
+{
+    std::fflush(stderr);
+    std::FILE* file = std::tmpfile();
+    const int saved = ::dup(2);
+    ::dup2(::fileno(file), 2);
+    try {
+        f();
+    } catch (...) {
+        std::fflush(stderr);
+        ::dup2(saved, 2);
+        ::close(saved);
+        std::fclose(file);
+        throw;
+    }
+    std::fflush(stderr);
+    ::dup2(saved, 2);
+    ::close(saved);
+    std::rewind(file);
+    QByteArray text(4096, '\0');
+    text.resize(qsizetype(std::fread(text.data(), 1, std::size_t(text.size()), file)));
+    std::fclose(file);
+    return text;
+}
+
+// The bytes of a noisy 64x48 RGB image saved as `ext` by the library.
+QByteArray goodFile(const QString& ext)
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath("good" + ext);
+    saveImage(randomImage(64, 48, 3, SampleDepth::U8, 21), str(path));
+    return readFile(path);
+}
 
 } // namespace
 
@@ -767,6 +804,115 @@ for v in ((2, 0), (3, 0)):
         if (!bytes.isNull()) QVERIFY(writeFile(path, bytes));
         const QString msg = errorOf([&] { loadImage(str(path)); });
         QVERIFY2(msg.contains(expected) && msg.contains(path), qPrintable(msg));
+    }
+
+    // Damaged files are one error each: the message names the file and the damage, the codecs'
+    // own complaints are folded into it, and nothing reaches stderr.
+    void corruptFilesAreOneQuietError_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QByteArray>("bytes");
+        QTest::addColumn<QString>("mention");
+        if (!imageFormatsAvailable()) return;
+        for (const test::CorruptFile& f : test::corruptImageFiles(goodFile(".png"), goodFile(".jpg"), goodFile(".tif")))
+            QTest::newRow(qPrintable(f.name)) << f.name << f.bytes << f.mention;
+    }
+    void corruptFilesAreOneQuietError()
+    {
+        QFETCH(QString, name);
+        QFETCH(QByteArray, bytes);
+        QFETCH(QString, mention);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(name);
+        QVERIFY(writeFile(path, bytes));
+        QString msg;
+        const QByteArray printed = stderrOf([&] { msg = errorOf([&] { decodeImage(str(path)); }); });
+        QVERIFY2(printed.isEmpty(), printed.constData());
+        QVERIFY2(msg.contains(path) && msg.contains(mention, Qt::CaseInsensitive), qPrintable(msg));
+        QVERIFY2(!msg.contains('\n'), qPrintable(msg));
+    }
+
+    // A truncated JPEG decodes "successfully" with its missing half grey; that is an error, and
+    // so is one whose image data breaks off in the middle (the decoder fills the rest).
+    void truncatedJpegIsAnError()
+    {
+        if (!imageFormatsAvailable()) QSKIP("image formats are not built in (no OpenCV)");
+        QTemporaryDir dir;
+        const QByteArray jpg = goodFile(".jpg");
+        const QString cut = dir.filePath("cut.jpg");
+        QVERIFY(writeFile(cut, jpg.left(jpg.size() * 2 / 3)));
+        QVERIFY2(errorOf([&] { loadImage(str(cut)); }).contains("truncated or corrupt JPEG"),
+                 qPrintable(errorOf([&] { loadImage(str(cut)); })));
+        // The end marker kept, the data in between cut out: only the decoder can tell.
+        const QString hole = dir.filePath("hole.jpg");
+        const qsizetype sos = jpg.indexOf(QByteArray("\xff\xda", 2));
+        QVERIFY(writeFile(hole, jpg.left(sos + 200) + jpg.right(2)));
+        QVERIFY2(errorOf([&] { loadImage(str(hole)); }).contains("truncated or corrupt JPEG"),
+                 qPrintable(errorOf([&] { loadImage(str(hole)); })));
+    }
+
+    // A tiny file whose header claims 30000x30000 RGB (2.7e9 values, over the limit) is refused
+    // from its header, before the decoder allocates the image.
+    void hugeClaimIsRefusedBeforeDecoding_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QByteArray>("bytes");
+        if (!imageFormatsAvailable()) return;
+        QTest::newRow("png") << "claims.png" << test::pngClaiming(30000, 30000);
+        QTest::newRow("jpeg") << "claims.jpg" << test::jpegClaiming(goodFile(".jpg"), 30000, 30000);
+        QTest::newRow("png, 70000 wide") << "wide.png" << test::pngClaiming(70000, 2);
+    }
+    void hugeClaimIsRefusedBeforeDecoding()
+    {
+        QFETCH(QString, name);
+        QFETCH(QByteArray, bytes);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(name);
+        QVERIFY(writeFile(path, bytes));
+        const QString msg = errorOf([&] { decodeImage(str(path)); });
+        const QString claimed = name == "wide.png" ? "70000x2" : "30000x30000";
+        QVERIFY2(msg.contains(claimed) && msg.contains(QString::number(kMaxImageValues)) &&
+                     msg.contains(QString::number(kMaxImageSide)) && msg.contains("refused before decoding"),
+                 qPrintable(msg));
+    }
+
+    // A warning about a file that still decoded whole (stray bytes between two segments) is a
+    // notice of the result, not text on stderr.
+    void decoderWarningsBecomeNotices()
+    {
+        if (!imageFormatsAvailable()) QSKIP("image formats are not built in (no OpenCV)");
+        QTemporaryDir dir;
+        QByteArray jpg = goodFile(".jpg");
+        jpg.insert(jpg.indexOf(QByteArray("\xff\xdb", 2)), QByteArray("\x01\x02\x03", 3));
+        const QString path = dir.filePath("stray.jpg");
+        QVERIFY(writeFile(path, jpg));
+        DecodedImage d;
+        const QByteArray printed = stderrOf([&] { d = decodeImage(str(path)); });
+        QVERIFY2(printed.isEmpty(), printed.constData());
+        QVERIFY(d.samples);
+        QCOMPARE(d.samples->width, 64);
+        QCOMPARE(d.notices.size(), std::size_t(1));
+        QVERIFY2(QString::fromStdString(d.notices[0]).contains("extraneous bytes") &&
+                     QString::fromStdString(d.notices[0]).contains(path),
+                 d.notices[0].c_str());
+    }
+
+    // What a caller checks before it computes: which depths a format holds, and the save
+    // target as saveImage would refuse it.
+    void saveTargetCheckedUpFront()
+    {
+        QCOMPARE(formatHoldsDepth("x.npy", SampleDepth::F32), true);
+        QVERIFY(errorOf([] { checkSaveTarget("x.npy", SaveOptions{SampleDepth::F32}, 3, false); }) == "<no error>");
+        if (!imageFormatsAvailable()) QSKIP("image formats are not built in (no OpenCV)");
+        QCOMPARE(formatHoldsDepth("x.png", SampleDepth::F32), false);
+        QCOMPARE(formatHoldsDepth("x.PNG", SampleDepth::U16), true);
+        QCOMPARE(formatHoldsDepth("x.tif", SampleDepth::F32), true);
+        QCOMPARE(formatHoldsDepth("x.jpg", SampleDepth::U16), false);
+        QVERIFY(errorOf([] { formatHoldsDepth("x.xyz", SampleDepth::U8); }).contains("unknown image format '.xyz'"));
+        QVERIFY(errorOf([] { checkSaveTarget("x.png", SaveOptions{SampleDepth::F32}, 1, false); }).contains("cannot hold"));
+        QVERIFY(errorOf([] { checkSaveTarget("x.pgm", {}, 3, false); }).contains("gray images only"));
+        QVERIFY(errorOf([] { checkSaveTarget("x.jpg", {}, 4, false); }).contains("no alpha channel"));
+        QVERIFY(errorOf([] { checkSaveTarget("x.png", SaveOptions{SampleDepth::U16}, 4, true); }) == "<no error>");
     }
 
     void saveErrors_data()

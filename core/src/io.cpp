@@ -121,4 +121,16 @@ void saveImage(const Image& img, const std::string& path, const SaveOptions& opt
     detail::saveImageOpenCV(img, path, opts);
 }
 
+bool formatHoldsDepth(const std::string& path, SampleDepth depth)
+{
+    if (detail::lowerExtension(path) == ".npy") return true;
+    return detail::formatHoldsDepthOpenCV(path, depth);
+}
+
+void checkSaveTarget(const std::string& path, const SaveOptions& opts, int channels, bool hasAlpha)
+{
+    if (detail::lowerExtension(path) == ".npy") return;
+    detail::checkSaveTargetOpenCV(path, opts, channels, hasAlpha);
+}
+
 } // namespace convlab

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Pieces shared by the file readers and writers (npy.cpp, io.cpp, io_opencv.cpp).
 #pragma once
+#include <cstdint>
 #include <string>
 
 #include "convlab/image.h"
@@ -29,9 +30,23 @@ private:
     double srcMax_, dstMax_, lo_ = 0.0, hi_ = 0.0;
 };
 
+// What an image file's header says, read before anything is decoded (io_header.cpp).
+struct ImageHeader {
+    const char* format = nullptr; // "PNG", "JPEG", "TIFF", "BMP", "PNM"; null: none of these
+    std::uint64_t width = 0, height = 0;
+    int channels = 0;
+};
+// Reads the signature and the size fields, and walks the file's outline as far as that is cheap
+// and certain: PNG chunks up to IEND, JPEG markers up to EOI, TIFF's first directory and where
+// its strips lie. Throws "cannot read 'path': ..." for an empty, truncated or corrupt file and
+// for a claimed size over checkImageSize's limits, before a decoder allocates anything.
+ImageHeader inspectImageFile(const std::string& path);
+
 // Image formats through OpenCV imgcodecs (io_opencv.cpp), or errors saying they are not built
 // in (io_noopencv.cpp).
 DecodedImage decodeImageOpenCV(const std::string& path);
 void saveImageOpenCV(const Image& img, const std::string& path, const SaveOptions& opts);
+bool formatHoldsDepthOpenCV(const std::string& path, SampleDepth depth);
+void checkSaveTargetOpenCV(const std::string& path, const SaveOptions& opts, int channels, bool hasAlpha);
 
 } // namespace convlab::detail

@@ -24,5 +24,15 @@ void saveImageOpenCV(const Image&, const std::string& path, const SaveOptions&)
     throw Error("cannot write '" + path + "': " + kNoFormats);
 }
 
+bool formatHoldsDepthOpenCV(const std::string& path, SampleDepth)
+{
+    throw Error("cannot write '" + path + "': " + kNoFormats);
+}
+
+void checkSaveTargetOpenCV(const std::string& path, const SaveOptions&, int, bool)
+{
+    throw Error("cannot write '" + path + "': " + kNoFormats);
+}
+
 } // namespace detail
 } // namespace convlab

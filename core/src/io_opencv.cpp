@@ -4,10 +4,16 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <iostream>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -80,16 +86,20 @@ bool holds(const Format& f, SampleDepth d)
     return d == SampleDepth::U8 || (d == SampleDepth::U16 && f.u16) || (d == SampleDepth::F32 && f.f32);
 }
 
+void requireHeld(const Format& f, SampleDepth depth, const std::string& path)
+{
+    if (holds(f, depth)) return;
+    std::string can = "8-bit";
+    if (f.u16) can += f.f32 ? ", 16-bit and float32" : " and 16-bit";
+    writeFail(path, std::string(f.name) + " cannot hold " + depthName(depth) + " samples (it holds " + can + ")");
+}
+
 // Explicit depth: must fit the format. Default: the image's own depth when the format holds it,
 // else 8-bit.
 SampleDepth targetDepth(const Image& img, const Format& f, const SaveOptions& opts, const std::string& path)
 {
     if (opts.depth) {
-        if (!holds(f, *opts.depth)) {
-            std::string can = "8-bit";
-            if (f.u16) can += f.f32 ? ", 16-bit and float32" : " and 16-bit";
-            writeFail(path, std::string(f.name) + " cannot hold " + depthName(*opts.depth) + " samples (it holds " + can + ")");
-        }
+        requireHeld(f, *opts.depth, path);
         return *opts.depth;
     }
     return holds(f, img.depth) ? img.depth : SampleDepth::U8;
@@ -97,13 +107,13 @@ SampleDepth targetDepth(const Image& img, const Format& f, const SaveOptions& op
 
 // Source channel of each file channel, in RGB(A) order. A 2- or 4-channel image's last channel
 // is stored as alpha; formats without alpha drop it when the image marks it as alpha.
-std::vector<int> channelPlan(const Image& img, const Format& f, const std::string& path)
+std::vector<int> channelPlan(int channels, bool hasAlpha, const Format& f, const std::string& path)
 {
-    const bool extra = img.channels == 2 || img.channels == 4;
-    const int colour = extra ? img.channels - 1 : img.channels;
-    if (extra && !f.alpha && !img.hasAlpha)
+    const bool extra = channels == 2 || channels == 4;
+    const int colour = extra ? channels - 1 : channels;
+    if (extra && !f.alpha && !hasAlpha)
         writeFail(path, std::string(f.name) + " has no alpha channel and the image's channel " +
-                            std::to_string(img.channels) + " is not alpha (save as .npy, .png or .tif)");
+                            std::to_string(channels) + " is not alpha (save as .npy, .png or .tif)");
     if (colour == 3 && !f.colour)
         writeFail(path, std::string(f.name) + " holds gray images only; the image has 3 colour channels (use .ppm or .pnm)");
     std::vector<int> plan;
@@ -113,7 +123,7 @@ std::vector<int> channelPlan(const Image& img, const Format& f, const std::strin
         plan = {0, 0, 0};
     else
         for (int c = 0; c < colour; ++c) plan.push_back(c);
-    if (extra && f.alpha) plan.push_back(img.channels - 1);
+    if (extra && f.alpha) plan.push_back(channels - 1);
     return plan;
 }
 
@@ -158,21 +168,160 @@ void unpackFloat(const cv::Mat& m, Image& img)
     throw Error("cannot read '" + path + "': " + why);
 }
 
-cv::Mat readMat(const std::string& path)
-{
-    cv::Mat m;
-    try {
-        m = cv::imread(path, cv::IMREAD_UNCHANGED);
-    } catch (const cv::Exception& e) {
-        // OpenCV's size guard reads as an assertion; say what it means.
-        if (e.err.find("CV_IO_MAX_IMAGE") != std::string::npos)
-            failRead(path, "the image is too large to load (OpenCV refuses more than 2^30 pixels or sides over "
-                           "2^20)");
-        failRead(path, e.err);
+// What the codecs write to the process's standard error while a file is decoded. libpng,
+// libjpeg and libtiff print their warnings and errors straight to file descriptor 2, and OpenCV
+// its own; a reader promises one error line instead. So the decode runs with fd 2 pointed at an
+// unlinked temporary file (not a pipe: a chatty codec could fill a pipe and block), and the text
+// is read back afterwards. fd 2 belongs to the whole process: one decode at a time holds it,
+// under a process-wide mutex, and whatever another thread prints meanwhile lands in the capture.
+class StderrCapture {
+public:
+    StderrCapture() : lock_(mutex())
+    {
+        std::cerr.flush();
+        std::fflush(stderr);
+        file_ = std::tmpfile();
+        saved_ = file_ ? ::dup(2) : -1;
+        if (saved_ < 0 || ::dup2(::fileno(file_), 2) < 0) restore(); // no capture, but no harm either
     }
-    if (m.empty()) failRead(path, "not an image file OpenCV can decode, or the file is corrupt");
-    if (m.channels() > 4) failRead(path, std::to_string(m.channels()) + " channels; 1 to 4 are supported");
-    return m;
+    ~StderrCapture() { restore(); }
+    StderrCapture(const StderrCapture&) = delete;
+    StderrCapture& operator=(const StderrCapture&) = delete;
+
+    // Puts fd 2 back and returns what was written (its first 16 KiB).
+    std::string finish()
+    {
+        std::cerr.flush();
+        std::fflush(stderr);
+        std::string text;
+        if (file_ && saved_ >= 0) {
+            text.resize(16 * 1024);
+            std::rewind(file_);
+            text.resize(std::fread(text.data(), 1, text.size(), file_));
+        }
+        restore();
+        return text;
+    }
+
+private:
+    static std::mutex& mutex()
+    {
+        static std::mutex m;
+        return m;
+    }
+    void restore()
+    {
+        if (saved_ >= 0) {
+            ::dup2(saved_, 2);
+            ::close(saved_);
+            saved_ = -1;
+        }
+        if (file_) std::fclose(file_);
+        file_ = nullptr;
+    }
+
+    std::lock_guard<std::mutex> lock_;
+    std::FILE* file_ = nullptr;
+    int saved_ = -1;
+};
+
+// The codecs' messages, one per line, without duplicates and without the prefixes that name
+// the library rather than the problem.
+std::vector<std::string> messageLines(const std::string& text)
+{
+    std::vector<std::string> lines;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        std::size_t end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        std::string line = text.substr(start, end - start);
+        start = end + 1;
+        for (const char* prefix : {"OpenCV TIFF: "})
+            if (line.starts_with(prefix)) line.erase(0, std::strlen(prefix));
+        while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+        if (!line.empty() && std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
+    }
+    return lines;
+}
+
+// The lines as one short excerpt for a message: "; " between them, control bytes as \xNN,
+// cut after about 300 characters.
+std::string excerpt(const std::vector<std::string>& lines)
+{
+    constexpr std::size_t kLimit = 300;
+    std::string out;
+    for (const std::string& line : lines) {
+        if (!out.empty()) out += "; ";
+        for (const char ch : line) {
+            const auto c = static_cast<unsigned char>(ch);
+            if (c < 0x20 || c == 0x7f) {
+                char hex[8];
+                std::snprintf(hex, sizeof hex, "\\x%02x", c);
+                out += hex;
+            } else {
+                out += ch;
+            }
+        }
+        if (out.size() > kLimit) {
+            out.resize(kLimit);
+            return out + "...";
+        }
+    }
+    return out;
+}
+
+// Warnings after which the decoder filled pixels it did not read (grey or black), while still
+// returning an image: libjpeg's JWRN_JPEG_EOF, JWRN_HIT_MARKER, JWRN_HUFF_BAD_CODE and
+// JWRN_MUST_RESYNC, and libpng's short image data. Other warnings (an extraneous byte before a
+// marker, an odd colour profile) leave every pixel decoded; they become notices.
+bool meansMissingPixels(const std::string& line)
+{
+    for (const char* sign : {"Premature end of JPEG file", "premature end of data segment", "bad Huffman code",
+                             "instead of RST", "Not enough image data", "Read Error"})
+        if (line.find(sign) != std::string::npos) return true;
+    return false;
+}
+
+struct Decoded {
+    cv::Mat mat;
+    std::vector<std::string> notices;
+};
+
+Decoded readMat(const std::string& path)
+{
+    const ImageHeader header = inspectImageFile(path); // truncation and claimed size, before any decoding
+    const std::string format = header.format ? header.format : "image";
+    Decoded d;
+    std::string thrown;
+    std::string output;
+    {
+        StderrCapture capture;
+        try {
+            d.mat = cv::imread(path, cv::IMREAD_UNCHANGED);
+        } catch (const cv::Exception& e) {
+            // OpenCV's size guard reads as an assertion; say what it means.
+            thrown = e.err.find("CV_IO_MAX_IMAGE") != std::string::npos
+                         ? "the image is too large to load (OpenCV refuses more than 2^30 pixels or sides over 2^20)"
+                         : e.err;
+            d.mat.release();
+        }
+        output = capture.finish();
+    }
+    const std::vector<std::string> lines = messageLines(output);
+    std::vector<std::string> plain = lines; // "corrupt JPEG: Corrupt JPEG data: ..." would say it twice
+    for (std::string& line : plain)
+        if (line.starts_with("Corrupt JPEG data: ")) line.erase(0, std::strlen("Corrupt JPEG data: "));
+    const std::string said = excerpt(plain);
+    if (!thrown.empty()) failRead(path, thrown + (said.empty() ? "" : " (" + said + ")"));
+    if (d.mat.empty())
+        failRead(path, header.format ? "corrupt " + format + ": " + (said.empty() ? "the decoder refused it" : said)
+                                     : "not an image file OpenCV can decode, or the file is corrupt" +
+                                           (said.empty() ? std::string() : ": " + said));
+    if (std::any_of(lines.begin(), lines.end(), meansMissingPixels))
+        failRead(path, "truncated or corrupt " + format + ": " + said);
+    if (d.mat.channels() > 4) failRead(path, std::to_string(d.mat.channels()) + " channels; 1 to 4 are supported");
+    for (const std::string& line : lines) d.notices.push_back("reading '" + path + "': " + excerpt({line}));
+    return d;
 }
 
 // 8- or 16-bit samples as decoded (interleaved BGR(A)).
@@ -200,8 +349,10 @@ PackedImage packedFrom(const cv::Mat& m, const std::string& path)
 
 DecodedImage decodeImageOpenCV(const std::string& path)
 {
-    cv::Mat m = readMat(path);
+    Decoded decoded = readMat(path);
+    cv::Mat& m = decoded.mat;
     DecodedImage d;
+    d.notices = std::move(decoded.notices);
     switch (m.depth()) {
     case CV_8U:
     case CV_16U: d.samples = packedFrom(m, path); return d;
@@ -224,7 +375,7 @@ void saveImageOpenCV(const Image& img, const std::string& path, const SaveOption
     requireSavableImage(img, path);
     const Format& f = formatFor(path);
     const SampleDepth depth = targetDepth(img, f, opts, path);
-    const std::vector<int> plan = channelPlan(img, f, path);
+    const std::vector<int> plan = channelPlan(img.channels, img.hasAlpha, f, path);
     cv::Mat m;
     switch (depth) {
     case SampleDepth::U8: m = pack<std::uint8_t>(img, plan, CV_8U, depth, opts.map); break;
@@ -245,6 +396,15 @@ void saveImageOpenCV(const Image& img, const std::string& path, const SaveOption
         }
         if (!ok) writeFail(path, std::string("the ") + f.name + " encoder failed");
     });
+}
+
+bool formatHoldsDepthOpenCV(const std::string& path, SampleDepth depth) { return holds(formatFor(path), depth); }
+
+void checkSaveTargetOpenCV(const std::string& path, const SaveOptions& opts, int channels, bool hasAlpha)
+{
+    const Format& f = formatFor(path);
+    if (opts.depth) requireHeld(f, *opts.depth, path);
+    channelPlan(channels, hasAlpha, f, path);
 }
 
 } // namespace detail

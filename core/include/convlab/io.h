@@ -3,6 +3,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "convlab/image.h"
 
@@ -37,14 +38,28 @@ Image loadImage(const std::string& path);
 // PackedImage: the engine converts them inside its first pass, the GPU on the device), float
 // files and .npy as float planes. loadImage() is this with the samples unpacked. Throws like
 // loadImage.
+// A corrupt or truncated file is an error, never an image with made-up pixels: the header is
+// read first (a claimed size over the limits is refused before decoding), and a decoder that
+// filled pixels it could not read (a truncated JPEG's grey half) fails the load. What the codecs
+// print (libpng, libjpeg, libtiff, OpenCV) is captured, never left on stderr: it becomes part of
+// the one error message, or, for a file that decoded whole, the notices.
 struct DecodedImage {
     std::optional<PackedImage> samples;
-    Image image; // empty when `samples` holds the file
+    Image image;                      // empty when `samples` holds the file
+    std::vector<std::string> notices; // the codecs' warnings about a file that decoded whole
 };
 DecodedImage decodeImage(const std::string& path);
 // Saves by extension, atomically (temporary file in the same folder, then rename): nothing is
 // left half-written and an existing file is untouched on failure.
 void saveImage(const Image& img, const std::string& path, const SaveOptions& opts = {});
+
+// Whether saveImage writes `depth` samples into the format `path` names (.npy: every depth).
+// Throws convlab::Error like saveImage for a format it cannot write.
+bool formatHoldsDepth(const std::string& path, SampleDepth depth);
+// Throws what saveImage(img, path, opts) would throw for the file name alone, given the image's
+// channels: an unknown extension, a format this build cannot write, an explicit depth or a
+// channel layout the format cannot hold. For callers that refuse before they compute.
+void checkSaveTarget(const std::string& path, const SaveOptions& opts, int channels, bool hasAlpha);
 
 // The core's atomic writer, for writers outside the core (the benchmarks): calls
 // write(tmpPath) with a unique temporary beside `path` that keeps its extension, then renames it
