@@ -103,6 +103,63 @@ private slots:
                  (std::vector<float>{1, 2, 3, 4}));
     }
 
+    // A kernel file over kMaxKernelFileBytes is refused before it is read (a sparse 60 MB file:
+    // reading it took 1.1 GB before), with the limit in the message.
+    void oversizedKernelFileIsRefusedUnread_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::newRow("json") << "huge.json";
+        QTest::newRow("text") << "huge.txt";
+    }
+    void oversizedKernelFileIsRefusedUnread()
+    {
+        QFETCH(QString, name);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(name);
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("{\"values\": [");
+            QVERIFY(f.resize(60 * 1000 * 1000)); // sparse: no disk space used
+        }
+        try {
+            (void)convlab::loadKernelSpec(path.toStdString());
+            QFAIL("a 60 MB kernel file was accepted");
+        } catch (const convlab::Error& e) {
+            const QString msg = QString::fromUtf8(e.what());
+            QVERIFY2(msg.contains("too large") && msg.contains("60000000 bytes") &&
+                         msg.contains(QString("%1 MiB").arg(convlab::kMaxKernelFileBytes >> 20)),
+                     e.what());
+        }
+        QVERIFY(convlab::kMaxKernelFileBytes >= std::uintmax_t(16) << 20); // above the largest kernel's file
+    }
+
+    // Within the size limit, a JSON file of more numbers than a 1025x1025 kernel is refused
+    // while it is parsed, and a text file's endless first line is counted without being kept.
+    void tooManyValuesAreRefusedWhileParsed()
+    {
+        std::string json = "{\"values\": [";
+        const std::size_t n = 3 * std::size_t(convlab::kMaxKernelSide) * convlab::kMaxKernelSide;
+        json.reserve(n * 2 + 16);
+        for (std::size_t i = 0; i < n; ++i) json += i ? ",0" : "0";
+        json += "], \"size\": [1, 1]}";
+        try {
+            (void)convlab::parseKernelJson(json);
+            QFAIL("3 million values were accepted");
+        } catch (const convlab::Error& e) {
+            QVERIFY2(QString(e.what()).contains("more than") && QString(e.what()).contains("values"), e.what());
+            QVERIFY2(QString(e.what()).contains("1025x1025"), e.what());
+        }
+        std::string line(2'000'000 * 2, ' ');
+        for (std::size_t i = 0; i < line.size(); i += 2) line[i] = '1';
+        try {
+            (void)convlab::parseKernelText(line);
+            QFAIL("a row of 2000000 values was accepted");
+        } catch (const convlab::Error& e) {
+            QVERIFY2(QString(e.what()).contains("row 1 has 2000000 values"), e.what());
+        }
+    }
+
     void sums()
     {
         const Kernel k(2, 2, {1.0f, -2.0f, 3.0f, -4.0f});

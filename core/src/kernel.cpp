@@ -92,28 +92,32 @@ float parseValue(std::string_view token, int row, int col)
 }
 
 // Splits one row into value tokens: whitespace and/or a single comma separate values; a
-// trailing comma is tolerated, an empty value between commas is not.
-std::vector<std::string_view> splitRow(std::string_view row, int rowNumber)
+// trailing comma is tolerated, an empty value between commas is not. Keeps at most
+// kMaxKernelSide + 1 tokens (enough to say a row is too long) and returns how many there are:
+// a file of one endless line never becomes millions of tokens.
+std::size_t splitRow(std::string_view row, int rowNumber, std::vector<std::string_view>& tokens)
 {
-    std::vector<std::string_view> tokens;
+    tokens.clear();
+    std::size_t count = 0;
     std::size_t i = 0;
     bool pendingComma = false;
     while (i < row.size()) {
         if (isBlank(row[i])) {
             ++i;
         } else if (row[i] == ',') {
-            if (pendingComma || tokens.empty())
+            if (pendingComma || count == 0)
                 throw Error("row " + std::to_string(rowNumber) + ": empty value before a comma");
             pendingComma = true;
             ++i;
         } else {
             const std::size_t start = i;
             while (i < row.size() && !isBlank(row[i]) && row[i] != ',') ++i;
-            tokens.push_back(row.substr(start, i - start));
+            if (tokens.size() <= std::size_t(kMaxKernelSide)) tokens.push_back(row.substr(start, i - start));
+            ++count;
             pendingComma = false;
         }
     }
-    return tokens;
+    return count;
 }
 
 } // namespace
@@ -168,6 +172,7 @@ Kernel parseKernelText(std::string_view text)
 {
     Kernel k;
     int rowNumber = 0;
+    std::vector<std::string_view> tokens;
     std::size_t lineStart = 0;
     while (lineStart <= text.size()) {
         std::size_t lineEnd = text.find('\n', lineStart);
@@ -185,14 +190,14 @@ Kernel parseKernelText(std::string_view text)
             if (row.empty()) continue;
 
             ++rowNumber;
-            const auto tokens = splitRow(row, rowNumber);
+            const std::size_t count = splitRow(row, rowNumber, tokens);
             if (rowNumber == 1) {
-                if (tokens.size() > std::size_t(kMaxKernelSide))
-                    throw Error("row 1 has " + std::to_string(tokens.size()) + " values, more than the limit of " +
+                if (count > std::size_t(kMaxKernelSide))
+                    throw Error("row 1 has " + std::to_string(count) + " values, more than the limit of " +
                                 std::to_string(kMaxKernelSide));
-                k.width = static_cast<int>(tokens.size());
-            } else if (tokens.size() != static_cast<std::size_t>(k.width)) {
-                throw Error("row " + std::to_string(rowNumber) + " has " + std::to_string(tokens.size()) +
+                k.width = static_cast<int>(count);
+            } else if (count != static_cast<std::size_t>(k.width)) {
+                throw Error("row " + std::to_string(rowNumber) + " has " + std::to_string(count) +
                             " values, row 1 has " + std::to_string(k.width));
             }
             if (rowNumber > kMaxKernelSide)

@@ -23,8 +23,6 @@ namespace convlab {
 
 namespace {
 
-constexpr std::uintmax_t kMaxKernelFileBytes = 64u << 20;
-
 std::string floatText(float v)
 {
     char buf[32];
@@ -131,18 +129,35 @@ void readValues(const json& values, std::optional<std::pair<long long, long long
     }
 }
 
+std::string mebibytes(std::uintmax_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+
+// The whole file, refused before it is read when it is over the limit (and when it grew past
+// the limit while it was read).
 std::string readFile(const std::string& path)
 {
+    const auto tooLarge = [&](std::uintmax_t bytes, bool atLeast) {
+        return Error("kernel file '" + path + "' is too large (" + (atLeast ? "over " : "") + std::to_string(bytes) +
+                     " bytes; kernel files are limited to " + mebibytes(kMaxKernelFileBytes) +
+                     ", far more than a " + std::to_string(kMaxKernelSide) + "x" + std::to_string(kMaxKernelSide) +
+                     " kernel needs)");
+    };
     std::error_code ec;
     const auto bytes = fs::file_size(path, ec);
-    if (!ec && bytes > kMaxKernelFileBytes)
-        throw Error("kernel file '" + path + "' is too large (" + std::to_string(bytes) + " bytes)");
+    if (!ec && bytes > kMaxKernelFileBytes) throw tooLarge(bytes, false);
     std::ifstream in(path, std::ios::binary);
     if (!in) throw Error("cannot read kernel file '" + path + "'");
-    std::ostringstream text;
-    text << in.rdbuf();
+    std::string text(static_cast<std::size_t>(ec ? 0 : bytes), '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    // Anything after the size seen above (a file still being written) is read in pieces.
+    char piece[4096];
+    while (in && !in.eof()) {
+        in.read(piece, sizeof piece);
+        text.append(piece, static_cast<std::size_t>(in.gcount()));
+        if (text.size() > kMaxKernelFileBytes) throw tooLarge(kMaxKernelFileBytes, true);
+    }
     if (in.bad()) throw Error("cannot read kernel file '" + path + "'");
-    return text.str();
+    return text;
 }
 
 // A spec that can only be meant as a file name: a kernel file extension, or a path separator
@@ -177,12 +192,20 @@ KernelSpec parseKernelJson(std::string_view text)
         // much deeper is refused while it is read, before it can exhaust the stack (the parser
         // and the value's destructor and text form all recurse).
         constexpr int kMaxDepth = 16;
-        const json::parser_callback_t limitDepth = [](int depth, json::parse_event_t, json&) {
+        // Nor does it hold more values than the largest kernel (plus its rows and the other
+        // fields): a file of millions of numbers is refused before it fills memory with them.
+        constexpr std::size_t kMaxValues = std::size_t(kMaxKernelSide) * (kMaxKernelSide + 1) + 64;
+        std::size_t values = 0;
+        const json::parser_callback_t limits = [&values](int depth, json::parse_event_t event, json&) {
             if (depth > kMaxDepth)
                 throw Error("kernel JSON is nested more than " + std::to_string(kMaxDepth) + " levels deep");
+            if (event == json::parse_event_t::value && ++values > kMaxValues)
+                throw Error("kernel JSON holds more than " + std::to_string(kMaxValues) + " values, more than a " +
+                            std::to_string(kMaxKernelSide) + "x" + std::to_string(kMaxKernelSide) +
+                            " kernel needs");
             return true;
         };
-        doc = json::parse(text.begin(), text.end(), limitDepth);
+        doc = json::parse(text.begin(), text.end(), limits);
     } catch (const json::exception& e) {
         std::string msg = e.what();
         if (const auto close = msg.find("] "); msg.starts_with("[json.exception.") && close != std::string::npos)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,6 +36,12 @@ struct Kernel {
 };
 
 inline constexpr int kMaxKernelSide = 1025;
+// Kernel files larger than this are refused before they are read: 32 MiB, about twice the
+// largest file saveKernelFile writes (a 1025x1025 kernel of the longest float spellings is
+// under 17 MB as JSON and under 16 MB as text). Within it, a JSON file that holds more numbers
+// than a 1025x1025 kernel is refused while it is parsed, so loading never takes more than a
+// few tens of MB.
+inline constexpr std::uintmax_t kMaxKernelFileBytes = std::uintmax_t(32) << 20;
 
 // What a kernel source can carry besides the values (JSON files may set these).
 struct KernelSpec {
@@ -58,7 +65,8 @@ KernelSpec parseKernelJson(std::string_view json);
 std::string kernelToJson(const KernelSpec& spec);
 
 // Resolves a CLI/GUI kernel spec: "preset:NAME[:k=v,...]", a path to a .json or text file
-// (when such a file exists), inline JSON (a spec starting with "{"), otherwise inline text.
+// (when such a file exists; at most kMaxKernelFileBytes), inline JSON (a spec starting with
+// "{"), otherwise inline text.
 KernelSpec loadKernelSpec(std::string_view spec);
 // Writes a kernel file: .json gives the JSON form, anything else the text form. Atomic.
 void saveKernelFile(const KernelSpec& spec, const std::string& path);
