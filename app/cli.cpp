@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // convlab-cli: parses the command line, runs the engine and reports what it did, as a short
 // text summary or as one JSON object. Every failure is one line on stderr and exit status 1
-// (2 for usage errors); the output file is only ever written, atomically, after a good run.
+// (2 for a bad command line: an unknown option, option value or name, a missing argument);
+// every option value is checked before any file is read, and the output format and depth before
+// anything is computed. The output file is only ever written, atomically, after a good run.
 #include "cli.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <deque>
 #include <cctype>
 #include <charconv>
@@ -19,6 +22,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "convlab/analysis.h"
@@ -47,6 +51,7 @@ struct Options {
     std::optional<double> scale, offset;
     bool correlate = false, convolve = false, normalize = false, noNormalize = false;
     bool json = false, filterAlpha = false, listPresets = false, version = false;
+    std::string list; // --list border-modes | methods
     int threads = 0, repeat = 1;
     // Teaching modes: each replaces the ordinary run.
     std::string probe, exportTarget, response;
@@ -83,6 +88,25 @@ int fail(const std::string& message, int status)
     return status;
 }
 
+void note(const std::string& message) { std::cerr << kProgram << ": note: " << oneLine(message) << '\n'; }
+
+// A bad command line (exit status 2), as opposed to a bad file or a failed run (1).
+struct UsageError : Error {
+    using Error::Error;
+};
+
+// The core's parse of an option value, its error turned into a usage error.
+template <class Parse> auto optionValue(Parse&& parse) -> decltype(parse())
+{
+    try {
+        return parse();
+    } catch (const UsageError&) {
+        throw;
+    } catch (const Error& e) {
+        throw UsageError(e.what());
+    }
+}
+
 // Shortest readable spelling of a number for the text summary.
 std::string num(double v, int precision = 4)
 {
@@ -107,7 +131,7 @@ SampleDepth parseDepth(const std::string& text)
     if (text == "8") return SampleDepth::U8;
     if (text == "16") return SampleDepth::U16;
     if (text == "32f") return SampleDepth::F32;
-    throw Error("unknown --depth '" + text + "' (expected 8, 16 or 32f)");
+    throw UsageError("unknown --depth '" + text + "' (expected 8, 16 or 32f)");
 }
 
 std::string semanticsName(Semantics s) { return s == Semantics::Correlation ? "correlation" : "convolution"; }
@@ -130,7 +154,7 @@ std::pair<int, int> parsePair(const std::string& text, const std::string& what)
         const char* last = first + parts[i].size();
         const auto [end, ec] = std::from_chars(first, last, xy[i]);
         if (comma == std::string::npos || parts[i].empty() || ec != std::errc() || end != last)
-            throw Error("bad " + what + " '" + text + "': expected X,Y as whole numbers");
+            throw UsageError("bad " + what + " '" + text + "': expected X,Y as whole numbers");
     }
     return {xy[0], xy[1]};
 }
@@ -140,10 +164,65 @@ void setAnchor(Kernel& k, const std::string& text)
 {
     const auto [x, y] = parsePair(text, "--anchor");
     if (x < 0 || y < 0 || x >= k.width || y >= k.height)
-        throw Error("bad --anchor '" + text + "': outside the " + std::to_string(k.width) + "x" +
+        throw UsageError("bad --anchor '" + text + "': outside the " + std::to_string(k.width) + "x" +
                     std::to_string(k.height) + " kernel");
     k.anchorX = x;
     k.anchorY = y;
+}
+
+// Every named option value, parsed before any file is read: a misspelt name is a usage error
+// (exit status 2) whatever else is wrong.
+struct Choices {
+    Border border;
+    Method method = Method::Auto;
+    Device device = Device::Auto;
+    OutputMap map = OutputMap::Clamp;
+    std::optional<SampleDepth> depth;
+    std::optional<std::pair<Method, Device>> compare;
+    std::optional<ExportTarget> exportTarget;
+};
+
+Choices parseChoices(const Options& o)
+{
+    Choices c;
+    c.border = optionValue([&] { return parseBorder(o.border); });
+    c.method = optionValue([&] { return parseMethod(o.method); });
+    c.device = optionValue([&] { return parseDevice(o.device); });
+    c.map = optionValue([&] { return parseOutputMap(o.map); });
+    if (!o.depth.empty()) c.depth = parseDepth(o.depth);
+    if (!o.compare.empty()) {
+        const auto at = o.compare.find('@');
+        const Method m = optionValue([&] { return parseMethod(o.compare.substr(0, at)); });
+        const Device d =
+            at == std::string::npos ? Device::Cpu : optionValue([&] { return parseDevice(o.compare.substr(at + 1)); });
+        c.compare = {m, d};
+    }
+    if (!o.exportTarget.empty()) c.exportTarget = optionValue([&] { return parseExportTarget(o.exportTarget); });
+    return c;
+}
+
+// The output's depth, decided before anything is computed: --depth when given (the format
+// must hold it), else float32 for .npy, else the input's depth when the output format holds
+// it, else the deepest it does hold: a float .npy written to a PNG becomes 16-bit (0..1 to
+// 0..65535), a 16-bit PNG written to a JPEG 8-bit, with one notice saying so. Also refuses an
+// output format that cannot take the image's channels.
+SampleDepth outputDepth(const Choices& c, const std::string& output, SampleDepth input, int channels, bool hasAlpha,
+                        std::vector<std::string>& notices)
+{
+    SaveOptions check;
+    check.depth = c.depth;
+    checkSaveTarget(output, check, channels, hasAlpha);
+    if (c.depth) return *c.depth;
+    if (isNpy(output)) return SampleDepth::F32;
+    if (formatHoldsDepth(output, input)) return input;
+    const SampleDepth held = input == SampleDepth::F32 && formatHoldsDepth(output, SampleDepth::U16)
+                                 ? SampleDepth::U16
+                                 : SampleDepth::U8;
+    const std::string ext = fs::path(output).extension().string();
+    notices.push_back("'" + ext + "' files hold no " + (input == SampleDepth::F32 ? "float32" : "16-bit") +
+                      " samples: writing " + (held == SampleDepth::U16 ? "16-bit" : "8-bit") +
+                      ", the deepest they hold (mapped by --map " + outputMapName(c.map) + "; --depth chooses)");
+    return held;
 }
 
 // Refuses an output that would overwrite the input (when there is one) or land in a folder that
@@ -190,6 +269,98 @@ void printPresets()
     }
 }
 
+// ---- --list border-modes | methods: the tables of convlab/modes.h, for people and scripts ----
+
+Json nameOrNull(const char* text) { return text ? Json(text) : Json(); }
+
+Json aliasList(std::span<const char* const> aliases)
+{
+    Json out = Json::array();
+    for (const char* a : aliases) out.push_back(a);
+    return out;
+}
+
+std::string accuracyName(Accuracy a)
+{
+    switch (a) {
+    case Accuracy::Oracle: return "oracle";
+    case Accuracy::Float: return "float";
+    case Accuracy::Fft: return "fft";
+    case Accuracy::OfItsPick: return "of_its_pick";
+    }
+    return "?";
+}
+
+// Every field of each row.
+Json borderModesJson()
+{
+    Json rows = Json::array();
+    for (const BorderModeInfo& m : borderModes())
+        rows.push_back({{"name", m.name}, {"aliases", aliasList(m.aliases)}, {"takes_value", m.takesValue},
+                        {"rule", m.rule}, {"example", m.example}, {"opencv", nameOrNull(m.opencv)},
+                        {"opencv_filter2d", m.opencvFilter2D}, {"scipy", nameOrNull(m.scipy)},
+                        {"scipy_note", nameOrNull(m.scipyNote)}, {"matlab", nameOrNull(m.matlab)},
+                        {"gimp", nameOrNull(m.gimp)}, {"gmic", nameOrNull(m.gmic)}});
+    return rows;
+}
+
+Json methodsJson()
+{
+    Json rows = Json::array();
+    for (const MethodInfo& m : methods())
+        rows.push_back({{"name", m.name}, {"aliases", aliasList(m.aliases)}, {"description", m.description},
+                        {"accuracy", accuracyName(m.accuracy)}, {"tolerance", toleranceOf(m.accuracy)},
+                        {"auto_candidate", m.autoCandidate}});
+    return rows;
+}
+
+// One line a row: the name (with [:VALUE] where it takes one), the rule or description, and the
+// aliases, in columns.
+void printTable(const std::vector<std::array<std::string, 3>>& rows)
+{
+    // Columns in characters, not bytes: a rule may hold UTF-8 (a minus sign).
+    const auto width = [](const std::string& s) {
+        return std::size_t(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xc0) != 0x80; }));
+    };
+    std::size_t w0 = 0, w1 = 0;
+    for (const auto& r : rows) w0 = std::max(w0, width(r[0])), w1 = std::max(w1, width(r[1]));
+    for (const auto& r : rows) {
+        std::string line = r[0] + std::string(w0 + 2 - width(r[0]), ' ') + r[1];
+        if (!r[2].empty()) line += std::string(w1 + 2 - width(r[1]), ' ') + "also " + r[2];
+        std::cout << line << '\n';
+    }
+}
+
+std::string joined(std::span<const char* const> words)
+{
+    std::string out;
+    for (const char* w : words) out += (out.empty() ? "" : ", ") + std::string(w);
+    return out;
+}
+
+void printList(const std::string& what, bool json)
+{
+    const std::string table = normalizedName(what);
+    std::vector<std::array<std::string, 3>> rows;
+    if (table == "border_modes" || table == "borders") {
+        if (json) {
+            std::cout << borderModesJson().dump(2) << '\n';
+            return;
+        }
+        for (const BorderModeInfo& m : borderModes())
+            rows.push_back({std::string(m.name) + (m.takesValue ? "[:VALUE]" : ""), m.rule, joined(m.aliases)});
+    } else if (table == "methods") {
+        if (json) {
+            std::cout << methodsJson().dump(2) << '\n';
+            return;
+        }
+        for (const MethodInfo& m : methods()) rows.push_back({m.name, m.description, joined(m.aliases)});
+    } else {
+        throw UsageError("unknown --list '" + what + "' (expected border-modes or methods)");
+    }
+    printTable(rows);
+}
+
 void printVersion()
 {
     std::string why;
@@ -215,10 +386,12 @@ struct Source {
     std::optional<PackedImage> packed;
     Image image; // empty when `packed` holds the file
 
+    std::vector<std::string> notices; // what the decoder said about a file that decoded whole
+
     static Source load(const std::string& path)
     {
         DecodedImage d = decodeImage(path);
-        return {std::move(d.samples), std::move(d.image)};
+        return {std::move(d.samples), std::move(d.image), std::move(d.notices)};
     }
     // Both kinds carry their shape under the same names.
     template <class F> auto visit(F&& f) const { return packed ? f(*packed) : f(image); }
@@ -243,8 +416,13 @@ struct Outcome {
     ConvolveParams params;
     SaveOptions save;
     Source input;
+    Device requestedDevice = Device::Auto;
     bool cuda = false;
     std::string cudaWhy;
+    // Said on stderr and in the JSON report (the decoder's, the output depth's); the engine's
+    // come with each run. `quiet` ones only go into the JSON report: that auto ran on the CPU
+    // for want of CUDA is what a machine without a GPU always does.
+    std::vector<std::string> notices, quiet;
     // The reports of the last kKeptRuns runs (the last one's result was written): memory stays
     // bounded whatever --repeat says; the median is over every run.
     static constexpr std::size_t kKeptRuns = 100;
@@ -259,9 +437,9 @@ struct Outcome {
 
 // The filter the options describe: kernel (with JSON file settings), anchor, border,
 // semantics, scale, offset, normalize and the schedule.
-ConvolveParams buildParams(const Options& o)
+ConvolveParams buildParams(const Options& o, const Choices& c)
 {
-    if (o.kernel.empty()) throw Error("no kernel given (-k)");
+    if (o.kernel.empty()) throw UsageError("no kernel given (-k)");
     KernelSpec spec = loadKernelSpec(o.kernel);
 
     ConvolveParams p;
@@ -269,7 +447,7 @@ ConvolveParams buildParams(const Options& o)
     if (p.kernel.name.empty()) p.kernel.name = "inline";
     if (!o.anchor.empty()) setAnchor(p.kernel, o.anchor);
     p.kernel.validate();
-    p.border = parseBorder(o.border);
+    p.border = c.border;
     p.semantics = o.correlate ? Semantics::Correlation
                   : o.convolve ? Semantics::Convolution
                                : spec.semantics.value_or(Semantics::Convolution);
@@ -279,37 +457,41 @@ ConvolveParams buildParams(const Options& o)
     if (!std::isfinite(p.offset)) throw Error("offset " + num(p.offset) + " is not a finite number");
     p.normalize = o.normalize || (!o.noNormalize && spec.normalize.value_or(false));
     p.filterAlpha = o.filterAlpha;
-    p.method = parseMethod(o.method);
-    p.device = parseDevice(o.device);
+    p.method = c.method;
+    p.device = c.device;
     p.threads = o.threads;
     return p;
 }
 
-Outcome convolveFile(const Options& o)
+Outcome convolveFile(const Options& o, const Choices& c)
 {
     Outcome r;
     ConvolveParams& p = r.params;
-    p = buildParams(o);
+    p = buildParams(o, c);
+    r.requestedDevice = p.device;
 
     r.cuda = cudaAvailable(&r.cudaWhy);
     if (p.device == Device::Cuda && !r.cuda) throw Error("CUDA unavailable: " + r.cudaWhy);
+    if (p.device == Device::Auto && !r.cuda) {
+        p.device = Device::Cpu; // what auto would do, without the engine's notice on stderr
+        r.quiet.push_back("running on the CPU: CUDA unavailable (" + r.cudaWhy + ")");
+    }
 
     std::optional<ConvolveParams> compare;
-    if (!o.compare.empty()) {
-        const auto at = o.compare.find('@');
+    if (c.compare) {
         compare = p;
-        compare->method = parseMethod(o.compare.substr(0, at));
-        compare->device = at == std::string::npos ? Device::Cpu : parseDevice(o.compare.substr(at + 1));
+        std::tie(compare->method, compare->device) = *c.compare;
         if (compare->device == Device::Cuda && !r.cuda)
             throw Error("CUDA unavailable: " + r.cudaWhy + " (--compare)");
     }
 
-    r.save.map = parseOutputMap(o.map);
-    if (!o.depth.empty()) r.save.depth = parseDepth(o.depth);
+    r.save.map = c.map;
     checkOutputPath(o.input, o.output);
+    formatHoldsDepth(o.output, SampleDepth::U8); // an output format that cannot be written, before the input is read
 
     r.input = Source::load(o.input);
-    if (!r.save.depth) r.save.depth = isNpy(o.output) ? SampleDepth::F32 : r.input.depth();
+    r.notices = r.input.notices;
+    r.save.depth = outputDepth(c, o.output, r.input.depth(), r.input.channels(), r.input.hasAlpha(), r.notices);
 
     Image out;
     std::vector<double> totals;
@@ -354,12 +536,15 @@ Json jsonReport(const Options& o, const Outcome& r)
         estimates.push_back(one);
     }
     j["method"]["estimates"] = estimates;
-    j["device"] = {{"requested", deviceName(p.device)}, {"chosen", deviceName(rep.device)},
+    j["device"] = {{"requested", deviceName(r.requestedDevice)}, {"chosen", deviceName(rep.device)},
                    {"cuda_available", r.cuda}, {"cuda_reason", r.cuda ? Json() : Json(r.cudaWhy)}};
     j["threads"] = rep.threads;
     j["scale"] = rep.effectiveScale;
     j["offset"] = p.offset;
-    j["notices"] = rep.notices;
+    Json notices = Json::array();
+    for (const auto* list : {&r.quiet, &r.notices, &rep.notices})
+        for (const std::string& n : *list) notices.push_back(n);
+    j["notices"] = std::move(notices);
     Json runs = Json::array();
     for (const RunReport& run : r.runs) {
         Json stages = Json::array();
@@ -387,8 +572,10 @@ void printSummary(const Options& o, const Outcome& r)
     const ConvolveParams& p = r.params;
     const RunReport& rep = r.runs.back();
     const Source& in = r.input;
-    // Notices (CPU fallback, zero-sum kernel left unnormalized, ...) are warnings: stderr.
-    for (const std::string& n : rep.notices) std::cerr << kProgram << ": note: " << oneLine(n) << '\n';
+    // Notices (the output depth chosen, a zero-sum kernel left unnormalized, ...) are warnings:
+    // stderr.
+    for (const auto* list : {&r.notices, &rep.notices})
+        for (const std::string& n : *list) note(n);
     std::string alpha;
     if (in.hasAlpha()) alpha = p.filterAlpha ? " (alpha filtered)" : " (alpha passed through)";
     std::cout << "input    " << o.input << ": " << in.width() << 'x' << in.height() << ", " << in.channels()
@@ -455,19 +642,20 @@ std::string semanticsNote(const ConvolveParams& p, const Kernel& applied)
            "applied flipped in x and y with the anchor mirrored to " + a + ", a correlation with the flipped kernel";
 }
 
-int runProbe(const Options& o)
+int runProbe(const Options& o, const Choices& c)
 {
     const auto [x, y] = parsePair(o.probe, "--probe");
-    ConvolveParams p = buildParams(o);
+    ConvolveParams p = buildParams(o, c);
     if (!o.output.empty()) checkOutputPath(o.input, o.output);
-    const Image in = loadImage(o.input);
-    const PixelProbe pr = probePixel(in, p, x, y, o.channel);
-    if (!o.output.empty()) {
-        SaveOptions save;
-        save.map = parseOutputMap(o.map);
-        save.depth = !o.depth.empty() ? parseDepth(o.depth) : isNpy(o.output) ? SampleDepth::F32 : in.depth;
-        saveImage(convolve(in, p), o.output, save);
-    }
+    DecodedImage decoded = decodeImage(o.input);
+    const Image in = decoded.samples ? unpackImage(*decoded.samples) : std::move(decoded.image);
+    std::vector<std::string> notices = std::move(decoded.notices);
+    SaveOptions save;
+    save.map = c.map;
+    if (!o.output.empty()) save.depth = outputDepth(c, o.output, in.depth, in.channels, in.hasAlpha, notices);
+    PixelProbe pr = probePixel(in, p, x, y, o.channel);
+    pr.notices.insert(pr.notices.begin(), notices.begin(), notices.end());
+    if (!o.output.empty()) saveImage(convolve(in, p), o.output, save);
     const Kernel& k = pr.applied;
     if (o.json) {
         Json taps = Json::array();
@@ -505,7 +693,7 @@ int runProbe(const Options& o)
         std::cout << j.dump(2) << '\n';
         return 0;
     }
-    for (const std::string& n : pr.notices) std::cerr << kProgram << ": note: " << oneLine(n) << '\n';
+    for (const std::string& n : pr.notices) note(n);
     std::cout << "pixel    (" << x << ',' << y << "), channel " << o.channel << " of " << o.input << " (" << in.width
               << 'x' << in.height << ", " << in.channels << (in.channels == 1 ? " channel)" : " channels)") << '\n';
     std::cout << "kernel   " << p.kernel.name << ' ' << p.kernel.width << 'x' << p.kernel.height << ", anchor ("
@@ -557,9 +745,9 @@ std::string symmetryText(const KernelAnalysis& a)
     return axis(a.evenX, a.oddX, "x") + ", " + axis(a.evenY, a.oddY, "y");
 }
 
-int runAnalyze(const Options& o)
+int runAnalyze(const Options& o, const Choices& c)
 {
-    const ConvolveParams p = buildParams(o);
+    const ConvolveParams p = buildParams(o, c);
     const Kernel& k = p.kernel;
     const KernelAnalysis a = analyzeKernel(k);
     if (!o.response.empty()) {
@@ -609,29 +797,35 @@ int runAnalyze(const Options& o)
     return 0;
 }
 
-int runExport(const Options& o)
+int runExport(const Options& o, const Choices& c)
 {
-    const ExportTarget target = parseExportTarget(o.exportTarget);
-    const std::string code = exportCode(buildParams(o), target);
+    const ExportTarget target = *c.exportTarget;
+    const std::string code = exportCode(buildParams(o, c), target);
     if (o.json) std::cout << Json{{"target", exportTargetName(target)}, {"code", code}}.dump(2) << '\n';
     else std::cout << code;
     return 0;
 }
 
-int runPadPreview(const Options& o)
+int runPadPreview(const Options& o, const Choices& c)
 {
-    const Border border = parseBorder(o.border);
+    const Border border = c.border;
     SaveOptions save;
-    save.map = parseOutputMap(o.map);
-    if (!o.depth.empty()) save.depth = parseDepth(o.depth);
+    save.map = c.map;
     checkOutputPath(o.input, o.output);
-    const Image in = loadImage(o.input);
+    formatHoldsDepth(o.output, SampleDepth::U8); // an output format that cannot be written, before the input is read
+    DecodedImage decoded = decodeImage(o.input);
+    const Image in = decoded.samples ? unpackImage(*decoded.samples) : std::move(decoded.image);
+    std::vector<std::string> notices = std::move(decoded.notices);
+    save.depth = outputDepth(c, o.output, in.depth, in.channels, in.hasAlpha, notices);
     const Image out = padPreview(in, border, *o.padMargin);
     saveImage(out, o.output, save);
+    if (!o.json)
+        for (const std::string& n : notices) note(n);
     if (o.json) {
         std::cout << Json{{"input", {{"path", o.input}, {"width", in.width}, {"height", in.height}}},
                           {"border", {{"mode", borderName(border.mode)}, {"value", border.value}}},
                           {"margin", *o.padMargin},
+                          {"notices", notices},
                           {"output", {{"path", o.output}, {"width", out.width}, {"height", out.height}}}}
                          .dump(2)
                   << '\n';
@@ -716,8 +910,13 @@ Teaching and comparison (these replace the ordinary run):
   convlab-cli --export scipy|opencv-python|opencv-cpp|cupy -k SPEC [-b ...] [--correlate] ...
                           a snippet that reproduces the result with that library
   convlab-cli INPUT OUTPUT --pad-preview MARGIN [-b MODE]   the image extended by the border rule
+Output depth: --depth, else 32f for .npy, else the input's when the output format holds it,
+  else the deepest it holds (float input to .png: 16-bit, 0..1 to 0..65535), with a note.
+  Decided, like the output format, before anything is computed.
+Tables: convlab-cli --list border-modes|methods [--json]   one line a mode or method (--json:
+  every field, with the other libraries' names and the tolerances)
 Exit status: 0 success, 1 error (one line on stderr; the output file is left untouched),
-  2 bad command line.)";
+  2 bad command line (unknown option, option value or name; missing argument).)";
 
 std::string helpFooter() { return kFooterKernel + modesAndMethodsHelp() + kFooterRest; }
 
@@ -751,7 +950,8 @@ int runCli(int argc, char** argv)
     app.add_option("--map", o.map, "float to integer samples: clamp | abs | normalize | offset")
         ->type_name("NAME")
         ->capture_default_str();
-    app.add_option("--depth", o.depth, "output depth: 8 | 16 | 32f (default: the input's; 32f for .npy)")
+    app.add_option("--depth", o.depth, "output depth: 8 | 16 | 32f (default: 32f for .npy, else the input's or the "
+                                       "deepest the output format holds)")
         ->type_name("D");
     app.add_option("--repeat", o.repeat, "run N times (timings of each), write the last result")
         ->type_name("N")
@@ -761,6 +961,10 @@ int runCli(int argc, char** argv)
     app.add_flag("--json", o.json, "report as one JSON object on stdout");
     app.add_flag("--filter-alpha", o.filterAlpha, "filter the alpha channel too (default: passed through)");
     app.add_flag("--list-presets", o.listPresets, "list the built-in kernels and exit");
+    app.add_option("--list", o.list,
+                   "list the border modes or the methods (name, rule or description, aliases; with --json every "
+                   "field of the table) and exit")
+        ->type_name("border-modes|methods");
     app.add_flag("--version", o.version, "print the version and the available backends and exit");
     CLI::Option* probe =
         app.add_option("--probe", o.probe, "explain the output value at pixel X,Y (OUTPUT optional)")->type_name("X,Y");
@@ -794,6 +998,10 @@ int runCli(int argc, char** argv)
     }
 
     try {
+        if (!o.list.empty()) {
+            printList(o.list, o.json);
+            return 0;
+        }
         if (o.listPresets) {
             printPresets();
             return 0;
@@ -802,21 +1010,24 @@ int runCli(int argc, char** argv)
             printVersion();
             return 0;
         }
-        if (o.analyze || !o.exportTarget.empty()) {
+        const Choices c = parseChoices(o); // every named value, before any file is read
+        if (o.analyze || c.exportTarget) {
             if (!o.input.empty())
                 return fail(std::string(o.analyze ? "--analyze" : "--export") + " takes no INPUT or OUTPUT (see --help)", 2);
-            return o.analyze ? runAnalyze(o) : runExport(o);
+            return o.analyze ? runAnalyze(o, c) : runExport(o, c);
         }
         if (!o.probe.empty()) {
             if (o.input.empty()) return fail("--probe needs INPUT (see --help)", 2);
-            return runProbe(o);
+            return runProbe(o, c);
         }
         if (o.input.empty() || o.output.empty()) return fail("INPUT and OUTPUT are required (see --help)", 2);
-        if (o.padMargin) return runPadPreview(o);
-        const Outcome outcome = convolveFile(o);
+        if (o.padMargin) return runPadPreview(o, c);
+        const Outcome outcome = convolveFile(o, c);
         if (o.json) std::cout << jsonReport(o, outcome).dump(2) << '\n';
         else printSummary(o, outcome);
         return 0;
+    } catch (const UsageError& e) {
+        return fail(std::string(e.what()) + " (see --help)", 2);
     } catch (const std::bad_alloc&) {
         return fail("out of memory", 1);
     } catch (const std::exception& e) {

@@ -22,9 +22,13 @@
 #include "convlab/convolve.h"
 #include "convlab/io.h"
 #include "convlab/kernel.h"
+#include "convlab/modes.h"
+#include "corrupt_files.h"
 #include "testutil.h"
 
 using namespace convlab;
+
+Q_DECLARE_METATYPE(convlab::SampleDepth)
 
 namespace {
 
@@ -87,6 +91,22 @@ private:
     QTemporaryDir m_dir;
     QString path(const QString& name) const { return m_dir.filePath(name); }
     QString gray() const { return path(QStringLiteral("gray.npy")); }
+    // The bytes of a noisy 64x48 RGB image saved by the library as `ext`.
+    QByteArray goodFile(const char* ext) const
+    {
+        Image img = test::randomImage(64, 48, 3, 21, true);
+        img.depth = SampleDepth::U8;
+        const QString p = path(QStringLiteral("good_source") + QLatin1String(ext));
+        saveImage(img, p.toStdString());
+        return readAll(p);
+    }
+    static QJsonArray aliases(std::span<const char* const> list)
+    {
+        QJsonArray out;
+        for (const char* a : list) out.append(QString::fromUtf8(a));
+        return out;
+    }
+    static QJsonValue orNull(const char* text) { return text ? QJsonValue(QString::fromUtf8(text)) : QJsonValue(); }
 
 private slots:
     void initTestCase()
@@ -204,9 +224,16 @@ private slots:
                                          << QStringList{"-k", path("wide.json"), "--convolve", "--no-normalize",
                                                         "--offset", "-2", "--scale", "0.5", "--anchor", "2,0"}
                                          << s("1 2 3; 4 5 6") << reflect << false << 2 << 0 << 0.5 << -2.0 << false;
-        for (const char* mode : {"constant", "constant:7.5", "replicate", "reflect", "mirror", "wrap", "nearest",
-                                 "reflect101", "circular"})
-            row(QStringLiteral("border %1").arg(mode)) << g << QStringList{"-k", a, "-b", mode} << a << s(mode) << false
+        // Every border mode and method of the tables in modes.h, by name and by each alias: a new
+        // row there is run here without editing this list.
+        QStringList borders;
+        for (const BorderModeInfo& m : borderModes()) {
+            borders << s(m.name);
+            if (m.takesValue) borders << s(m.name) + QStringLiteral(":7.5");
+            for (const char* alias : m.aliases) borders << s(alias);
+        }
+        for (const QString& mode : borders)
+            row(QStringLiteral("border %1").arg(mode)) << g << QStringList{"-k", a, "-b", mode} << a << mode << false
                                                        << -1 << -1 << 1.0 << 0.0 << false;
         row("border constant rgb") << c << QStringList{"-k", a, "--border", "constant:-3"} << a << s("constant:-3")
                                    << false << -1 << -1 << 1.0 << 0.0 << false;
@@ -224,7 +251,12 @@ private slots:
                                   << -1 << -1 << 1.0 << 0.0 << true;
         row("scale offset") << c << QStringList{"-k", a, "--scale", "0.25", "--offset", "-10"} << a << reflect
                             << false << -1 << -1 << 0.25 << -10.0 << false;
-        for (const char* m : {"reference", "direct", "separable", "fft", "auto"})
+        QStringList methodNames;
+        for (const MethodInfo& m : methods()) {
+            methodNames << s(m.name);
+            for (const char* alias : m.aliases) methodNames << s(alias);
+        }
+        for (const QString& m : methodNames)
             row(QStringLiteral("method %1").arg(m)) << c << QStringList{"-k", a, "-m", m, "-b", "mirror"} << a
                                                     << s("mirror") << false << -1 << -1 << 1.0 << 0.0 << false;
         row("one thread, cpu") << g << QStringList{"-k", a, "--threads", "1", "-d", "cpu"} << a << reflect << false
@@ -387,7 +419,9 @@ private slots:
             QVERIFY2(text.contains(QLatin1String(s)), qPrintable(QStringLiteral("no '%1' in:\n%2").arg(s, text)));
         QVERIFY(text.contains(out));
         QVERIFY2(r.err.contains("convlab-cli: note: zero-sum kernel"), r.err.constData());
-        if (!cudaAvailable()) QVERIFY2(r.err.contains("CUDA unavailable"), r.err.constData());
+        // auto on a machine without CUDA runs on the CPU as it always does there: not worth a
+        // line on stderr (the JSON report keeps it, see cudaNoticeOnlyInTheReport).
+        QVERIFY2(!r.err.contains("CUDA"), r.err.constData());
         QVERIFY(QFile::exists(out));
     }
 
@@ -705,11 +739,11 @@ private slots:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("mention");
         QTest::addColumn<int>("status");
-        QTest::newRow("export unknown target") << QStringList{"--export", "matlab", "-k", "1"} << QStringLiteral("matlab") << 1;
-        QTest::newRow("export no kernel") << QStringList{"--export", "scipy"} << QStringLiteral("no kernel") << 1;
+        QTest::newRow("export unknown target") << QStringList{"--export", "matlab", "-k", "1"} << QStringLiteral("matlab") << 2;
+        QTest::newRow("export no kernel") << QStringList{"--export", "scipy"} << QStringLiteral("no kernel") << 2;
         QTest::newRow("export bad border") << QStringList{"--export", "scipy", "-k", "1", "-b", "sideways"}
-                                           << QStringLiteral("sideways") << 1;
-        QTest::newRow("analyze no kernel") << QStringList{"--analyze"} << QStringLiteral("no kernel") << 1;
+                                           << QStringLiteral("sideways") << 2;
+        QTest::newRow("analyze no kernel") << QStringList{"--analyze"} << QStringLiteral("no kernel") << 2;
         QTest::newRow("analyze bad kernel") << QStringList{"--analyze", "-k", "1 2; 3"} << QStringLiteral("row") << 1;
         QTest::newRow("analyze with input") << QStringList{"--analyze", "-k", "1", gray()}
                                             << QStringLiteral("takes no INPUT") << 2;
@@ -809,6 +843,270 @@ private slots:
             const CliRun r = runCli({gray(), out, "-k", kBlur});
             verifyOneLineError(r, QStringLiteral("input"));
             QCOMPARE(readAll(gray()), before);
+        }
+    }
+
+    // ---- hostile or odd files: one line on stderr, exit status 1, no output file ----
+
+    void corruptImagesGiveOneLine_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QByteArray>("bytes");
+        QTest::addColumn<QString>("mention");
+        if (!imageFormatsAvailable()) return;
+        for (const test::CorruptFile& f : test::corruptImageFiles(goodFile(".png"), goodFile(".jpg"), goodFile(".tif")))
+            QTest::newRow(qPrintable(f.name)) << f.name << f.bytes << f.mention;
+    }
+    void corruptImagesGiveOneLine()
+    {
+        QFETCH(QString, name);
+        QFETCH(QByteArray, bytes);
+        QFETCH(QString, mention);
+        const QString in = path("corrupt-" + name), out = path(QStringLiteral("from_corrupt.png"));
+        writeText(in, bytes);
+        QFile::remove(out);
+        const QDir dir(m_dir.path());
+        const auto filter = QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot;
+        const QStringList filesBefore = dir.entryList(filter);
+        const CliRun r = runCli({in, out, "-k", kBlur});
+        verifyOneLineError(r, mention);
+        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(r.err.count('\n'), 1); // exactly one line: nothing from libpng, libjpeg, libtiff or OpenCV
+        QVERIFY(r.out.isEmpty());
+        QVERIFY(!QFile::exists(out));
+        QCOMPARE(dir.entryList(filter), filesBefore);
+        QFile::remove(in);
+    }
+
+    // A tiny file whose header claims 30000x30000 RGB is refused from the header, at once, with
+    // the claimed size and the limit in the message.
+    void hugeClaimIsRefusedAtOnce_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QByteArray>("bytes");
+        if (!imageFormatsAvailable()) return;
+        QTest::newRow("png") << "claims.png" << test::pngClaiming(30000, 30000);
+        QTest::newRow("jpeg") << "claims.jpg" << test::jpegClaiming(goodFile(".jpg"), 30000, 30000);
+    }
+    void hugeClaimIsRefusedAtOnce()
+    {
+        QFETCH(QString, name);
+        QFETCH(QByteArray, bytes);
+        const QString in = path(name), out = path(QStringLiteral("claims_out.npy"));
+        writeText(in, bytes);
+        const CliRun r = runCli({in, out, "-k", "1"});
+        verifyOneLineError(r, QStringLiteral("30000x30000"));
+        QVERIFY2(r.err.contains(QByteArray::number(qulonglong(kMaxImageValues))) &&
+                     r.err.contains(QByteArray::number(kMaxImageSide)),
+                 r.err.constData());
+        QVERIFY(!QFile::exists(out));
+    }
+
+    // A kernel file over the limit is refused unread, the limit named.
+    void oversizedKernelFileIsRefused()
+    {
+        const QString kernel = path(QStringLiteral("huge.json")), out = path(QStringLiteral("k_out.npy"));
+        {
+            QFile f(kernel);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("{\"values\": [");
+            QVERIFY(f.resize(60 * 1000 * 1000)); // sparse
+        }
+        const CliRun r = runCli({gray(), out, "-k", kernel});
+        verifyOneLineError(r, QStringLiteral("too large"));
+        QVERIFY2(r.err.contains(QByteArray::number(qulonglong(kMaxKernelFileBytes >> 20)) + " MiB"), r.err.constData());
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(!QFile::exists(out));
+        QFile::remove(kernel);
+    }
+
+    // Float input into an image file without --depth: the deepest depth the format holds, said
+    // once (stderr, or the JSON report's notices), decided before computing.
+    void floatInputTakesTheDeepestDepthTheOutputHolds_data()
+    {
+        QTest::addColumn<QString>("ext");
+        QTest::addColumn<SampleDepth>("depth");
+        QTest::addColumn<QString>("said"); // empty: the format holds float32, nothing to say
+        QTest::newRow("png") << ".png" << SampleDepth::U16 << "writing 16-bit";
+        QTest::newRow("jpeg") << ".jpg" << SampleDepth::U8 << "writing 8-bit";
+        QTest::newRow("tiff") << ".tif" << SampleDepth::F32 << "";
+    }
+    void floatInputTakesTheDeepestDepthTheOutputHolds()
+    {
+        QFETCH(QString, ext);
+        QFETCH(SampleDepth, depth);
+        QFETCH(QString, said);
+        if (!imageFormatsAvailable()) QSKIP("built without image formats");
+        const QString in = path(QStringLiteral("unit.npy")), out = path("unit_out" + ext);
+        Image src(32, 8, 1);
+        for (std::size_t i = 0; i < src.data.size(); ++i) src.data[i] = float(i) / float(src.data.size() - 1);
+        writeNpy(src, in.toStdString());
+        const CliRun r = runCli({in, out, "-k", "1", "-d", "cpu"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const Image got = loadImage(out.toStdString());
+        QCOMPARE(got.depth, depth);
+        if (depth == SampleDepth::U16)
+            for (std::size_t i = 0; i < src.data.size(); ++i) QCOMPARE(got.data[i], std::round(src.data[i] * 65535.0f));
+        if (said.isEmpty()) {
+            QVERIFY2(!r.err.contains("hold"), r.err.constData());
+        } else {
+            QCOMPARE(r.err.count("convlab-cli: note: "), 1);
+            QVERIFY2(r.err.contains(said.toUtf8()) && r.err.contains("float32"), r.err.constData());
+        }
+        const CliRun j = runCli({in, out, "-k", "1", "-d", "cpu", "--json"});
+        QVERIFY2(j.exitCode == 0 && j.err.isEmpty(), j.err.constData());
+        const QJsonObject o = QJsonDocument::fromJson(j.out).object();
+        const QString notices = QString::fromUtf8(QJsonDocument(o["notices"].toArray()).toJson());
+        QCOMPARE(notices.contains(QStringLiteral("the deepest they hold")), !said.isEmpty());
+    }
+
+    // What the output cannot hold is refused before the (here: very long) computation.
+    void outputRefusedBeforeComputing_data()
+    {
+        QTest::addColumn<QString>("input");
+        QTest::addColumn<QString>("output");
+        QTest::addColumn<QStringList>("extra");
+        QTest::addColumn<QString>("mention");
+        QTest::newRow("float into png") << "gray" << "never.png" << QStringList{"--depth", "32f"} << "cannot hold";
+        QTest::newRow("unknown format") << "gray" << "never.xyz" << QStringList{} << ".xyz";
+        QTest::newRow("colour into pgm") << "rgb" << "never.pgm" << QStringList{} << "gray images only";
+    }
+    void outputRefusedBeforeComputing()
+    {
+        QFETCH(QString, input);
+        QFETCH(QString, output);
+        QFETCH(QStringList, extra);
+        QFETCH(QString, mention);
+        if (!imageFormatsAvailable()) QSKIP("built without image formats");
+        // A million reference runs of a 33x33 kernel: far longer than the test's patience.
+        const QString out = path(output);
+        const CliRun r = runCli(QStringList{path(input + ".npy"), out, "-k", "preset:box:size=33", "-m", "reference",
+                                            "--repeat", "1000000"} + extra);
+        verifyOneLineError(r, mention);
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(!QFile::exists(out));
+    }
+
+    // Exit status 2 for a bad command line (any named option value), 1 for what the files or
+    // the run say; option values are checked before any file is read.
+    void exitStatusSaysWhoseFault_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("status");
+        const QString in = gray(), out = path(QStringLiteral("status.npy"));
+        const auto row = [&](const char* name, const QStringList& extra, int status) {
+            QTest::newRow(name) << (QStringList{in, out} + extra) << status;
+        };
+        row("unknown border", {"-k", "1", "-b", "sideways"}, 2);
+        row("unknown method", {"-k", "1", "-m", "quickest"}, 2);
+        row("unknown device", {"-k", "1", "-d", "tpu"}, 2);
+        row("unknown map", {"-k", "1", "--map", "sideways"}, 2);
+        row("unknown depth", {"-k", "1", "--depth", "12"}, 2);
+        row("unknown compare method", {"-k", "1", "--compare", "bogus"}, 2);
+        row("unknown compare device", {"-k", "1", "--compare", "fft@tpu"}, 2);
+        row("anchor garbage", {"-k", kBlur, "--anchor", "one,two"}, 2);
+        row("no kernel", {}, 2);
+        QTest::newRow("unknown name before a missing input")
+            << QStringList{path("missing.npy"), out, "-k", "1", "-m", "quickest"} << 2;
+        QTest::newRow("export bogus") << QStringList{"--export", "bogus", "-k", "1"} << 2;
+        QTest::newRow("list bogus") << QStringList{"--list", "bogus"} << 2;
+        row("ragged kernel", {"-k", "1 2; 3"}, 1);
+        QTest::newRow("missing input") << QStringList{path("missing.npy"), out, "-k", "1"} << 1;
+        QTest::newRow("corrupt input") << QStringList{path("corrupt.npy"), out, "-k", "1"} << 1;
+    }
+    void exitStatusSaysWhoseFault()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(int, status);
+        const CliRun r = runCli(args);
+        verifyOneLineError(r, QString());
+        QCOMPARE(r.exitCode, status);
+        QVERIFY(r.out.isEmpty());
+    }
+
+    // auto without CUDA runs on the CPU, as it always does on such a machine: the JSON report
+    // says so, stderr does not.
+    void cudaNoticeOnlyInTheReport()
+    {
+        if (cudaAvailable()) QSKIP("CUDA is available on this machine");
+        const QString out = path(QStringLiteral("auto.npy"));
+        const CliRun t = runCli({gray(), out, "-k", kBlur});
+        QVERIFY2(t.exitCode == 0, t.err.constData());
+        QVERIFY2(!t.err.contains("CUDA"), t.err.constData());
+        const CliRun j = runCli({gray(), out, "-k", kBlur, "--json"});
+        QVERIFY2(j.exitCode == 0 && j.err.isEmpty(), j.err.constData());
+        const QJsonObject o = QJsonDocument::fromJson(j.out).object();
+        QCOMPARE(o["device"].toObject()["requested"].toString(), QStringLiteral("auto"));
+        QCOMPARE(o["device"].toObject()["chosen"].toString(), QStringLiteral("cpu"));
+        bool said = false;
+        for (const QJsonValue& n : o["notices"].toArray()) said = said || n.toString().contains("CUDA unavailable");
+        QVERIFY2(said, j.out.constData());
+    }
+
+    // --list prints the tables of modes.h: one line a row, and with --json every field.
+    void listBorderModes()
+    {
+        const CliRun t = runCli({"--list", "border-modes"});
+        QVERIFY2(t.exitCode == 0, t.err.constData());
+        const QStringList lines = QString::fromUtf8(t.out).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), qsizetype(borderModes().size()));
+        for (std::size_t i = 0; i < borderModes().size(); ++i) {
+            const BorderModeInfo& m = borderModes()[i];
+            const QString& line = lines[qsizetype(i)];
+            QVERIFY2(line.startsWith(QString::fromUtf8(m.name) + (m.takesValue ? "[:VALUE] " : " ")), qPrintable(line));
+            QVERIFY2(line.contains(QString::fromUtf8(m.rule)), qPrintable(line));
+            for (const char* alias : m.aliases) QVERIFY2(line.contains(QLatin1String(alias)), qPrintable(line));
+        }
+        const CliRun j = runCli({"--list", "border-modes", "--json"});
+        QVERIFY2(j.exitCode == 0, j.err.constData());
+        const QJsonArray rows = QJsonDocument::fromJson(j.out).array();
+        QCOMPARE(rows.size(), qsizetype(borderModes().size()));
+        for (std::size_t i = 0; i < borderModes().size(); ++i) {
+            const BorderModeInfo& m = borderModes()[i];
+            const QJsonObject o = rows[qsizetype(i)].toObject();
+            QCOMPARE(o["name"].toString(), QString::fromUtf8(m.name));
+            QCOMPARE(o["aliases"].toArray(), aliases(m.aliases));
+            QCOMPARE(o["takes_value"].toBool(), m.takesValue);
+            QCOMPARE(o["rule"].toString(), QString::fromUtf8(m.rule));
+            QCOMPARE(o["example"].toString(), QString::fromUtf8(m.example));
+            QCOMPARE(o["opencv"], orNull(m.opencv));
+            QCOMPARE(o["opencv_filter2d"].toBool(), m.opencvFilter2D);
+            QCOMPARE(o["scipy"], orNull(m.scipy));
+            QCOMPARE(o["scipy_note"], orNull(m.scipyNote));
+            QCOMPARE(o["matlab"], orNull(m.matlab));
+            QCOMPARE(o["gimp"], orNull(m.gimp));
+            QCOMPARE(o["gmic"], orNull(m.gmic));
+            QCOMPARE(o.size(), 12); // every field, and only those
+        }
+    }
+
+    void listMethods()
+    {
+        const CliRun t = runCli({"--list", "methods"});
+        QVERIFY2(t.exitCode == 0, t.err.constData());
+        const QStringList lines = QString::fromUtf8(t.out).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), qsizetype(methods().size()));
+        for (std::size_t i = 0; i < methods().size(); ++i) {
+            const MethodInfo& m = methods()[i];
+            const QString& line = lines[qsizetype(i)];
+            QVERIFY2(line.startsWith(QString::fromUtf8(m.name) + " "), qPrintable(line));
+            QVERIFY2(line.contains(QString::fromUtf8(m.description)), qPrintable(line));
+            for (const char* alias : m.aliases) QVERIFY2(line.contains(QLatin1String(alias)), qPrintable(line));
+        }
+        const CliRun j = runCli({"--list", "methods", "--json"});
+        QVERIFY2(j.exitCode == 0, j.err.constData());
+        const QJsonArray rows = QJsonDocument::fromJson(j.out).array();
+        QCOMPARE(rows.size(), qsizetype(methods().size()));
+        for (std::size_t i = 0; i < methods().size(); ++i) {
+            const MethodInfo& m = methods()[i];
+            const QJsonObject o = rows[qsizetype(i)].toObject();
+            QCOMPARE(o["name"].toString(), QString::fromUtf8(m.name));
+            QCOMPARE(o["aliases"].toArray(), aliases(m.aliases));
+            QCOMPARE(o["description"].toString(), QString::fromUtf8(m.description));
+            QCOMPARE(o["tolerance"].toDouble(-1), toleranceOf(m.accuracy));
+            QCOMPARE(o["auto_candidate"].toBool(), m.autoCandidate);
+            QVERIFY(!o["accuracy"].toString().isEmpty());
+            QCOMPARE(parseMethod(o["name"].toString().toStdString()), m.method);
         }
     }
 
