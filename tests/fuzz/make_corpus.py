@@ -1,12 +1,12 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Writes the seed corpus of the fuzz targets into corpus/<target>/: small valid inputs of
-every kind each reader accepts, and edge cases it must refuse. Run again after changing it;
+every kind each reader accepts, and edge cases it must refuse (found_* files are inputs the
+fuzzers found and are kept). Run again after changing it;
 the files are checked in so the short fuzz runs start from the same place everywhere."""
 import io
 import json
 import os
-import shutil
 import struct
 
 import numpy as np
@@ -15,9 +15,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def target_dir(name):
+    """The target's corpus folder, emptied except for found_* files: inputs a fuzzer found,
+    kept as regression cases."""
     d = os.path.join(HERE, "corpus", name)
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(d)
+    os.makedirs(d, exist_ok=True)
+    for f in os.listdir(d):
+        if not f.startswith("found_"):
+            os.remove(os.path.join(d, f))
     return d
 
 
