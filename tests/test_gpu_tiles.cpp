@@ -102,17 +102,17 @@ private slots:
             Kernel k = randomKernel(kc.kw, kc.kh, KernelKind::Dense, 5u + kc.kw * 7 + kc.kh);
             k.anchorX = kc.ax;
             k.anchorY = kc.ay;
-            for (int mode = 0; mode < 5; ++mode) {
+            for (const BorderModeInfo& mode : borderModes()) {
                 ConvolveParams p;
                 p.kernel = k;
                 p.semantics = Semantics::Correlation;
-                p.border = {BorderMode(mode), 1.5f};
+                p.border = {mode.mode, 1.5f};
                 p.scale = 0.75;
                 p.offset = 2.0;
                 p.method = Method::Reference;
                 p.device = Device::Cpu;
                 const Image want = convolve(in, p);
-                const Simulation got = simulateTiled(in, k, BorderMode(mode), 1.5f, 0.75f, 2.0f);
+                const Simulation got = simulateTiled(in, k, mode.mode, 1.5f, 0.75f, 2.0f);
                 interior += got.interiorBlocks;
                 const double err = relativeError(got.out, want, k, in);
                 QVERIFY2(err <= 1e-6, qPrintable(QString("k%1x%2 anchor %3,%4 %5: %6")
@@ -120,7 +120,7 @@ private slots:
                                                      .arg(kc.kh)
                                                      .arg(k.ax())
                                                      .arg(k.ay())
-                                                     .arg(QString::fromStdString(borderName(BorderMode(mode))))
+                                                     .arg(mode.name)
                                                      .arg(err)));
             }
         }

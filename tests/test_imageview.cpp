@@ -19,6 +19,7 @@
 #include "convlab/convolve.h"
 #include "convlab/error.h"
 #include "convlab/image.h"
+#include "convlab/modes.h"
 #include "imageview.h"
 
 using convlab::Image;
@@ -646,13 +647,14 @@ void TestImageView::paddingPreviewFollowsBorderRule_data()
     QTest::addColumn<float>("value");
     QTest::addColumn<int>("width");
     QTest::addColumn<int>("height");
+    // Every mode of the table (GLSL's borderIndex in shaders/image.frag must follow each one);
+    // a mode's value in range, and once above it (clamped by the 8-bit mapping).
     for (const auto& [w, h] : {std::pair{13, 9}, std::pair{1, 7}, std::pair{2, 1}}) {
-        for (int m = 0; m <= 4; ++m) {
-            const convlab::Border b{static_cast<convlab::BorderMode>(m), m == 0 ? 77.0f : 0.0f};
-            QTest::addRow("%s %dx%d", convlab::borderName(b.mode).c_str(), w, h) << m << b.value << w << h;
-        }
+        for (const convlab::BorderModeInfo& mode : convlab::borderModes())
+            QTest::addRow("%s %dx%d", mode.name, w, h) << int(mode.mode) << (mode.takesValue ? 77.0f : 0.0f) << w << h;
     }
-    QTest::addRow("constant above range 13x9") << 0 << 300.0f << 13 << 9;
+    for (const convlab::BorderModeInfo& mode : convlab::borderModes())
+        if (mode.takesValue) QTest::addRow("%s above range 13x9", mode.name) << int(mode.mode) << 300.0f << 13 << 9;
 }
 
 void TestImageView::paddingPreviewFollowsBorderRule()

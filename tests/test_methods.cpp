@@ -25,8 +25,6 @@ using namespace convlab::test;
 
 namespace {
 
-double toleranceFor(Method m) { return m == Method::Fft ? 1e-5 : 1e-6; }
-
 const char* kindName(KernelKind k)
 {
     return k == KernelKind::Dense ? "dense" : k == KernelKind::Rank1 ? "rank1" : "rank2";
@@ -68,15 +66,15 @@ private slots:
         QFETCH(int, kind);
         const Image in = randomImage(w, h, channels, 1000u + w * 31 + h);
         const Kernel k = randomKernel(kw, kh, KernelKind(kind), 77u + kw * 13 + kh);
-        for (int mode = 0; mode < 5; ++mode)
+        for (const BorderModeInfo& mode : borderModes())
             for (Semantics sem : {Semantics::Convolution, Semantics::Correlation}) {
                 ConvolveParams p;
                 p.kernel = k;
-                p.border = {BorderMode(mode), 3.25f};
+                p.border = {mode.mode, 3.25f};
                 p.semantics = sem;
                 p.method = Method::Reference;
                 const Image want = convolve(in, p);
-                for (Method m : {Method::Direct, Method::Separable, Method::Fft, Method::Auto}) {
+                for (Method m : methodsUnderTest()) {
                     p.method = m;
                     RunReport rep;
                     const Image got = convolve(in, p, &rep);
@@ -84,8 +82,7 @@ private slots:
                     const double tol = toleranceFor(rep.method);
                     if (!(err <= tol))
                         QFAIL(qPrintable(QString("%1 %2 %3: relative error %4 > %5")
-                                             .arg(QString::fromStdString(methodName(m)),
-                                                  QString::fromStdString(borderName(BorderMode(mode))),
+                                             .arg(QString::fromStdString(methodName(m)), mode.name,
                                                   sem == Semantics::Convolution ? "conv" : "corr")
                                              .arg(err)
                                              .arg(tol)));
@@ -113,15 +110,15 @@ private slots:
         QVERIFY(detail::fftTiling(w, h, kw, kh).tilesX * detail::fftTiling(w, h, kw, kh).tilesY > 1);
         const Image in = randomImage(w, h, 2, 17);
         const Kernel k = randomKernel(kw, kh, KernelKind::Dense, 23);
-        for (int mode = 0; mode < 5; ++mode) {
+        for (const BorderModeInfo& mode : borderModes()) {
             ConvolveParams p;
             p.kernel = k;
-            p.border = {BorderMode(mode), 7.0f};
+            p.border = {mode.mode, 7.0f};
             p.method = Method::Direct;
             const Image want = convolve(in, p);
             p.method = Method::Fft;
             const double err = relativeError(convolve(in, p), want, k, in);
-            QVERIFY2(err <= 1e-5, qPrintable(QString("%1: %2").arg(mode).arg(err)));
+            QVERIFY2(err <= toleranceFor(Method::Fft), qPrintable(QString("%1: %2").arg(mode.name).arg(err)));
         }
     }
 
@@ -140,9 +137,9 @@ private slots:
                     p.semantics = sem;
                     p.method = Method::Reference;
                     const Image want = convolve(in, p);
-                    for (Method m : {Method::Direct, Method::Separable, Method::Fft}) {
+                    for (Method m : requestableMethods()) {
                         p.method = m;
-                        QVERIFY(relativeError(convolve(in, p), want, k, in) <= toleranceFor(m));
+                        QVERIFY2(relativeError(convolve(in, p), want, k, in) <= toleranceFor(m), methodName(m).c_str());
                     }
                 }
             }
@@ -156,7 +153,7 @@ private slots:
         for (int y = 0; y < 4; ++y)
             for (int x = 0; x < 5; ++x) in.at(0, y, x) = float(10 * y + x);
         Kernel k(3, 3, {0, 0, 0, 0, 0, 1, 0, 0, 0}); // K(1,2) = 1, anchor (1,1)
-        for (Method m : {Method::Reference, Method::Direct, Method::Separable, Method::Fft}) {
+        for (Method m : requestableMethods()) {
             ConvolveParams p;
             p.kernel = k;
             p.border = {BorderMode::Wrap, 0};
@@ -181,7 +178,7 @@ private slots:
         ConvolveParams p;
         p.kernel = Kernel(3, 3, std::vector<float>(9, 1.0f));
         p.border = {BorderMode::Constant, 10.0f};
-        for (Method m : {Method::Reference, Method::Direct, Method::Separable, Method::Fft}) {
+        for (Method m : requestableMethods()) {
             p.method = m;
             const Image out = convolve(in, p);
             QVERIFY(std::fabs(out.at(0, 0, 0) - (4 * 1.0f + 5 * 10.0f)) < 1e-3); // corner
@@ -200,7 +197,7 @@ private slots:
         p.normalize = true;
         p.scale = 2.0;
         p.offset = -5.0;
-        for (Method m : {Method::Reference, Method::Direct, Method::Separable, Method::Fft}) {
+        for (Method m : requestableMethods()) {
             p.method = m;
             RunReport rep;
             const Image out = convolve(in, p, &rep);
@@ -226,7 +223,7 @@ private slots:
         in.hasAlpha = true;
         ConvolveParams p;
         p.kernel = Kernel(3, 3, std::vector<float>(9, 1.0f / 9));
-        for (Method m : {Method::Direct, Method::Fft}) {
+        for (Method m : requestableMethods()) {
             p.method = m;
             p.filterAlpha = false;
             Image out = convolve(in, p);
@@ -273,11 +270,12 @@ private slots:
         for (auto& b : pk.bytes) b = std::uint8_t((state = state * 1664525u + 1013904223u) >> 24);
         const Image asFloat = unpackImage(pk);
         const Kernel k = randomKernel(5, 4, KernelKind::Rank2, 12);
-        for (int mode = 0; mode < 5; ++mode)
-            for (Method m : {Method::Reference, Method::Direct, Method::Separable, Method::Fft, Method::Auto}) {
+        for (const BorderModeInfo& mode : borderModes())
+            for (const MethodInfo& method : methods()) {
+                const Method m = method.method;
                 ConvolveParams p;
                 p.kernel = k;
-                p.border = {BorderMode(mode), 3.0f};
+                p.border = {mode.mode, 3.0f};
                 p.method = m;
                 p.device = Device::Cpu;
                 p.offset = 1.0;
@@ -288,7 +286,7 @@ private slots:
                 QVERIFY(got.sameShape(want));
                 QCOMPARE(got.hasAlpha, pk.hasAlpha);
                 QCOMPARE(got.depth, pk.depth);
-                QVERIFY2(got.data == want.data, qPrintable(QString("%1 mode %2").arg(QString::fromStdString(methodName(m))).arg(mode)));
+                QVERIFY2(got.data == want.data, qPrintable(QString("%1 %2").arg(method.name, mode.name)));
             }
         // Malformed samples are refused before any work.
         pk.bytes.resize(pk.stride * (h - 1));
@@ -303,7 +301,7 @@ private slots:
         ConvolveParams p;
         p.kernel = randomKernel(5, 4, KernelKind::Dense, 3);
         p.border = {BorderMode::Mirror, 0};
-        for (Method m : {Method::Direct, Method::Separable, Method::Fft}) {
+        for (Method m : requestableMethods()) {
             p.method = m;
             const Image all = convolve(in, p);
             for (int c = 0; c < 3; ++c) {
@@ -331,7 +329,7 @@ private slots:
         QCOMPARE(int(rep.singularValues.size()), 3);
         p.kernel = randomKernel(31, 31, KernelKind::Dense, 2);
         convolve(in, p, &rep);
-        QCOMPARE(int(rep.estimates.size()), 3);
+        QCOMPARE(rep.estimates.size(), convlab::autoCandidates().size()); // one per method auto weighs
         const auto cheapest = std::min_element(rep.estimates.begin(), rep.estimates.end(),
                                                [](auto& a, auto& b) { return a.ms < b.ms; });
         QCOMPARE(rep.method, cheapest->method); // auto takes the cheapest estimate
@@ -347,7 +345,8 @@ private slots:
     void costModel()
     {
         const CostModel& m = cpuCostModel();
-        QVERIFY(m.directPerTap > 0 && m.separablePerTap > 0 && m.fftPerPoint > 0);
+        for (const MethodInfo& info : methods())
+            if (info.autoCandidate) QVERIFY2(m.of(info.method).perWorkNs > 0, info.name);
         QVERIFY(!m.cpu.empty());
         const Kernel big = randomKernel(63, 63, KernelKind::Dense, 1);
         const Kernel small = randomKernel(3, 3, KernelKind::Dense, 1);
@@ -364,8 +363,7 @@ private slots:
     void stagesAddUpToTotal_data()
     {
         QTest::addColumn<int>("method");
-        for (Method m : {Method::Auto, Method::Reference, Method::Direct, Method::Separable, Method::Fft})
-            QTest::newRow(methodName(m).c_str()) << int(m);
+        for (const MethodInfo& m : methods()) QTest::newRow(m.name) << int(m.method);
     }
     void stagesAddUpToTotal()
     {
@@ -393,7 +391,7 @@ private slots:
     void zeroKernelIntoReusedBuffer()
     {
         const Image in = randomImage(37, 23, 2, 9);
-        for (Method m : {Method::Reference, Method::Direct, Method::Separable, Method::Fft}) {
+        for (Method m : requestableMethods()) {
             ConvolveParams p;
             p.method = m;
             p.kernel = randomKernel(5, 3, KernelKind::Dense, 1);
@@ -561,7 +559,7 @@ private slots:
         p.kernel = randomKernel(5, 3, KernelKind::Dense, 4);
         Image out(50, 40, 3);
         const float* storage = out.data.data();
-        for (Method m : {Method::Direct, Method::Separable, Method::Fft}) {
+        for (Method m : requestableMethods()) {
             p.method = m;
             convolveInto(in, p, out, nullptr);
             QCOMPARE(out.data.data(), storage);
@@ -581,7 +579,7 @@ private slots:
         ConvolveParams p;
         p.kernel = randomKernel(5, 5, KernelKind::Dense, 1);
         p.cancel = &cancel;
-        for (Method m : {Method::Reference, Method::Direct, Method::Separable, Method::Fft}) {
+        for (Method m : requestableMethods()) {
             p.method = m;
             QVERIFY_THROWS_EXCEPTION(Cancelled, convolve(in, p));
         }

@@ -125,7 +125,7 @@ bool TestTeachingUi::setBorder(const QString& name)
 {
     const Border b = parseBorder(name.toStdString());
     const Border now = w_->controls()->border();
-    if (now.mode == b.mode && (b.mode != BorderMode::Constant || now.value == b.value)) return true;
+    if (now.mode == b.mode && (!borderModeInfo(b.mode).takesValue || now.value == b.value)) return true;
     return renderAfter([&] { w_->controls()->setBorder(b); });
 }
 
@@ -138,9 +138,10 @@ void TestTeachingUi::probeEqualsResultAtCorners_data()
 {
     QTest::addColumn<QString>("border");
     QTest::addColumn<bool>("correlation");
-    for (const char* b : {"constant:2.5", "replicate", "reflect", "mirror", "wrap"}) {
-        QTest::newRow(b) << QString(b) << false;
-        QTest::newRow(qPrintable(QString(b) + " correlation")) << QString(b) << true;
+    for (const std::string& spelled : test::borderSpellings("2.5")) {
+        const QString b = QString::fromStdString(spelled);
+        QTest::newRow(qPrintable(b)) << b << false;
+        QTest::newRow(qPrintable(b + " correlation")) << b << true;
     }
 }
 
@@ -306,18 +307,20 @@ void TestTeachingUi::crossoverSweepCompletes()
     QVERIFY(finished.wait(kSweepWaitMs));
     QCOMPARE(finished.first().first().toBool(), true);
     QVERIFY(!dlg->running());
-    QCOMPARE(dlg->points().size(), sizes.size() * 3);
+    // One point per size and method auto weighs; auto picks among those.
+    const std::size_t timed = test::autoCandidates().size();
+    QCOMPARE(dlg->points().size(), sizes.size() * timed);
     std::set<std::pair<int, int>> seen;
     for (const CrossoverPoint& p : dlg->points()) {
         QVERIFY(!p.skipped);
         QVERIFY(p.ms > 0.0);
-        QVERIFY(p.method == Method::Direct || p.method == Method::Separable || p.method == Method::Fft);
+        QVERIFY2(methodInfo(p.method).autoCandidate, methodInfo(p.method).name);
         seen.insert({p.size, int(p.method)});
     }
-    QCOMPARE(seen.size(), sizes.size() * 3);
+    QCOMPARE(seen.size(), sizes.size() * timed);
     for (int s : sizes) {
         const Method m = dlg->autoChoice(s);
-        QVERIFY2(m == Method::Direct || m == Method::Separable || m == Method::Fft, qPrintable(QString::number(s)));
+        QVERIFY2(methodInfo(m).autoCandidate, qPrintable(QString::number(s)));
     }
     QCOMPARE(dlg->autoChoice(7), Method::Auto); // not swept
 }
@@ -332,13 +335,13 @@ void TestTeachingUi::crossoverSweepCancels()
     QVERIFY(finished.wait(kSweepWaitMs));
     QCOMPARE(finished.first().first().toBool(), false);
     QVERIFY(!dlg->running());
-    QVERIFY(dlg->points().size() < CrossoverDialog::defaultSizes().size() * 3);
+    QVERIFY(dlg->points().size() < CrossoverDialog::defaultSizes().size() * test::autoCandidates().size());
     // It runs again afterwards.
     dlg->setSizes({3});
     dlg->start();
     QVERIFY(finished.wait(kSweepWaitMs));
     QCOMPARE(finished.last().first().toBool(), true);
-    QCOMPARE(dlg->points().size(), std::size_t(3));
+    QCOMPARE(dlg->points().size(), test::autoCandidates().size());
     // Closing the dialog stops a sweep.
     dlg->setSizes(CrossoverDialog::defaultSizes());
     dlg->start();
@@ -373,12 +376,17 @@ void TestTeachingUi::crossoverMarksFastestApartFromAuto()
     QCOMPARE(dlg->mismatches(), std::vector<int>{31});
 
     QTableWidget* t = dlg->table();
+    // A column of its own for each method auto weighs, none for the others.
+    std::set<int> columns;
+    for (const MethodInfo& m : methods()) {
+        const int column = CrossoverDialog::methodColumn(m.method);
+        QVERIFY2(m.autoCandidate ? column >= 0 && column != CrossoverDialog::kAutoColumn : column == -1, m.name);
+        if (m.autoCandidate) columns.insert(column);
+    }
+    QCOMPARE(columns.size(), test::autoCandidates().size());
     const int direct = CrossoverDialog::methodColumn(Method::Direct);
     const int separable = CrossoverDialog::methodColumn(Method::Separable);
     const int fft = CrossoverDialog::methodColumn(Method::Fft);
-    QCOMPARE(std::set<int>({direct, separable, fft}).size(), std::size_t(3));
-    QCOMPARE(CrossoverDialog::methodColumn(Method::Auto), -1);
-    QCOMPARE(CrossoverDialog::methodColumn(Method::Reference), -1);
     // Bold marks the measured fastest, not auto's pick.
     QVERIFY(t->item(0, direct)->font().bold());
     QVERIFY(!t->item(0, fft)->font().bold());

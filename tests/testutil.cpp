@@ -5,6 +5,8 @@
 #include <cmath>
 #include <random>
 
+#include "convlab/error.h"
+
 namespace convlab::test {
 
 Image randomImage(int w, int h, int c, std::uint32_t seed, bool integerValued)
@@ -54,6 +56,42 @@ double relativeError(const Image& got, const Image& want, const Kernel& k, const
         if (!(e <= worst)) worst = e; // NaN propagates as "worst"
     }
     return worst / scale;
+}
+
+std::vector<Method> requestableMethods()
+{
+    return methodsWhere([](const MethodInfo& m) { return m.accuracy != Accuracy::OfItsPick; });
+}
+
+std::vector<Method> autoCandidates()
+{
+    return methodsWhere([](const MethodInfo& m) { return m.autoCandidate; });
+}
+
+std::vector<Method> methodsUnderTest()
+{
+    return methodsWhere([](const MethodInfo& m) { return m.accuracy != Accuracy::Oracle; });
+}
+
+double toleranceFor(Method m) { return toleranceOf(methodInfo(m).accuracy); }
+
+std::vector<std::string> borderSpellings(std::string_view value, bool alsoPlain)
+{
+    std::vector<std::string> out;
+    for (const BorderModeInfo& mode : borderModes()) {
+        if (!mode.takesValue || alsoPlain) out.emplace_back(mode.name);
+        if (mode.takesValue) out.push_back(std::string(mode.name) + ":" + std::string(value));
+    }
+    return out;
+}
+
+int exampleIndex(const BorderModeInfo& mode, int p)
+{
+    const std::string_view example = mode.example;
+    const auto at = static_cast<std::size_t>(p + kExampleReach);
+    if (p < -kExampleReach || at >= example.size())
+        throw Error("position " + std::to_string(p) + " lies outside the example of '" + mode.name + "'");
+    return example[at] == '#' ? -1 : example[at] - 'a';
 }
 
 QString cliPath() { return QStringLiteral(CONVLAB_CLI_PATH); }
