@@ -37,6 +37,7 @@
 #include "convlab/error.h"
 #include "convlab/io.h"
 #include "convlab/kernel.h"
+#include "convlab/modes.h"
 
 using namespace convlab;
 using Clock = std::chrono::steady_clock;
@@ -112,10 +113,10 @@ Kernel benchKernel(const std::string& name)
 // ---- OpenCV side ----
 
 
-// OpenCV's filters handle every border but wrap (vertically) and non-zero constants
-// themselves. Those are padded first with copyMakeBorder (timed as part of OpenCV's cost);
-// the filter then runs on the padded image's inner window, reading the padding through the
-// window's parent matrix.
+// OpenCV's filters apply most border types themselves (the table of convlab/modes.h says which:
+// `opencvFilter2D`), with a constant of 0 only. The others, and non-zero constants, are padded
+// first with copyMakeBorder (timed as part of OpenCV's cost); the filter then runs on the padded
+// image's inner window, reading the padding through the window's parent matrix.
 struct CvFilter {
     enum Kind { Filter2D, SepFilter2D } kind = Filter2D;
     cv::Mat kernel;      // Filter2D
@@ -126,7 +127,8 @@ struct CvFilter {
 
     bool needsPadding() const
     {
-        return border.mode == BorderMode::Wrap || (border.mode == BorderMode::Constant && border.value != 0.0f);
+        const BorderModeInfo& info = borderModeInfo(border.mode);
+        return !info.opencvFilter2D || (info.takesValue && border.value != 0.0f);
     }
 
     void run(const cv::Mat& src)
@@ -245,7 +247,7 @@ double relativeDiff(const Image& a, const Image& b, double scale)
 std::string borderText(const Border& b)
 {
     std::string s = borderName(b.mode);
-    if (b.mode == BorderMode::Constant && b.value != 0.0f) {
+    if (borderModeInfo(b.mode).takesValue && b.value != 0.0f) {
         char buf[32];
         const auto r = std::to_chars(buf, buf + sizeof buf, b.value);
         s += ":" + std::string(buf, r.ptr);
@@ -255,6 +257,31 @@ std::string borderText(const Border& b)
 
 // ---- options ----
 
+std::vector<std::string> withOpenCv(std::vector<std::string> ours)
+{
+    ours.insert(ours.end(), {"filter2d", "sepfilter2d"});
+    return ours;
+}
+
+// The table's border mode names, "a, b, c".
+std::string borderModeNames()
+{
+    std::string out;
+    for (const BorderModeInfo& m : borderModes()) out += (out.empty() ? "" : ", ") + std::string(m.name);
+    return out;
+}
+
+// Every method of the table but the oracle, those auto weighs first (each one's output is
+// compared with OpenCV's, and the first is the reference for OpenCV's rows), auto after them.
+std::vector<std::string> benchedMethods()
+{
+    std::vector<std::string> out;
+    for (bool candidates : {true, false})
+        for (const MethodInfo& m : methods())
+            if (m.autoCandidate == candidates && m.accuracy != Accuracy::Oracle) out.emplace_back(m.name);
+    return out;
+}
+
 struct Options {
     std::vector<std::string> sizes{"512x512", "1920x1080", "4096x4096", "4099x4097"};
     std::vector<std::string> kernels{"edge8",   "sobel",   "gaussian5", "dense7",     "dense11",
@@ -262,7 +289,7 @@ struct Options {
     std::vector<std::string> borders{"replicate", "mirror", "wrap"};
     std::vector<int> channels{1, 3};
     std::vector<int> threads{1, 2};
-    std::vector<std::string> methods{"direct", "separable", "fft", "auto", "filter2d", "sepfilter2d"};
+    std::vector<std::string> methods = withOpenCv(benchedMethods());
     int runs = 5;
     std::string json;
     std::string dumpDir;
@@ -422,7 +449,12 @@ int runBench(const Options& o)
     std::vector<Kernel> kernels;
     for (const auto& k : o.kernels) kernels.push_back(benchKernel(k));
     std::vector<Border> borders;
-    for (const auto& b : o.borders) borders.push_back(parseBorder(b));
+    for (const auto& b : o.borders) {
+        borders.push_back(parseBorder(b));
+        if (convlab::test::cvBorderType(borders.back().mode) < 0)
+            std::printf("note: OpenCV has no border type like '%s': its rows time ConvLab only\n",
+                        borderName(borders.back().mode).c_str());
+    }
     for (int c : o.channels)
         if (c < 1 || c > 4) throw Error("bad channel count " + std::to_string(c) + ": expected 1..4");
     for (int t : o.threads)
@@ -436,7 +468,8 @@ int runBench(const Options& o)
             what.sepFilter2D = true;
         } else {
             const Method pm = parseMethod(m);
-            if (pm == Method::Reference) throw Error("method 'reference' is the slow oracle, not benchmarked");
+            if (methodInfo(pm).accuracy == Accuracy::Oracle)
+                throw Error("method '" + m + "' is the slow oracle, not benchmarked");
             what.ours.push_back(pm);
         }
     }
@@ -486,7 +519,9 @@ int runBench(const Options& o)
                     const std::string bname = borderText(b);
                     for (std::size_t ti = 0; ti < o.threads.size(); ++ti) {
                         const int t = o.threads[ti];
-                        Measured m = measureCase(img, cvIn, k, rank, b, t, scale, what, o.runs);
+                        Selection forBorder = what;
+                        if (convlab::test::cvBorderType(b.mode) < 0) forBorder.filter2D = forBorder.sepFilter2D = false;
+                        Measured m = measureCase(img, cvIn, k, rank, b, t, scale, forBorder, o.runs);
                         if (ti == 0 && !m.ourRef.empty()) {
                             probeList.push_back({{"width", w}, {"height", h}, {"channels", ch}, {"kernel", k.name},
                                                  {"border", bname}, {"method", m.rows.front().method},
@@ -576,12 +611,14 @@ int main(int argc, char** argv)
     CLI::App app{"convlab-bench: ConvLab's CPU methods against OpenCV filter2D/sepFilter2D on the same data"};
     app.add_option("--sizes", o.sizes, "image sizes WxH")->delimiter(',');
     app.add_option("--kernels", o.kernels, "edge8, sobel, gaussianN, denseN, diskN (N odd)")->delimiter(',');
-    app.add_option("--borders", o.borders, "border modes (constant[:V], replicate, reflect, mirror, wrap)")
+    app.add_option("--borders", o.borders, "border modes (" + borderModeNames() + "; NAME:V for a value)")
         ->delimiter(',');
     app.add_option("--channels", o.channels, "channel counts")->delimiter(',');
     app.add_option("--threads", o.threads, "thread counts (ours: ConvolveParams::threads, OpenCV: setNumThreads)")
         ->delimiter(',');
-    app.add_option("--methods", o.methods, "direct, separable, fft, auto, filter2d, sepfilter2d")->delimiter(',');
+    std::string methodHelp;
+    for (const std::string& m : withOpenCv(benchedMethods())) methodHelp += (methodHelp.empty() ? "" : ", ") + m;
+    app.add_option("--methods", o.methods, methodHelp)->delimiter(',');
     app.add_option("--runs", o.runs, "timed runs per row (median; at least 5)");
     app.add_option("--json", o.json, "write every record to this JSON file");
     app.add_option("--dump-dir", o.dumpDir, "write inputs, kernels and our outputs as .npy files here");
@@ -594,7 +631,10 @@ int main(int argc, char** argv)
     if (quick) {
         if (!given("--sizes")) o.sizes = {"256x192", "203x157"};
         if (!given("--kernels")) o.kernels = {"edge8", "sobel", "gaussian5", "dense13", "disk15"};
-        if (!given("--borders")) o.borders = {"constant", "replicate", "reflect", "mirror", "wrap"};
+        if (!given("--borders")) {
+            o.borders.clear();
+            for (const BorderModeInfo& m : borderModes()) o.borders.emplace_back(m.name);
+        }
     } else if (targets) {
         if (!given("--sizes")) o.sizes = {"4096x4096"};
         if (!given("--kernels"))
