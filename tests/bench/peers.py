@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Times ConvLab's peers on the cases of a convlab-bench JSON file, on the same inputs:
 
-  scipy.ndimage.convolve        (modes nearest / reflect / mirror / grid-wrap / constant)
+  scipy.ndimage.convolve        (the border's scipy mode)
   scipy.signal.fftconvolve      (image pre-padded with np.pad for the border, 'valid' output)
-  cv2.filter2D                  (whatever cv2 imports; wrap and non-zero constants pre-padded)
+  cv2.filter2D                  (whatever cv2 imports; the borders filter2D does not apply itself,
+                                 and non-zero constants, pre-padded with copyMakeBorder)
 
 and prints ours/peer time ratios, "ours" being the engine's auto method from the JSON.
 Inputs are regenerated from the bench's seed (or read from its --dump-dir), kernels come
@@ -12,13 +13,18 @@ from the JSON. Every peer's output is checked against the probe values convlab-b
 recorded (and against our whole outputs with --dump-dir): a peer computing different maths
 is reported, not timed silently.
 
+The border modes and their names in scipy and OpenCV come from convlab-cli (--list border-modes
+--json: the table of convlab/modes.h); pass its path with --cli when it is not on PATH.
+
 Run with a Python that has numpy and scipy (/usr/bin/python3 on Debian, or the venv made by
 tests/bench/setup-peers.sh).
 """
 import argparse
 import json
 import os
+import shutil
 import statistics
+import subprocess
 import sys
 import time
 
@@ -34,10 +40,24 @@ except ImportError:
 
 AGREE_TOL = 1e-4  # relative to sum|K| * max|in|, as in convlab-bench
 
-NDIMAGE_MODE = {"constant": "constant", "replicate": "nearest", "reflect": "reflect",
-                "mirror": "mirror", "wrap": "grid-wrap"}
-NUMPY_PAD = {"constant": "constant", "replicate": "edge", "reflect": "symmetric",
-             "mirror": "reflect", "wrap": "wrap"}
+# np.pad's name for each scipy.ndimage mode (numpy and scipy name the same rules differently).
+NUMPY_PAD_OF_SCIPY = {"constant": "constant", "nearest": "edge", "reflect": "symmetric",
+                      "mirror": "reflect", "wrap": "wrap"}
+
+
+def border_modes(cli):
+    """ConvLab's border modes by name (aliases too), each its row of convlab-cli --list."""
+    try:
+        p = subprocess.run([cli, "--list", "border-modes", "--json"], capture_output=True, text=True)
+    except OSError as e:
+        raise SystemExit(f"cannot run {cli}: {e} (pass the path of convlab-cli with --cli)")
+    if p.returncode != 0:
+        raise SystemExit(f"{cli} --list border-modes --json: exit {p.returncode}: {p.stderr.strip()}")
+    modes = {}
+    for row in json.loads(p.stdout):
+        for name in [row["name"]] + row["aliases"]:
+            modes[name] = row
+    return modes
 
 
 def unit(seed, start, count):
@@ -90,7 +110,7 @@ def median_ms(fn, runs, slow_s):
 
 
 class Case:
-    def __init__(self, rec, kernels):
+    def __init__(self, rec, kernels, modes):
         self.w, self.h, self.c = rec["width"], rec["height"], rec["channels"]
         self.kname, self.border = rec["kernel"], rec["border"]
         k = kernels[self.kname]
@@ -98,7 +118,10 @@ class Case:
         if self.k.shape[0] % 2 == 0 or self.k.shape[1] % 2 == 0:
             raise SystemExit(f"kernel {self.kname}: even sides are not supported here")
         self.ay, self.ax = self.k.shape[0] // 2, self.k.shape[1] // 2
-        self.mode, self.cval = parse_border(self.border)
+        name, self.cval = parse_border(self.border)
+        if name not in modes:
+            raise SystemExit(f"border '{self.border}': not a border mode of convlab-cli --list border-modes")
+        self.mode = modes[name]  # the table's row
 
     def pads(self):
         kh, kw = self.k.shape
@@ -107,28 +130,34 @@ class Case:
     def ndimage(self, img):
         # convolve with the flipped kernel == correlate with the kernel (odd sides, origin 0)
         flipped = self.k[::-1, ::-1]
-        return np.stack([ndimage.convolve(p, flipped, mode=NDIMAGE_MODE[self.mode], cval=self.cval)
+        return np.stack([ndimage.convolve(p, flipped, mode=self.mode["scipy"], cval=self.cval)
                          for p in img])
 
     def fftconvolve(self, img, threads):
         py, px = self.pads()
-        extra = {"constant_values": self.cval} if self.mode == "constant" else {}
+        pad_mode = NUMPY_PAD_OF_SCIPY[self.mode["scipy"]]
+        extra = {"constant_values": self.cval} if pad_mode == "constant" else {}
         with scipy.fft.set_workers(threads):
-            padded = np.pad(img, ((0, 0), py, px), mode=NUMPY_PAD[self.mode], **extra)
+            padded = np.pad(img, ((0, 0), py, px), mode=pad_mode, **extra)
             return signal.fftconvolve(padded, self.k[None, ::-1, ::-1], mode="valid", axes=(1, 2))
 
     def cv2_filter2d(self, hwc):
-        modes = {"constant": cv2.BORDER_CONSTANT, "replicate": cv2.BORDER_REPLICATE,
-                 "reflect": cv2.BORDER_REFLECT, "mirror": cv2.BORDER_REFLECT_101,
-                 "wrap": cv2.BORDER_WRAP}
+        border_type = getattr(cv2, self.mode["opencv"])  # the table's cv::BorderTypes name
         anchor = (self.ax, self.ay)
-        if self.mode == "wrap" or (self.mode == "constant" and self.cval != 0.0):
+        if not self.mode["opencv_filter2d"] or (self.mode["takes_value"] and self.cval != 0.0):
             (top, bottom), (left, right) = self.pads()
-            padded = cv2.copyMakeBorder(hwc, top, bottom, left, right, modes[self.mode],
+            padded = cv2.copyMakeBorder(hwc, top, bottom, left, right, border_type,
                                         value=(self.cval,) * 4)
             out = cv2.filter2D(padded, cv2.CV_32F, self.k, anchor=anchor, borderType=cv2.BORDER_CONSTANT)
             return out[top:top + self.h, left:left + self.w]
-        return cv2.filter2D(hwc, cv2.CV_32F, self.k, anchor=anchor, borderType=modes[self.mode])
+        return cv2.filter2D(hwc, cv2.CV_32F, self.k, anchor=anchor, borderType=border_type)
+
+    def lacks(self, peer):
+        """Why `peer` cannot compute this case's border, or None when it can."""
+        library = {"ndimage": "scipy", "fftconvolve": "scipy", "cv2": "opencv"}[peer]
+        if self.mode[library] is None:
+            return f"{library} has no border mode like {self.mode['name']}"
+        return None
 
 
 def main():
@@ -142,7 +171,10 @@ def main():
     ap.add_argument("--dump-dir", help="read inputs (and our outputs, for a whole-image check) from the "
                                        "convlab-bench --dump-dir folder instead of regenerating them")
     ap.add_argument("--json", dest="json_out", help="write the peer records to this JSON file")
+    ap.add_argument("--cli", default=shutil.which("convlab-cli") or "build/app/convlab-cli",
+                    help="convlab-cli, for the table of border modes (default: on PATH, else build/app/convlab-cli)")
     a = ap.parse_args()
+    modes = border_modes(a.cli)
 
     peers = [p for p in a.peers.split(",") if p]
     for p in peers:
@@ -192,7 +224,7 @@ def main():
     images, ndimage_cache, records, problems = {}, {}, [], 0
     for key, rec in ours.items():
         w, h, c, kname, border, threads = key
-        case = Case(rec, doc["kernels"])
+        case = Case(rec, doc["kernels"], modes)
         if (w, h, c) not in images:
             images.clear()
             if a.dump_dir:
@@ -209,8 +241,13 @@ def main():
             whole = arr[None] if arr.ndim == 2 else arr.transpose(2, 0, 1)
 
         line = f"{f'{w}x{h}':10} {kname:10} {border:12} {c:2d} {threads:3d} {rec['median_ms']:9.3f}"
-        differs = []
+        differs, not_run = [], []
         for p in peers:
+            why = case.lacks(p)
+            if why:
+                line += f" {'-':>15} {'-':>6}"
+                not_run.append(f"{p} not run: {why}")
+                continue
             if p == "ndimage" and (key[:5] in ndimage_cache):
                 ms, single, out = ndimage_cache[key[:5]]
             else:
@@ -239,7 +276,8 @@ def main():
                             "threads": threads, "peer": p, "median_ms": ms, "single_run": single,
                             "ours_method": rec["method"], "ours_ms": rec["median_ms"], "ratio": ratio,
                             "rel_diff": diff, "agree": agree})
-        print(line + "  " + ("WARNING: differs: " + ", ".join(differs) if differs else "ok"), flush=True)
+        print(line + "  " + ("WARNING: differs: " + ", ".join(differs) if differs else "ok")
+              + "".join("; " + n for n in not_run), flush=True)
 
     if any(r["single_run"] for r in records):
         print(f"* one run only: the warm-up took longer than --slow {a.slow:g} s")

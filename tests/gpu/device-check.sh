@@ -74,6 +74,6 @@ echo "== benchmark"
 timeout 200 "$build/tests/convlab-gpu-bench" --runs "${BENCH_RUNS:-5}" --json "$out/gpu-bench.json" > "$out/gpu-bench.txt" 2>&1
 cat "$out/gpu-bench.txt"
 echo "== peers"
-PYTHONUNBUFFERED=1 timeout 150 python3 tests/gpu/peers_gpu.py --runs "${BENCH_RUNS:-5}" --ours "$out/gpu-bench.json" > "$out/gpu-peers.txt" 2>&1
+PYTHONUNBUFFERED=1 timeout 150 python3 tests/gpu/peers_gpu.py --runs "${BENCH_RUNS:-5}" --ours "$out/gpu-bench.json" --cli "$build/app/convlab-cli" > "$out/gpu-peers.txt" 2>&1
 cat "$out/gpu-peers.txt"
 exit $gpu_rc
