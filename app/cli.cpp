@@ -26,7 +26,11 @@
 #include <vector>
 
 #include "convlab/analysis.h"
+#include "convlab/compare.h"
 #include "convlab/convolve.h"
+#include "convlab/costs.h"
+#include "convlab/export.h"
+#include "convlab/probe.h"
 #include "convlab/error.h"
 #include "convlab/io.h"
 #include "convlab/kernel.h"

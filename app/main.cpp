@@ -22,6 +22,7 @@
 #include "borderlab.h"
 #include "controlspanel.h"
 #include "convlab/convolve.h"
+#include "convlab/costs.h"
 #include "convlab/kernel.h"
 #include "convlab/testchart.h"
 #include "kerneldocument.h"

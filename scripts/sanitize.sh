@@ -11,8 +11,8 @@
 # and test_cli already runs the CLI's code paths under the sanitizers here).
 #
 # Usage: scripts/sanitize.sh [BUILD_DIR] [extra cmake arguments...]   (BUILD_DIR: build-sanitize)
-# Environment: CXX picks the compiler; by default clang++-14 where installed (gcc 12 cannot
-# evaluate the compile-time checks of core/src/modes.cpp under -fsanitize=undefined), else c++.
+# Environment: CXX picks the compiler; by default clang++-14 where installed (the fuzz targets'
+# compiler, so both runs share its sanitizer runtime), else c++.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -8,9 +8,10 @@ packages=(
   build-essential cmake ninja-build pkg-config
   qt6-base-dev libqt6opengl6-dev
   libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev
-  libeigen3-dev libfftw3-dev libhwy-dev libcli11-dev nlohmann-json3-dev
+  libeigen3-dev libfftw3-dev libcli11-dev nlohmann-json3-dev
   xvfb xauth libgl1-mesa-dri
   python3-numpy python3-scipy python3-opencv
+  clang-14 libclang-rt-14-dev   # the sanitizer build and the libFuzzer targets (scripts/test.sh)
 )
 
 missing=()

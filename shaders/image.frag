@@ -32,7 +32,12 @@ uniform float uSplitX;   // divider position in widget pixels (Split)
 uniform vec3 uBackground;
 uniform vec2 uImageSize;    // the displayed image's size (the geometry: result, else source)
 uniform int uPadMargin;     // padding preview: margin in image pixels, 0 = off
-uniform int uBorderMode;    // its rule: 0 constant, 1 replicate, 2 reflect, 3 mirror, 4 wrap
+// Where each margin pixel takes its sample, per axis: the engine's own border rule
+// (convlab/border.h, borderIndex) evaluated on the CPU for the margin's coordinates, so no
+// mode is written twice; -1 is the constant. p = -margin..-1 is at [p + margin], p = n..n+margin-1
+// at [margin + p - n]. 256 = 2 x ImageView::kMaxPaddingMargin.
+uniform int uPadIndexX[256];
+uniform int uPadIndexY[256];
 uniform float uBorderValue; // the constant's value (every channel)
 uniform vec4 uBandInner;    // band overlay: inner rectangle x0, y0, x1, y1 (image px); x0 < 0 = none
 uniform float uDiffScale;   // the |difference| drawn white by the heat map
@@ -122,34 +127,18 @@ vec3 shade(sampler2DArray tex, Layer L, vec2 p, vec2 w, int mapping)
     return display(L, v, w, mapping);
 }
 
-// The border rule of convlab/border.h (borderIndex) for p within a margin of the image:
-// p's image pixel, or -1 for constant. GLSL's % is undefined for negative operands, so
-// negative p is folded with non-negative ones.
-int borderIndex(int p, int n, int mode)
+// A coordinate of the padded image: itself inside [0, n), else the rule's entry (-1: constant).
+int marginSlot(int p, int n)
 {
-    if (p >= 0 && p < n)
-        return p;
-    if (mode == 0)
-        return -1;
-    if (mode == 1)
-        return p < 0 ? 0 : n - 1;
-    if (mode == 3 && n == 1)
-        return 0;
-    int period = mode == 2 ? 2 * n : mode == 3 ? 2 * n - 2 : n;
-    int q = p < 0 ? period - 1 - (-p - 1) % period : p % period;
-    if (mode == 2)
-        return q < n ? q : period - 1 - q;
-    if (mode == 3)
-        return q < n ? q : period - q;
-    return q;
+    return clamp(p < 0 ? p + uPadMargin : uPadMargin + p - n, 0, 2 * uPadMargin - 1);
 }
 
 // A margin pixel of the padding preview: the source extended by the rule, tinted.
 vec3 shadePadding(ivec2 ip, vec2 w)
 {
     ivec2 n = ivec2(uSource.size);
-    int x = borderIndex(ip.x, n.x, uBorderMode);
-    int y = borderIndex(ip.y, n.y, uBorderMode);
+    int x = ip.x >= 0 && ip.x < n.x ? ip.x : uPadIndexX[marginSlot(ip.x, n.x)];
+    int y = ip.y >= 0 && ip.y < n.y ? ip.y : uPadIndexY[marginSlot(ip.y, n.y)];
     vec4 v = vec4(uBorderValue);
     if (x >= 0 && y >= 0) {
         int colour = colourChannels(uSource);

@@ -14,7 +14,10 @@
 #include <numbers>
 
 #include "convlab/analysis.h"
+#include "convlab/export.h"
+#include "convlab/probe.h"
 #include "convlab/convolve.h"
+#include "convlab/costs.h"
 #include "convlab/error.h"
 #include "convlab/io.h"
 #include "convlab/kernel.h"

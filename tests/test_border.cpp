@@ -282,6 +282,8 @@ private slots:
                 for (const QString& spelt : spellings(name))
                     QVERIFY2(parseMethod(spelt.toStdString()) == row.method, qPrintable(spelt));
             }
+            // Every method but auto (a choice among them) names the engine that runs it.
+            QVERIFY2((row.engine == nullptr) == (row.method == Method::Auto), row.name);
             if (row.autoCandidate) {
                 ++candidates;
                 QVERIFY2(row.accuracy != Accuracy::OfItsPick, row.name);

@@ -19,7 +19,10 @@
 #include <cmath>
 
 #include "convlab/analysis.h"
+#include "convlab/export.h"
+#include "convlab/probe.h"
 #include "convlab/convolve.h"
+#include "convlab/costs.h"
 #include "convlab/io.h"
 #include "convlab/kernel.h"
 #include "convlab/modes.h"
@@ -135,7 +138,7 @@ private slots:
         QCOMPARE(r.err.count('\n'), 1);
         QVERIFY(!QFile::exists(out));
         const QString binary = path(QStringLiteral("binary.txt"));
-        writeText(binary, QByteArray("1 2\x01\x02\x1b\x00 3", 11));
+        writeText(binary, QByteArray("1 2\x01\x02\x1b\x00 3", 9));
         const CliRun b = runCli({gray(), out, "-k", binary});
         QCOMPARE(b.exitCode, 1);
         for (char c : b.err)

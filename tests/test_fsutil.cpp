@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "convlab/convolve.h"
+#include "convlab/costs.h"
 #include "convlab/error.h"
 #include "fsutil.h"
 #include "testutil.h"
@@ -171,7 +172,7 @@ private slots:
         const CostModel& model = cpuCostModel();
         QVERIFY(!model.fromCache);
         const QByteArray json = readAll(dir + "/cpu-planner.json");
-        QVERIFY2(json.contains("\"direct_per_tap_ns\"") && json.trimmed().endsWith('}'), json.constData());
+        QVERIFY2(json.contains("\"per_work_ns\"") && json.trimmed().endsWith('}'), json.constData());
 
         setFftPlanning(FftPlanning::MeasureNow);
         ConvolveParams p;

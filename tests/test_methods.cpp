@@ -6,7 +6,9 @@
 #include <atomic>
 #include <cmath>
 
+#include "convlab/compare.h"
 #include "convlab/convolve.h"
+#include "convlab/costs.h"
 #include "convlab/error.h"
 #include "convlab/modes.h"
 #include "methods.h"

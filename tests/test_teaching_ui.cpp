@@ -18,7 +18,7 @@
 #include "analysispanel.h"
 #include "borderlab.h"
 #include "controlspanel.h"
-#include "convlab/analysis.h"
+#include "convlab/export.h"
 #include "crossoverdialog.h"
 #include "exportdialog.h"
 #include "imageview.h"

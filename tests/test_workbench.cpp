@@ -24,6 +24,7 @@
 #include <memory>
 
 #include "controlspanel.h"
+#include "convlab/compare.h"
 #include "convlab/convolve.h"
 #include "convlab/io.h"
 #include "differencepanel.h"

@@ -20,62 +20,6 @@
 #include "imageview.h"
 #include "rendercontroller.h"
 
-BorderDifference compareBorderResults(const convlab::Image& a, const convlab::Image& b, convlab::Image* diff)
-{
-    if (!a.sameShape(b) || a.data.size() != b.data.size())
-        throw convlab::Error("border lab: cannot compare a " + std::to_string(a.width) + "x" +
-                             std::to_string(a.height) + "x" + std::to_string(a.channels) + " result with a " +
-                             std::to_string(b.width) + "x" + std::to_string(b.height) + "x" +
-                             std::to_string(b.channels) + " one");
-    const int w = a.width, h = a.height;
-    if (diff)
-        *diff = convlab::Image(w, h, a.channels);
-    std::vector<unsigned char> differs(a.planeSize(), 0);
-    for (int c = 0; c < a.channels; ++c) {
-        const float* pa = a.plane(c);
-        const float* pb = b.plane(c);
-        float* pd = diff ? diff->plane(c) : nullptr;
-        for (std::size_t i = 0, n = a.planeSize(); i < n; ++i) {
-            const float d = pa[i] - pb[i];
-            if (pd)
-                pd[i] = d;
-            if (d != 0.0f || pa[i] != pb[i]) // also NaN and equal infinities that differ in sign
-                differs[i] = 1;
-        }
-    }
-    // Distance of a pixel from the nearest left/right edge (dx) and top/bottom edge (dy), 1 at
-    // the edge. maxDx[dy]: the largest dx of a differing pixel in rows at distance dy.
-    BorderDifference r;
-    const int yMax = (h + 1) / 2;
-    std::vector<int> maxDx(static_cast<std::size_t>(yMax) + 2, 0);
-    for (int y = 0; y < h; ++y) {
-        const int dy = std::min(y + 1, h - y);
-        for (int x = 0; x < w; ++x) {
-            if (!differs[static_cast<std::size_t>(y) * w + x])
-                continue;
-            ++r.differing;
-            maxDx[dy] = std::max(maxDx[dy], std::min(x + 1, w - x));
-        }
-    }
-    // A band of bandY rows needs bandX = the largest dx beyond those rows; keep the one of least
-    // area (then the narrowest) over every bandY.
-    std::vector<int> beyond(static_cast<std::size_t>(yMax) + 2, 0);
-    for (int dy = yMax; dy >= 0; --dy)
-        beyond[dy] = std::max(beyond[dy + 1], maxDx[dy + 1]);
-    long long bestArea = -1;
-    for (int by = 0; by <= yMax; ++by) {
-        const int bx = beyond[by];
-        const long long area = static_cast<long long>(w) * h -
-                               static_cast<long long>(std::max(0, w - 2 * bx)) * std::max(0, h - 2 * by);
-        if (bestArea < 0 || area < bestArea || (area == bestArea && bx + by < r.bandX + r.bandY)) {
-            bestArea = area;
-            r.bandX = bx;
-            r.bandY = by;
-        }
-    }
-    return r;
-}
-
 QSize borderLabPreviewSize(int width, int height, qint64 maxPixels)
 {
     const double pixels = double(width) * height;
@@ -84,74 +28,6 @@ QSize borderLabPreviewSize(int width, int height, qint64 maxPixels)
     // Rounding down keeps the product within the limit.
     const double f = std::sqrt(double(maxPixels) / pixels);
     return {std::max(1, int(std::floor(width * f))), std::max(1, int(std::floor(height * f)))};
-}
-
-namespace {
-
-// One output sample of an area average: source samples first .. first + weights.size() - 1,
-// each weighted by the fraction of the output pixel it covers (the weights sum to 1).
-struct Footprint {
-    int first = 0;
-    std::vector<float> weights;
-};
-
-std::vector<Footprint> footprints(int inSize, int outSize)
-{
-    std::vector<Footprint> out(static_cast<std::size_t>(outSize));
-    const double step = double(inSize) / outSize;
-    for (int o = 0; o < outSize; ++o) {
-        const double a = o * step, b = std::min(double(inSize), (o + 1) * step);
-        Footprint& f = out[o];
-        f.first = int(std::floor(a));
-        const int last = std::min(inSize - 1, int(std::ceil(b)) - 1);
-        for (int i = f.first; i <= last; ++i)
-            f.weights.push_back(float((std::min(b, i + 1.0) - std::max(a, double(i))) / step));
-    }
-    return out;
-}
-
-void resampleRow(const float* in, const std::vector<Footprint>& columns, float* out)
-{
-    for (std::size_t x = 0; x < columns.size(); ++x) {
-        const Footprint& f = columns[x];
-        float s = 0.0f;
-        for (std::size_t j = 0; j < f.weights.size(); ++j)
-            s += f.weights[j] * in[f.first + j];
-        out[x] = s;
-    }
-}
-
-} // namespace
-
-convlab::Image areaDownscale(const convlab::Image& in, int width, int height, const std::atomic<bool>* cancel)
-{
-    if (width < 1 || height < 1 || width > in.width || height > in.height)
-        throw convlab::Error("border lab: cannot area-average " + std::to_string(in.width) + "x" +
-                             std::to_string(in.height) + " to " + std::to_string(width) + "x" +
-                             std::to_string(height));
-    if (width == in.width && height == in.height)
-        return in;
-    convlab::Image out(width, height, in.channels, in.depth);
-    out.hasAlpha = in.hasAlpha;
-    const std::vector<Footprint> columns = footprints(in.width, width);
-    const std::vector<Footprint> rows = footprints(in.height, height);
-    std::vector<float> resampled(static_cast<std::size_t>(width));
-    for (int c = 0; c < in.channels; ++c) {
-        const float* src = in.plane(c);
-        float* dst = out.plane(c);
-        for (int y = 0; y < height; ++y) {
-            if (cancel && cancel->load(std::memory_order_relaxed))
-                throw convlab::Cancelled();
-            float* row = dst + static_cast<std::size_t>(y) * width;
-            const Footprint& f = rows[y];
-            for (std::size_t j = 0; j < f.weights.size(); ++j) {
-                resampleRow(src + static_cast<std::size_t>(f.first + j) * in.width, columns, resampled.data());
-                for (int x = 0; x < width; ++x)
-                    row[x] += f.weights[j] * resampled[x];
-            }
-        }
-    }
-    return out;
 }
 
 namespace {

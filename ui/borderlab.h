@@ -18,7 +18,9 @@
 #include <atomic>
 #include <memory>
 
+#include "convlab/compare.h"
 #include "convlab/convolve.h"
+#include "convlab/imagestats.h"
 #include "convlab/modes.h"
 #include "latest.h"
 
@@ -28,27 +30,11 @@ class QComboBox;
 class QLabel;
 class RenderController;
 
-// How one result differs from another: the pixels where any channel differs (|d| > 0), and the
-// band that holds all of them: every differing pixel lies within bandX columns of the left or
-// right edge or within bandY rows of the top or bottom edge. Of the bands that do, the one of
-// least area (then the narrowest). {0, 0, 0} for identical images.
-struct BorderDifference {
-    qint64 differing = 0;
-    int bandX = 0;
-    int bandY = 0;
-};
-
-// Compares a with b (same shape, else convlab::Error); `diff`, when given, receives a - b.
-BorderDifference compareBorderResults(const convlab::Image& a, const convlab::Image& b,
-                                      convlab::Image* diff = nullptr);
+// The lab's names for the core's comparison of two border modes' results (convlab/compare.h).
+using BorderDifference = convlab::BorderDifference;
 
 // The largest size of that aspect ratio within maxPixels (the source's own size when it fits).
 QSize borderLabPreviewSize(int width, int height, qint64 maxPixels);
-// Area average of `in` down to width x height (each output pixel the mean of the source area it
-// covers, partial pixels weighted by their overlap). Throws convlab::Cancelled when `cancel` is
-// raised.
-convlab::Image areaDownscale(const convlab::Image& in, int width, int height,
-                             const std::atomic<bool>* cancel = nullptr);
 
 class BorderLabWindow : public QWidget {
     Q_OBJECT

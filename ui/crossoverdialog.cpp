@@ -27,17 +27,6 @@ namespace {
 constexpr int kRepeats = 3;
 constexpr double kShortRunMs = 50.0;
 
-// The methods auto weighs, in the table's order, are the ones the sweep times: kMethods is
-// that list written out for the header, and the table's columns follow it.
-constexpr bool sweepsAutosCandidates()
-{
-    std::size_t i = 0;
-    for (const convlab::MethodInfo& m : convlab::methods())
-        if (m.autoCandidate && (i >= std::size(CrossoverDialog::kMethods) || CrossoverDialog::kMethods[i++] != m.method))
-            return false;
-    return i == std::size(CrossoverDialog::kMethods);
-}
-static_assert(sweepsAutosCandidates(), "CrossoverDialog::kMethods must list the auto candidates of convlab::methods()");
 static_assert(CrossoverDialog::kAutoColumn == int(std::size(CrossoverDialog::kMethods)),
               "the auto column follows one column per timed method");
 

@@ -22,7 +22,7 @@ class CrossoverChart;
 
 struct CrossoverPoint {
     int size = 0;
-    convlab::Method method = convlab::Method::Direct; // Direct, Separable or Fft
+    convlab::Method method = convlab::Method::Direct; // one of CrossoverDialog::kMethods
     double ms = 0.0;          // the engine's RunReport::totalMs, the best of two or three runs
     bool skipped = false;     // not run: the planner estimated more than kMaxRunMs
     double estimateMs = 0.0;  // the planner's estimate
@@ -33,8 +33,8 @@ class CrossoverDialog : public QDialog {
 public:
     static constexpr int kMaxPixels = 1 << 20;
     static constexpr double kMaxRunMs = 2000.0;
-    static constexpr convlab::Method kMethods[] = {convlab::Method::Direct, convlab::Method::Separable,
-                                                   convlab::Method::Fft};
+    // The methods timed: those auto weighs (convlab/modes.h), one column each.
+    static constexpr auto kMethods = convlab::autoCandidates();
     static std::vector<int> defaultSizes() { return {3, 5, 7, 9, 11, 15, 21, 31, 45, 63}; }
 
     explicit CrossoverDialog(QWidget* parent = nullptr);
@@ -68,7 +68,7 @@ public:
     QString statusText() const;
     // The column of a timed method in the table (-1 for the methods the sweep does not time).
     static int methodColumn(convlab::Method m);
-    static constexpr int kAutoColumn = 3;
+    static constexpr int kAutoColumn = static_cast<int>(convlab::kAutoCandidateCount);
 
 signals:
     void finished(bool completed);

@@ -5,6 +5,7 @@
 #pragma once
 #include <QWidget>
 
+#include "convlab/compare.h"
 #include "convlab/convolve.h"
 
 class QComboBox;

@@ -4,7 +4,7 @@
 #pragma once
 #include <QDialog>
 
-#include "convlab/analysis.h"
+#include "convlab/export.h"
 
 class QLabel;
 class QPlainTextEdit;

@@ -517,7 +517,20 @@ void ImageView::paintGL()
     const Slot& ref = d->reference();
     p.setUniformValue("uImageSize", QVector2D(float(ref.width), float(ref.height)));
     p.setUniformValue("uPadMargin", d->padding ? d->padMargin : 0);
-    p.setUniformValue("uBorderMode", static_cast<int>(d->padBorder.mode));
+    if (d->padding) {
+        // The margin's source coordinates by the engine's rule, for the shader to look up.
+        const int m = d->padMargin;
+        const Slot& src = d->source;
+        GLint xs[2 * kMaxPaddingMargin] = {}, ys[2 * kMaxPaddingMargin] = {};
+        for (int i = 0; i < m && src.width > 0 && src.height > 0; ++i) {
+            xs[i] = convlab::borderIndex(i - m, src.width, d->padBorder.mode);
+            xs[m + i] = convlab::borderIndex(static_cast<long long>(src.width) + i, src.width, d->padBorder.mode);
+            ys[i] = convlab::borderIndex(i - m, src.height, d->padBorder.mode);
+            ys[m + i] = convlab::borderIndex(static_cast<long long>(src.height) + i, src.height, d->padBorder.mode);
+        }
+        p.setUniformValueArray("uPadIndexX", xs, 2 * m);
+        p.setUniformValueArray("uPadIndexY", ys, 2 * m);
+    }
     p.setUniformValue("uBorderValue", d->padBorder.value);
     // The band's inner edge; nothing to outline when the band is empty or covers the image.
     const int* b = d->band;

@@ -25,6 +25,7 @@
 #include <cmath>
 
 #include "convlab/convolve.h"
+#include "convlab/costs.h"
 #include "convlab/error.h"
 #include "kerneldocument.h"
 #include "kernelmodel.h"

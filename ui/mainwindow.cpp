@@ -347,7 +347,7 @@ void MainWindow::buildMenus()
     tools->addAction(tr("&Export Code…"), QKeySequence(tr("Ctrl+E")), this, [this] { showExportDialog(); })
         ->setStatusTip(tr("The current filter written for scipy, OpenCV (Python, C++) and CuPy"));
     tools->addAction(tr("&Crossover Sweep…"), this, [this] { showCrossoverDialog(); })
-        ->setStatusTip(tr("Time direct, separable and fft against kernel size on this image"));
+        ->setStatusTip(tr("Time each method auto weighs against kernel size on this image"));
     tools->addAction(tr("&Border-Mode Lab…"), QKeySequence(tr("Ctrl+B")), this, [this] { showBorderLab(); })
         ->setStatusTip(tr("The filter under every border mode side by side, with difference maps"));
 

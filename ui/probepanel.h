@@ -9,7 +9,7 @@
 #include <memory>
 #include <optional>
 
-#include "convlab/analysis.h"
+#include "convlab/probe.h"
 
 class QComboBox;
 class QLabel;

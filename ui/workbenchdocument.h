@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 
+#include "convlab/compare.h"
 #include "convlab/convolve.h"
 #include "convlab/image.h"
 #include "latest.h"

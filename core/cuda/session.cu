@@ -367,17 +367,11 @@ private:
         g.scale = static_cast<float>(plan.scale);
         g.offset = static_cast<float>(plan.offset);
 
-        switch (plan.method) {
-        case Method::Reference:
-            rep.notices.push_back("the GPU has no double-precision reference: ran direct");
-            rep.method = Method::Direct;
-            runDirect(g, k, out, clock);
-            break;
-        case Method::Direct: runDirect(g, k, out, clock); break;
-        case Method::Separable: runSeparable(g, plan.factors, out, clock); break;
-        case Method::Fft: runFft(g, k, out, clock); break;
-        case Method::Auto: throw Error("the plan left the method to choose"); // makePlan never does
-        }
+        const GpuMethod* gpu = gpuMethodFor(plan.method);
+        if (!gpu) throw NoGpuPath(methodName(plan.method) + " has no CUDA path");
+        if (gpu->notice) rep.notices.push_back(gpu->notice);
+        rep.method = gpu->runs;
+        (this->*(gpu->run))(g, plan, out, clock);
         // Alpha (not filtered) copied through on the device.
         if (g.channels < c_) {
             const size_t plane = static_cast<size_t>(w_) * h_;
@@ -487,6 +481,36 @@ private:
         const double fft = mpx * c.directPerPixel + points * c.fftPerPoint;
         return {{Method::Direct, direct, 0}, {Method::Separable, separable, rank}, {Method::Fft, fft, 0}};
     }
+
+    // The methods this device runs. A method absent here is run by the engine on the CPU
+    // (NoGpuPath), with a notice; the reference, whose point is double precision, runs as
+    // direct on the device and says so.
+    using GpuRun = void (Session::*)(const Geometry&, const detail::Plan&, float*, EventClock&);
+    struct GpuMethod {
+        Method method;      // asked for
+        Method runs;        // what runs (reported)
+        GpuRun run;
+        const char* notice; // or nullptr
+    };
+    static const GpuMethod* gpuMethodFor(Method m)
+    {
+        static const GpuMethod table[] = {
+            {Method::Direct, Method::Direct, &Session::runDirectPlan, nullptr},
+            {Method::Separable, Method::Separable, &Session::runSeparablePlan, nullptr},
+            {Method::Fft, Method::Fft, &Session::runFftPlan, nullptr},
+            {Method::Reference, Method::Direct, &Session::runDirectPlan,
+             "the GPU has no double-precision reference: ran direct"},
+        };
+        for (const GpuMethod& row : table)
+            if (row.method == m) return &row;
+        return nullptr;
+    }
+    void runDirectPlan(const Geometry& g, const detail::Plan& p, float* out, EventClock& c) { runDirect(g, p.kernel, out, c); }
+    void runSeparablePlan(const Geometry& g, const detail::Plan& p, float* out, EventClock& c)
+    {
+        runSeparable(g, p.factors, out, c);
+    }
+    void runFftPlan(const Geometry& g, const detail::Plan& p, float* out, EventClock& c) { runFft(g, p.kernel, out, c); }
 
     void runDirect(const Geometry& g, const Kernel& k, float* out, EventClock& clock)
     {

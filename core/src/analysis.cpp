@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "convlab/analysis.h"
+#include "convlab/probe.h"
 #include "convlab/border.h"
 #include "convlab/error.h"
 #include "methods.h"

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "convlab/convolve.h"
+#include "convlab/costs.h"
 #include "convlab/error.h"
 #include "convlab/gpu.h"
 #include "methods.h"
@@ -127,11 +128,12 @@ SharedGpu& sharedGpu()
 // for an explicitly chosen method.
 void learnFromRun(const detail::Job& job, Method method, int rank, RunReport& rep)
 {
-    if (method == Method::Reference || method == Method::Auto) return;
+    if (!detail::engineOf(method).costTerms) return; // a method the planner does not price
     const CostModel* model = detail::cpuCostModelIfLoaded();
     if (!model) return;
     auto estimates = detail::correctedEstimates(detail::estimateCpu(
-        *model, job.width, job.height, job.channels, job.kernel, method == Method::Separable ? rank : -1, job.threads));
+        *model, job.width, job.height, job.channels, job.kernel, detail::engineOf(method).needsFactors ? rank : -1,
+        job.threads));
     for (const MethodEstimate& e : estimates)
         if (e.method == method) {
             if (auto note = detail::recordMeasurement(method, e.ms, rep.computeMs)) rep.notices.push_back(*note);
@@ -175,6 +177,11 @@ template <class Source> void runEngine(const Source& in, const ConvolveParams& p
                 out = gpu.session->run(p, &rep);
                 closeStages(rep, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
                 return;
+            } catch (const NoGpuPath& e) {
+                if (p.device == Device::Cuda) throw;
+                rep = RunReport{};
+                clock.restart();
+                rep.notices.push_back(std::string(e.what()) + ": ran on the CPU");
             } catch (const Error& e) {
                 if (p.device == Device::Cuda) throw;
                 gpu.session.reset(); // a fresh one is tried next time
@@ -221,7 +228,8 @@ template <class Source> void runEngine(const Source& in, const ConvolveParams& p
     job.offset = plan.offset;
     job.threads = threads;
     job.cancel = p.cancel;
-    const SeparableFactors& factors = plan.factors;
+    job.factors = &plan.factors;
+    const MethodEngine& engine = engineOf(method);
 
     if (out.width != in.width || out.height != in.height || out.channels != in.channels) {
         out = Image(in.width, in.height, in.channels); // else reused as is
@@ -231,22 +239,16 @@ template <class Source> void runEngine(const Source& in, const ConvolveParams& p
     out.hasAlpha = in.hasAlpha;
     const std::size_t firstMethodStage = rep.stages.size();
     clock.restart();
-    // Direct and separable convert samples while padding rows; the FFT and the reference read
-    // whole float planes, so they get them converted first.
+    // Methods that convert samples while padding rows read them packed; the others get whole
+    // float planes, converted first.
     Image unpacked;
-    if (job.packed && (method == Method::Reference || method == Method::Fft)) {
+    if (job.packed && !engine.readsPacked) {
         unpacked = unpackImage(*job.packed);
         job.in = &unpacked;
         job.packed = nullptr;
         clock.mark("unpack");
     }
-    switch (method) {
-    case Method::Reference: runReference(job, out); clock.mark("convolve"); break;
-    case Method::Direct: runDirect(job, out, clock); break;
-    case Method::Separable: runSeparable(job, factors, out, clock); break;
-    case Method::Fft: runFft(job, out, clock); break;
-    case Method::Auto: throw Error("the plan left the method to choose"); // makePlan never does
-    }
+    engine.run(job, out, clock);
     for (std::size_t i = firstMethodStage; i < rep.stages.size(); ++i)
         if (!rep.stages[i].once) rep.computeMs += rep.stages[i].ms;
     for (int c = job.channels; c < in.channels; ++c) {
@@ -256,7 +258,7 @@ template <class Source> void runEngine(const Source& in, const ConvolveParams& p
             unpackPlane(*job.packed, c, out.plane(c));
     }
     if (job.channels < in.channels) clock.mark("copy alpha");
-    learnFromRun(job, method, factors.rank, rep);
+    learnFromRun(job, method, plan.factors.rank, rep);
     closeStages(rep, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
 }
 

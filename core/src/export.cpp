@@ -13,7 +13,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "convlab/analysis.h"
+#include "convlab/export.h"
 #include "convlab/error.h"
 #include "convlab/modes.h"
 #include "methods.h"

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "convlab/convolve.h"
 #include "convlab/error.h"
 
 namespace convlab {
@@ -90,6 +91,74 @@ Image downscaleByArea(const Image& image, int maxPixels)
     int f = std::max(2, int(std::ceil(std::sqrt(double(pixelsAt(1)) / maxPixels))));
     while (pixelsAt(f) > maxPixels) ++f;
     return reduceByBlocks(image, f, f);
+}
+
+namespace {
+
+// One output sample of an area average: source samples first .. first + weights.size() - 1,
+// each weighted by the fraction of the output pixel it covers (the weights sum to 1).
+struct Footprint {
+    int first = 0;
+    std::vector<float> weights;
+};
+
+std::vector<Footprint> footprints(int inSize, int outSize)
+{
+    std::vector<Footprint> out(static_cast<std::size_t>(outSize));
+    const double step = double(inSize) / outSize;
+    for (int o = 0; o < outSize; ++o) {
+        const double a = o * step, b = std::min(double(inSize), (o + 1) * step);
+        Footprint& f = out[o];
+        f.first = int(std::floor(a));
+        const int last = std::min(inSize - 1, int(std::ceil(b)) - 1);
+        for (int i = f.first; i <= last; ++i)
+            f.weights.push_back(float((std::min(b, i + 1.0) - std::max(a, double(i))) / step));
+    }
+    return out;
+}
+
+void resampleRow(const float* in, const std::vector<Footprint>& columns, float* out)
+{
+    for (std::size_t x = 0; x < columns.size(); ++x) {
+        const Footprint& f = columns[x];
+        float s = 0.0f;
+        for (std::size_t j = 0; j < f.weights.size(); ++j)
+            s += f.weights[j] * in[f.first + j];
+        out[x] = s;
+    }
+}
+
+} // namespace
+
+Image areaDownscale(const Image& in, int width, int height, const std::atomic<bool>* cancel)
+{
+    if (width < 1 || height < 1 || width > in.width || height > in.height)
+        throw Error("cannot area-average " + std::to_string(in.width) + "x" +
+                             std::to_string(in.height) + " to " + std::to_string(width) + "x" +
+                             std::to_string(height));
+    if (width == in.width && height == in.height)
+        return in;
+    Image out(width, height, in.channels, in.depth);
+    out.hasAlpha = in.hasAlpha;
+    const std::vector<Footprint> columns = footprints(in.width, width);
+    const std::vector<Footprint> rows = footprints(in.height, height);
+    std::vector<float> resampled(static_cast<std::size_t>(width));
+    for (int c = 0; c < in.channels; ++c) {
+        const float* src = in.plane(c);
+        float* dst = out.plane(c);
+        for (int y = 0; y < height; ++y) {
+            if (cancel && cancel->load(std::memory_order_relaxed))
+                throw Cancelled();
+            float* row = dst + static_cast<std::size_t>(y) * width;
+            const Footprint& f = rows[y];
+            for (std::size_t j = 0; j < f.weights.size(); ++j) {
+                resampleRow(src + static_cast<std::size_t>(f.first + j) * in.width, columns, resampled.data());
+                for (int x = 0; x < width; ++x)
+                    row[x] += f.weights[j] * resampled[x];
+            }
+        }
+    }
+    return out;
 }
 
 } // namespace convlab

@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Internal interface between the engine's prologue (engine.cpp) and the CPU methods. Every
-// method computes a correlation with an already flipped kernel (correlationKernel), so the
-// semantics live in one place:  out(y,x) = sum_{v,u} K(v,u) * in(y - ay + v, x - ax + u).
+// Internal interface between the engine (engine.cpp, plan.cpp, planner.cpp) and the CPU
+// methods (core/src/methods/, one file each). Every method computes a correlation with an
+// already flipped kernel (correlationKernel), so the semantics live in one place:
+//   out(y,x) = sum_{v,u} K(v,u) * in(y - ay + v, x - ax + u).
+// Each method file ends with its MethodEngine, the row that the method's entry in
+// convlab/modes.h points to: the engine and the planner reach a method only through it.
 #pragma once
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "convlab/convolve.h"
+#include "convlab/costs.h"
 
 namespace convlab::detail {
 
@@ -26,6 +31,14 @@ private:
     std::chrono::steady_clock::time_point t0_;
 };
 
+struct SeparableFactors {
+    int rank = 0;
+    std::vector<std::vector<float>> columns; // rank x height (vertical factors, sqrt(s) folded)
+    std::vector<std::vector<float>> rows;    // rank x width
+    std::vector<double> singularValues;
+};
+SeparableFactors separableFactors(const Kernel& k);
+
 struct Job {
     // The source: float planes (`in`), or, for direct and separable, 8/16-bit samples
     // converted as rows are padded (`packed`; `in` is then null).
@@ -39,6 +52,7 @@ struct Job {
     double offset = 0.0;
     int threads = 1;
     const std::atomic<bool>* cancel = nullptr;
+    const SeparableFactors* factors = nullptr; // the kernel's SVD, for methods that need it
 
     void checkCancel() const
     {
@@ -50,17 +64,50 @@ struct Job {
 // a notice).
 double effectiveScale(const ConvolveParams& p, std::vector<std::string>& notices);
 
-// Each writes planes 0..job.channels-1 of `out` (already allocated with the input's shape).
-void runReference(const Job& job, Image& out);
-void runDirect(const Job& job, Image& out, StageClock& clock);
-struct SeparableFactors {
-    int rank = 0;
-    std::vector<std::vector<float>> columns; // rank x height (vertical factors, sqrt(s) folded)
-    std::vector<std::vector<float>> rows;    // rank x width
-    std::vector<double> singularValues;
+// The shape of a run, as the planner prices it.
+struct RunShape {
+    int width = 0, height = 0, channels = 0;
+    const Kernel* kernel = nullptr; // correlation form
+    int rank = -1;                  // the kernel's rank (-1: not computed)
+    int threads = 1;
 };
-SeparableFactors separableFactors(const Kernel& k);
-void runSeparable(const Job& job, const SeparableFactors& f, Image& out, StageClock& clock);
+
+// What a run costs in the units of the method's MethodCost (convlab/costs.h): estimated ns =
+// (values x perValueNs + work x perWorkNs) / parallelism.
+struct CostTerms {
+    double values = 0.0;
+    double work = 0.0;
+    int parallelism = 1;
+};
+
+struct MethodEngine {
+    bool readsPacked;  // converts 8/16-bit samples itself while it pads rows (else gets float planes)
+    bool needsFactors; // runs from the kernel's SVD (Job::factors); auto weighs it only when the rank is known
+    // Writes planes 0..job.channels-1 of `out` (already allocated with the input's shape) and
+    // marks its stages on the clock.
+    void (*run)(const Job& job, Image& out, StageClock& clock);
+    // For the planner (both null for a method auto does not weigh): the terms of a run, and
+    // the method's constants measured on small synthetic runs, single-threaded, once per
+    // machine. `before` holds the constants of the methods measured before it (table order).
+    CostTerms (*costTerms)(const RunShape& shape);
+    MethodCost (*calibrate)(const CostModel& before);
+};
+
+// The engine of a method (throws convlab::Error for auto, which has none).
+const MethodEngine& engineOf(Method method);
+
+// Calibration helpers for the methods' `calibrate`: a 384 x 384 single-channel job of random
+// samples with a kw x kh kernel of equal taps, reflect border, one thread; the best wall time
+// of `runs` calls, in ns; and the values of the calibration image.
+Job calibrationJob(int kw, int kh);
+Image& calibrationOutput();
+double bestOfNs(int runs, const std::function<void()>& fn);
+double calibrationValues();
+
+// The methods, called directly by their engines and by the calibrations.
+void runReference(const Job& job, Image& out, StageClock& clock);
+void runDirect(const Job& job, Image& out, StageClock& clock);
+void runSeparable(const Job& job, Image& out, StageClock& clock); // from *job.factors
 void runFft(const Job& job, Image& out, StageClock& clock);
 
 // Smallest n' >= n of the form 2^a 3^b 5^c 7^d.

@@ -55,6 +55,8 @@ static_assert(eachValueOnce(borderModes(), [](const BorderModeInfo& r) { return 
               "borderModes() must hold every BorderMode exactly once");
 static_assert(eachValueOnce(methods(), [](const MethodInfo& r) { return static_cast<int>(r.method); }),
               "methods() must hold every Method exactly once");
+static_assert(kBorderModeCount == kBorderModeValues, "borderModes() needs a row for every BorderMode");
+static_assert(kMethodCount == kMethodValues, "methods() needs a row for every Method");
 static_assert(namesUnique(borderModes()), "border mode names and aliases: lower case, '_', each once");
 static_assert(namesUnique(methods()), "method names and aliases: lower case, '_', each once");
 
@@ -65,6 +67,7 @@ constexpr bool autoWeighsOnlyConcreteMethods()
     return true;
 }
 static_assert(autoWeighsOnlyConcreteMethods(), "auto cannot weigh a method that is itself a choice");
+
 
 template <class Row> const Row* findByName(std::span<const Row> rows, std::string_view text)
 {
@@ -92,32 +95,15 @@ std::string normalizedName(std::string_view text)
 
 const BorderModeInfo& borderModeInfo(BorderMode mode)
 {
-    // Every enumerator is named (no default) so that -Wswitch reports one without a row here.
-    switch (mode) {
-    case BorderMode::Constant:
-    case BorderMode::Replicate:
-    case BorderMode::Reflect:
-    case BorderMode::Mirror:
-    case BorderMode::Wrap:
-        for (const BorderModeInfo& r : borderModes())
-            if (r.mode == mode) return r;
-        break;
-    }
+    for (const BorderModeInfo& r : borderModes())
+        if (r.mode == mode) return r;
     throw Error("border mode " + std::to_string(static_cast<int>(mode)) + " is not in borderModes()");
 }
 
 const MethodInfo& methodInfo(Method method)
 {
-    switch (method) {
-    case Method::Auto:
-    case Method::Reference:
-    case Method::Direct:
-    case Method::Separable:
-    case Method::Fft:
-        for (const MethodInfo& r : methods())
-            if (r.method == method) return r;
-        break;
-    }
+    for (const MethodInfo& r : methods())
+        if (r.method == method) return r;
     throw Error("method " + std::to_string(static_cast<int>(method)) + " is not in methods()");
 }
 

@@ -24,11 +24,11 @@ Method chooseMethod(const Kernel& k, const SeparableFactors& f, const std::vecto
     std::ostringstream why;
     why.precision(3);
     why << methodName(best->method);
-    if (best->method == Method::Separable) why << " (rank " << f.rank << ")";
+    if (engineOf(best->method).needsFactors) why << " (rank " << f.rank << ")";
     why << " estimated " << best->ms << " ms, the cheapest of";
     for (const MethodEstimate& e : est) {
         why << ' ' << methodName(e.method);
-        if (e.method == Method::Separable) why << "/rank " << e.rank;
+        if (engineOf(e.method).needsFactors) why << "/rank " << e.rank;
         why << ' ' << e.ms << " ms" << (&e == &est.back() ? "" : ",");
     }
     why << " (costs measured on " << measuredOn << ")";
@@ -63,25 +63,19 @@ Plan makePlan(const ConvolveParams& p, const ImageShape& shape, const MethodCost
     rep.effectiveScale = plan.scale;
 
     // The SVD is cheap next to any image; it drives both auto and the separable method.
-    if (p.method == Method::Auto || p.method == Method::Separable) {
+    if (p.method == Method::Auto || engineOf(p.method).needsFactors) {
         plan.factors = separableFactors(plan.kernel);
         rep.rank = plan.factors.rank;
         rep.singularValues = plan.factors.singularValues;
         if (clock) clock->mark("analyze");
     }
-    switch (p.method) {
-    case Method::Auto:
+    if (p.method == Method::Auto) {
         rep.estimates = costs.estimate(plan.kernel, plan.factors.rank, plan.channels);
         plan.method = chooseMethod(plan.kernel, plan.factors, rep.estimates, costs.measuredOn, rep.reason);
         if (clock) clock->mark("plan");
-        break;
-    case Method::Reference:
-    case Method::Direct:
-    case Method::Separable:
-    case Method::Fft:
+    } else {
         plan.method = p.method;
         rep.reason = "requested";
-        break;
     }
     rep.method = plan.method;
     return plan;

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The auto planner's cost model. Each method's time is modelled as a per-pixel cost plus a
-// per-tap (direct, separable) or per-transform-point (FFT) cost; the constants are measured
-// here on small synthetic runs, single-threaded, and cached per CPU.
+// The auto planner's cost model. Each method's time is modelled as a per-value cost plus a
+// per-work-unit cost (taps, transform points: the method's CostTerms say which); each method
+// measures its constants (MethodEngine::calibrate) on small synthetic runs, single-threaded,
+// and the model is cached per CPU.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -14,6 +16,7 @@
 #include <random>
 #include <sstream>
 
+#include "convlab/costs.h"
 #include "convlab/error.h"
 #include "fsutil.h"
 #include "methods.h"
@@ -25,7 +28,7 @@ namespace convlab {
 namespace detail {
 namespace {
 
-constexpr int kModelVersion = 1;
+constexpr int kModelVersion = 2; // 2: constants per method by name
 
 std::string cpuIdentity()
 {
@@ -45,65 +48,17 @@ std::filesystem::path cachePath()
     return dir.empty() ? dir : dir / "cpu-planner.json";
 }
 
-// Best of `runs` wall times of fn(), in ns.
-template <class F> double bestNs(int runs, F&& fn)
-{
-    double best = INFINITY;
-    for (int i = 0; i < runs; ++i) {
-        const auto t0 = std::chrono::steady_clock::now();
-        fn();
-        best = std::min(best, std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count());
-    }
-    return best;
-}
-
 CostModel measure()
 {
-    const int w = 384, h = 384;
-    Image img(w, h, 1);
-    std::mt19937 rng(7);
-    std::uniform_real_distribution<float> uni(0.0f, 255.0f);
-    for (float& v : img.data) v = uni(rng);
-    Image out(w, h, 1);
-    auto job = [&](int kw, int kh) {
-        Job j;
-        j.in = &img;
-        j.width = w;
-        j.height = h;
-        j.channels = 1;
-        j.kernel = Kernel(kw, kh, std::vector<float>(static_cast<std::size_t>(kw) * kh, 0.01f));
-        j.border = {BorderMode::Reflect, 0.0f};
-        j.threads = 1;
-        return j;
-    };
-    StageClock clock(nullptr);
-    const double px = double(w) * h;
     CostModel m;
-    // Direct: 9 and 121 taps.
-    const Job d3 = job(3, 3), d11 = job(11, 11);
-    const double tD3 = bestNs(3, [&] { runDirect(d3, out, clock); }) / px;
-    const double tD11 = bestNs(3, [&] { runDirect(d11, out, clock); }) / px;
-    m.directPerTap = std::max((tD11 - tD3) / (121 - 9), 1e-3);
-    m.directPerPixel = std::max(tD3 - 9 * m.directPerTap, 0.0);
-    // Separable, rank 1: 3+3 and 31+31 taps.
-    const Job s3 = job(3, 3), s31 = job(31, 31);
-    const SeparableFactors f3 = separableFactors(s3.kernel), f31 = separableFactors(s31.kernel);
-    const double tS3 = bestNs(3, [&] { runSeparable(s3, f3, out, clock); }) / px;
-    const double tS31 = bestNs(3, [&] { runSeparable(s31, f31, out, clock); }) / px;
-    m.separablePerTap = std::max((tS31 - tS3) / (62 - 6), 1e-3);
-    m.separablePerPixel = std::max(tS3 - 6 * m.separablePerTap, 0.0);
-    // FFT: one tile of the whole image with a 9x9 and a tiled run with a 31x31 kernel on a
-    // wider image, to separate the per-point transform cost from the per-pixel gather.
-    const Job f9 = job(9, 9);
-    runFft(f9, out, clock); // plans and spectra outside the timing
-    const double tF = bestNs(3, [&] { runFft(f9, out, clock); });
-    const FftTiling t = fftTiling(w, h, 9, 9);
-    const double points = double(t.n0) * t.n1 * std::log2(double(t.n0) * t.n1) * t.tilesX * t.tilesY;
-    m.fftPerPixel = m.directPerPixel; // gather and crop move the data like the direct pass does
-    m.fftPerPoint = std::max((tF - m.fftPerPixel * px) / points, 1e-4);
+    for (const MethodInfo& info : methods()) // in table order: a calibration may use earlier ones
+        if (info.engine && info.engine->calibrate) m.of(info.method) = info.engine->calibrate(m);
     m.cpu = cpuIdentity();
     return m;
 }
+
+// The methods the model prices: those auto weighs.
+bool priced(const MethodInfo& info) { return info.autoCandidate && info.engine && info.engine->costTerms; }
 
 bool load(CostModel& m)
 {
@@ -114,15 +69,15 @@ bool load(CostModel& m)
         const auto j = nlohmann::json::parse(f);
         if (j.at("version").get<int>() != kModelVersion || j.at("cpu").get<std::string>() != cpuIdentity())
             return false;
-        m.directPerTap = j.at("direct_per_tap_ns");
-        m.directPerPixel = j.at("direct_per_pixel_ns");
-        m.separablePerTap = j.at("separable_per_tap_ns");
-        m.separablePerPixel = j.at("separable_per_pixel_ns");
-        m.fftPerPoint = j.at("fft_per_point_ns");
-        m.fftPerPixel = j.at("fft_per_pixel_ns");
         m.cpu = j.at("cpu");
         m.fromCache = true;
-        return m.directPerTap > 0 && m.separablePerTap > 0 && m.fftPerPoint > 0;
+        for (const MethodInfo& info : methods()) {
+            if (!priced(info)) continue;
+            const auto& c = j.at("methods").at(info.name); // a method new since the cache: measure again
+            m.of(info.method) = {c.at("per_value_ns").get<double>(), c.at("per_work_ns").get<double>()};
+            if (!(m.of(info.method).perWorkNs > 0)) return false;
+        }
+        return true;
     } catch (const std::exception&) {
         return false; // a damaged cache is measured again
     }
@@ -132,10 +87,12 @@ void save(const CostModel& m)
 {
     const auto path = cachePath();
     if (path.empty()) return;
-    nlohmann::json j{{"version", kModelVersion},           {"cpu", m.cpu},
-                     {"direct_per_tap_ns", m.directPerTap}, {"direct_per_pixel_ns", m.directPerPixel},
-                     {"separable_per_tap_ns", m.separablePerTap}, {"separable_per_pixel_ns", m.separablePerPixel},
-                     {"fft_per_point_ns", m.fftPerPoint},   {"fft_per_pixel_ns", m.fftPerPixel}};
+    nlohmann::json perMethod = nlohmann::json::object();
+    for (const MethodInfo& info : methods())
+        if (priced(info))
+            perMethod[info.name] = {{"per_value_ns", m.of(info.method).perValueNs},
+                                    {"per_work_ns", m.of(info.method).perWorkNs}};
+    const nlohmann::json j{{"version", kModelVersion}, {"cpu", m.cpu}, {"methods", perMethod}};
     std::error_code ec;
     std::filesystem::create_directories(path.parent_path(), ec);
     try {
@@ -154,24 +111,18 @@ std::mutex gModelMutex;
 std::unique_ptr<CostModel> gModel;
 std::atomic<bool> gModelReady{false};
 
-// Measured/estimated ratios learnt in this process, per method (Direct, Separable, Fft).
+// Measured/estimated ratios learnt in this process, per method (by value; 1 for the unpriced).
 constexpr double kCorrectionThreshold = 2.0; // ratios within [1/2, 2] are the model's noise
 constexpr double kMinEstimateMs = 2.0;       // shorter runs are dominated by fixed costs
 constexpr double kMaxCorrection = 256.0; // a safety net, not a model
 std::mutex gCorrectionMutex;
-double gCorrection[3] = {1.0, 1.0, 1.0};
+std::array<double, kMethodCount> gCorrection = [] {
+    std::array<double, kMethodCount> a{};
+    a.fill(1.0);
+    return a;
+}();
 
-int correctionSlot(Method m)
-{
-    switch (m) {
-    case Method::Direct: return 0;
-    case Method::Separable: return 1;
-    case Method::Fft: return 2;
-    case Method::Auto:
-    case Method::Reference: return -1;
-    }
-    return -1;
-}
+int correctionSlot(Method m) { return priced(methodInfo(m)) ? static_cast<int>(m) : -1; }
 
 } // namespace
 
@@ -234,23 +185,62 @@ const CostModel* cpuCostModelIfLoaded()
 std::vector<MethodEstimate> estimateCpu(const CostModel& m, int w, int h, int channels, const Kernel& k,
                                         int rank, int threads)
 {
-    const double values = double(w) * h * channels;
-    const double par = std::max(1, std::min(threads, h));
-    const int taps = k.width * k.height;
+    const RunShape shape{w, h, channels, &k, rank, threads};
     std::vector<MethodEstimate> e;
-    e.push_back({Method::Direct, values * (m.directPerPixel + m.directPerTap * taps) / par / 1e6, 0});
-    if (rank >= 0)
-        e.push_back({Method::Separable,
-                     // every pass pair moves the rows once more
-                     values * std::max(rank, 1) * (m.separablePerPixel + m.separablePerTap * (k.width + k.height)) /
-                         par / 1e6,
-                     rank});
-    const FftTiling t = fftTiling(w, h, k.width, k.height);
-    const double n = double(t.n0) * t.n1;
-    const double points = n * std::log2(std::max(n, 2.0)) * t.tilesX * t.tilesY * channels;
-    const double fftPar = std::max(1, std::min(threads, t.tilesX * t.tilesY));
-    e.push_back({Method::Fft, (values * m.fftPerPixel + points * m.fftPerPoint) / fftPar / 1e6, 0});
+    for (const MethodInfo& info : methods()) {
+        if (!priced(info) || (info.engine->needsFactors && rank < 0)) continue;
+        const CostTerms t = info.engine->costTerms(shape);
+        const MethodCost& c = m.of(info.method);
+        e.push_back({info.method, (t.values * c.perValueNs + t.work * c.perWorkNs) / std::max(1, t.parallelism) / 1e6,
+                     info.engine->needsFactors ? rank : 0});
+    }
     return e;
+}
+
+const MethodEngine& engineOf(Method method)
+{
+    const MethodEngine* engine = methodInfo(method).engine;
+    if (!engine) throw Error(methodName(method) + " is a choice among methods, not a method the engine runs");
+    return *engine;
+}
+
+Job calibrationJob(int kw, int kh)
+{
+    static const Image img = [] {
+        Image i(384, 384, 1);
+        std::mt19937 rng(7);
+        std::uniform_real_distribution<float> uni(0.0f, 255.0f);
+        for (float& v : i.data) v = uni(rng);
+        return i;
+    }();
+    Job j;
+    j.in = &img;
+    j.width = img.width;
+    j.height = img.height;
+    j.channels = 1;
+    j.kernel = Kernel(kw, kh, std::vector<float>(static_cast<std::size_t>(kw) * kh, 0.01f));
+    j.border = {BorderMode::Reflect, 0.0f};
+    j.threads = 1;
+    return j;
+}
+
+Image& calibrationOutput()
+{
+    static Image out(384, 384, 1); // calibrations run one at a time, under the model's mutex
+    return out;
+}
+
+double calibrationValues() { return 384.0 * 384.0; }
+
+double bestOfNs(int runs, const std::function<void()>& fn)
+{
+    double best = INFINITY;
+    for (int i = 0; i < runs; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        fn();
+        best = std::min(best, std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count());
+    }
+    return best;
 }
 
 } // namespace detail

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "convlab/convolve.h"
+#include "convlab/costs.h"
 
 namespace convlab::detail {
 

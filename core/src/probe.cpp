@@ -4,7 +4,7 @@
 // accumulation over v then u, one rounding at the end) so its value is that output exactly.
 #include <cmath>
 
-#include "convlab/analysis.h"
+#include "convlab/probe.h"
 #include "convlab/border.h"
 #include "convlab/error.h"
 #include "methods.h"

@@ -33,6 +33,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "convlab/convolve.h"
+#include "convlab/costs.h"
 #include "opencv_border.h"
 #include "convlab/error.h"
 #include "convlab/io.h"

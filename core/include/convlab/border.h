@@ -12,6 +12,7 @@
 namespace convlab {
 
 enum class BorderMode : int { Constant = 0, Replicate = 1, Reflect = 2, Mirror = 3, Wrap = 4 };
+inline constexpr int kBorderModeValues = 5; // the enumerators above, 0..N-1 (convlab/modes.h has a row for each)
 
 // Maps coordinate p (any integer, any distance from the image) into [0, n) for image extent
 // n >= 1. Returns -1 for Constant when p lies outside: the caller substitutes the constant.

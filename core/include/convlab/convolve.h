@@ -12,10 +12,10 @@
 #include "convlab/border.h"
 #include "convlab/image.h"
 #include "convlab/kernel.h"
+#include "convlab/modes.h"
 
 namespace convlab {
 
-enum class Method { Auto, Reference, Direct, Separable, Fft };
 enum class Device { Auto, Cpu, Cuda };
 
 struct Border {
@@ -109,56 +109,7 @@ std::string deviceName(Device d);
 // Whether the CUDA backend can run here; `reason` says why not.
 bool cudaAvailable(std::string* reason = nullptr);
 
-// Separable analysis of a kernel (Eigen SVD, double precision).
-struct SvdInfo {
-    std::vector<double> singularValues; // descending
-    int rank = 0;                       // number kept to float precision
-};
-SvdInfo analyzeRank(const Kernel& k);
-
 // Kernel after semantics: correlation-form kernel (flipped for convolution) and its anchor.
 Kernel correlationKernel(const Kernel& k, Semantics s);
-
-// The CPU planner's cost model: constants measured on this machine by a short calibration
-// (a fraction of a second), cached in the user's cache directory and measured again when the
-// CPU changes. Times in nanoseconds, single thread.
-struct CostModel {
-    double directPerTap = 0;   // per output value and kernel tap
-    double directPerPixel = 0; // per output value
-    double separablePerTap = 0;
-    double separablePerPixel = 0;
-    double fftPerPoint = 0;    // per transform point and log2(size), both directions together
-    double fftPerPixel = 0;
-    std::string cpu;           // what the constants were measured on
-    bool fromCache = false;
-};
-const CostModel& cpuCostModel();
-
-// The planner corrects itself from what runs measure: when a method's measured time differs
-// from its (corrected) estimate by more than 2x, its estimates on this CPU are scaled by the
-// ratio from then on (for this process). 1.0 until then.
-double plannerCorrection(Method m);
-void resetPlannerCorrections();
-
-// How the FFT method plans a transform size it has not planned before. MeasureNow: FFTW
-// measures (up to ~1 s per size, once; wisdom is kept in the cache directory), the default for
-// batch work. EstimateNow: a quick estimated plan now, a measured one prepared on a
-// background thread and used from the next run on (interactive use: no planning stall).
-// Sizes found in the wisdom file use the measured plan at once under either policy.
-enum class FftPlanning { MeasureNow, EstimateNow };
-void setFftPlanning(FftPlanning policy);
-FftPlanning fftPlanning();
-// Blocks until no background planning is queued or running.
-void waitForFftPlanning();
-
-// Statistics of a - b over every channel (same shape required), OIIO CompareResults-style.
-struct DiffStats {
-    double maxAbs = 0.0;
-    double meanAbs = 0.0;
-    double rmse = 0.0;
-    double psnr = 0.0; // dB, against the larger magnitude of a; +inf when identical
-    int maxX = 0, maxY = 0, maxC = 0;
-};
-DiffStats compareImages(const Image& a, const Image& b);
 
 } // namespace convlab

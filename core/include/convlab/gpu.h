@@ -8,8 +8,16 @@
 #include <string>
 
 #include "convlab/convolve.h"
+#include "convlab/error.h"
 
 namespace convlab {
+
+// Thrown by a session asked to run a method that has no CUDA path. Not a failure of the
+// device: the session stays usable and the engine runs that method on the CPU (device auto).
+class NoGpuPath : public Error {
+public:
+    using Error::Error;
+};
 
 class GpuSession {
 public:

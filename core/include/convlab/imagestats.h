@@ -2,6 +2,8 @@
 // Whole-image statistics and block reductions: what the display needs to map values (the
 // range of a result) and to show or sweep images larger than it can afford (reduced copies).
 #pragma once
+#include <atomic>
+
 #include "convlab/image.h"
 
 namespace convlab {
@@ -29,5 +31,10 @@ Image reduceByBlocks(const Image& image, int fx, int fy);
 // axes, that leaves at most maxPixels pixels; the image itself when it has no more than that.
 // Throws convlab::Error for maxPixels below 1 or an empty image.
 Image downscaleByArea(const Image& image, int maxPixels);
+
+// Area average of `in` down to width x height, any ratio: each output pixel is the mean of the
+// source area it covers, partial pixels weighted by their overlap. Throws convlab::Error for a
+// size that is not a reduction, Cancelled when `cancel` is raised.
+Image areaDownscale(const Image& in, int width, int height, const std::atomic<bool>* cancel = nullptr);
 
 } // namespace convlab

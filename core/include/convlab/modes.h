@@ -11,9 +11,24 @@
 #include <string_view>
 
 #include "convlab/border.h"
-#include "convlab/convolve.h"
 
 namespace convlab {
+
+// The methods, in the order of their values (methods() below lists them in display order).
+// A new method is a new enumerator before the end, its row in detail::kMethods, and its
+// engine (core/src/methods/NAME.cpp), which the row names.
+enum class Method { Auto, Reference, Direct, Separable, Fft };
+inline constexpr int kMethodValues = 5; // the enumerators above, 0..N-1
+
+namespace detail {
+// How the engine runs a method and how the planner prices it (core/src/methods.h). Defined
+// next to each method's code; auto, a choice among the others, has none.
+struct MethodEngine;
+extern const MethodEngine kReferenceEngine;
+extern const MethodEngine kDirectEngine;
+extern const MethodEngine kSeparableEngine;
+extern const MethodEngine kFftEngine;
+} // namespace detail
 
 // A name as the look-ups compare it: lower case, '-' and ' ' read as '_'.
 std::string normalizedName(std::string_view text);
@@ -95,21 +110,40 @@ struct MethodInfo {
     const char* description;              // one line, for tooltips and help
     Accuracy accuracy;
     bool autoCandidate; // auto weighs it (and the crossover sweep times it)
+    const detail::MethodEngine* engine; // how the CPU runs and prices it (null for auto)
 };
 
 namespace detail {
 inline constexpr MethodInfo kMethods[] = {
-    {Method::Auto, "auto", {}, "the cheapest by the cost model; the choice is reported", Accuracy::OfItsPick, false},
-    {Method::Direct, "direct", {}, "the spatial sum", Accuracy::Float, true},
-    {Method::Separable, "separable", {}, "rank-r row and column passes from the kernel's SVD", Accuracy::Float, true},
-    {Method::Fft, "fft", {}, "pad, real FFT, pointwise product, crop", Accuracy::Fft, true},
-    {Method::Reference, "reference", {}, "double-precision direct sum: the oracle (slow)", Accuracy::Oracle, false},
+    {Method::Auto, "auto", {}, "the cheapest by the cost model; the choice is reported", Accuracy::OfItsPick, false,
+     nullptr},
+    {Method::Direct, "direct", {}, "the spatial sum", Accuracy::Float, true, &kDirectEngine},
+    {Method::Separable, "separable", {}, "rank-r row and column passes from the kernel's SVD", Accuracy::Float, true,
+     &kSeparableEngine},
+    {Method::Fft, "fft", {}, "pad, real FFT, pointwise product, crop", Accuracy::Fft, true, &kFftEngine},
+    {Method::Reference, "reference", {}, "double-precision direct sum: the oracle (slow)", Accuracy::Oracle, false,
+     &kReferenceEngine},
 };
 } // namespace detail
 
 // In display order (auto first).
 constexpr std::span<const MethodInfo> methods() { return detail::kMethods; }
 inline constexpr std::size_t kMethodCount = std::size(detail::kMethods);
+
+// The methods auto weighs, in display order (the crossover sweep times these).
+inline constexpr std::size_t kAutoCandidateCount = [] {
+    std::size_t n = 0;
+    for (const MethodInfo& m : detail::kMethods) n += m.autoCandidate;
+    return n;
+}();
+constexpr std::array<Method, kAutoCandidateCount> autoCandidates()
+{
+    std::array<Method, kAutoCandidateCount> out{};
+    std::size_t i = 0;
+    for (const MethodInfo& m : detail::kMethods)
+        if (m.autoCandidate) out[i++] = m.method;
+    return out;
+}
 
 // Throws convlab::Error for a value that is not an enumerator.
 const MethodInfo& methodInfo(Method method);

@@ -11,6 +11,7 @@
 #include <fftw3.h>
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <complex>
 #include <condition_variable>
@@ -27,6 +28,7 @@
 #include <optional>
 #include <tuple>
 
+#include "convlab/costs.h"
 #include "convlab/error.h"
 #include "fsutil.h"
 #include "methods.h"
@@ -394,6 +396,40 @@ void runFft(const Job& job, Image& out, StageClock& clock)
     });
     clock.mark("transform");
 }
+
+namespace {
+
+// The gather and crop move every value once; the transforms cost n log2 n per tile and plane.
+CostTerms fftTerms(const RunShape& s)
+{
+    const FftTiling t = fftTiling(s.width, s.height, s.kernel->width, s.kernel->height);
+    const double n = double(t.n0) * t.n1;
+    const double points = n * std::log2(std::max(n, 2.0)) * t.tilesX * t.tilesY * s.channels;
+    return {double(s.width) * s.height * s.channels, points, std::max(1, std::min(s.threads, t.tilesX * t.tilesY))};
+}
+
+// One tile of the whole calibration image with a 9x9 kernel. The gather and crop move the
+// data as the direct pass does, so its per-value cost is taken from the direct method's
+// (measured before this one); the rest is the transform's.
+MethodCost calibrateFft(const CostModel& before)
+{
+    StageClock clock(nullptr);
+    Image& out = calibrationOutput();
+    const Job f9 = calibrationJob(9, 9);
+    runFft(f9, out, clock); // plans and spectra outside the timing
+    const double tF = bestOfNs(3, [&] { runFft(f9, out, clock); });
+    const Kernel k9 = f9.kernel;
+    const RunShape shape{f9.width, f9.height, 1, &k9, -1, 1};
+    const CostTerms terms = fftTerms(shape);
+    MethodCost c;
+    c.perValueNs = before.of(Method::Direct).perValueNs;
+    c.perWorkNs = std::max((tF - c.perValueNs * terms.values) / terms.work, 1e-4);
+    return c;
+}
+
+} // namespace
+
+const MethodEngine kFftEngine{false, false, runFft, fftTerms, calibrateFft};
 
 } // namespace convlab::detail
 

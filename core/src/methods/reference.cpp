@@ -6,7 +6,7 @@
 
 namespace convlab::detail {
 
-void runReference(const Job& job, Image& out)
+void runReference(const Job& job, Image& out, StageClock& clock)
 {
     const Image& in = *job.in;
     const Kernel& k = job.kernel;
@@ -35,6 +35,10 @@ void runReference(const Job& job, Image& out)
             }
         }
     });
+    clock.mark("convolve");
 }
+
+// Never weighed by auto: it is the oracle the others are measured against, not a schedule.
+const MethodEngine kReferenceEngine{false, false, runReference, nullptr, nullptr};
 
 } // namespace convlab::detail

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <vector>
 
+#include "convlab/error.h"
 #include "methods.h"
 #include "rowcache.h"
 #include "rowkernels.h"
@@ -39,8 +40,10 @@ SeparableFactors separableFactors(const Kernel& k)
     return f;
 }
 
-void runSeparable(const Job& job, const SeparableFactors& f, Image& out, StageClock& clock)
+void runSeparable(const Job& job, Image& out, StageClock& clock)
 {
+    if (!job.factors) throw Error("the separable method needs the kernel's factors");
+    const SeparableFactors& f = *job.factors;
     const Kernel& k = job.kernel;
     const int w = job.width, h = job.height, kh = k.height;
     const int left = k.ax(), right = k.width - 1 - k.ax(), top = k.ay();
@@ -86,5 +89,36 @@ void runSeparable(const Job& job, const SeparableFactors& f, Image& out, StageCl
     });
     clock.mark("convolve");
 }
+
+namespace {
+
+// Every pass pair moves the values once more and costs a row and a column of taps per value.
+CostTerms separableTerms(const RunShape& s)
+{
+    const double passes = double(std::max(s.rank, 1)) * s.width * s.height * s.channels;
+    return {passes, passes * (s.kernel->width + s.kernel->height), std::max(1, std::min(s.threads, s.height))};
+}
+
+// Rank 1 with 3+3 and 31+31 taps.
+MethodCost calibrateSeparable(const CostModel&)
+{
+    StageClock clock(nullptr);
+    Image& out = calibrationOutput();
+    Job s3 = calibrationJob(3, 3), s31 = calibrationJob(31, 31);
+    const SeparableFactors f3 = separableFactors(s3.kernel), f31 = separableFactors(s31.kernel);
+    s3.factors = &f3;
+    s31.factors = &f31;
+    const double px = calibrationValues();
+    const double t3 = bestOfNs(3, [&] { runSeparable(s3, out, clock); }) / px;
+    const double t31 = bestOfNs(3, [&] { runSeparable(s31, out, clock); }) / px;
+    MethodCost c;
+    c.perWorkNs = std::max((t31 - t3) / (62 - 6), 1e-3);
+    c.perValueNs = std::max(t3 - 6 * c.perWorkNs, 0.0);
+    return c;
+}
+
+} // namespace
+
+const MethodEngine kSeparableEngine{true, true, runSeparable, separableTerms, calibrateSeparable};
 
 } // namespace convlab::detail

@@ -2,6 +2,7 @@
 // Direct method: bands of output rows over threads; each band pads the input rows it needs
 // into a small ring (rowcache.h), so the taps run over contiguous rows with no border tests,
 // and the row kernels (rowkernels.inc) keep 2 rows x 32 outputs in registers across every tap.
+#include <algorithm>
 #include <vector>
 
 #include "methods.h"
@@ -39,5 +40,33 @@ void runDirect(const Job& job, Image& out, StageClock& clock)
     });
     clock.mark("convolve");
 }
+
+namespace {
+
+// Every output value costs a pass over the data and one multiply-add per tap.
+CostTerms directTerms(const RunShape& s)
+{
+    const double values = double(s.width) * s.height * s.channels;
+    return {values, values * s.kernel->width * s.kernel->height, std::max(1, std::min(s.threads, s.height))};
+}
+
+// 9 and 121 taps: the difference is the per-tap cost, the rest the per-value cost.
+MethodCost calibrateDirect(const CostModel&)
+{
+    StageClock clock(nullptr);
+    Image& out = calibrationOutput();
+    const Job d3 = calibrationJob(3, 3), d11 = calibrationJob(11, 11);
+    const double px = calibrationValues();
+    const double t3 = bestOfNs(3, [&] { runDirect(d3, out, clock); }) / px;
+    const double t11 = bestOfNs(3, [&] { runDirect(d11, out, clock); }) / px;
+    MethodCost c;
+    c.perWorkNs = std::max((t11 - t3) / (121 - 9), 1e-3);
+    c.perValueNs = std::max(t3 - 9 * c.perWorkNs, 0.0);
+    return c;
+}
+
+} // namespace
+
+const MethodEngine kDirectEngine{true, false, runDirect, directTerms, calibrateDirect};
 
 } // namespace convlab::detail

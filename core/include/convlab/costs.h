@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// What the planner knows: the kernel's rank, the measured cost of each method on this CPU,
+// the corrections learnt from runs, and how FFT sizes are planned (docs/architecture.md,
+// The plan step).
+#pragma once
+#include <array>
+#include <string>
+#include <vector>
+
+#include "convlab/kernel.h"
+#include "convlab/modes.h"
+
+namespace convlab {
+
+// Separable analysis of a kernel (Eigen SVD, double precision).
+struct SvdInfo {
+    std::vector<double> singularValues; // descending
+    int rank = 0;                       // number kept to float precision
+};
+SvdInfo analyzeRank(const Kernel& k);
+
+// The CPU planner's cost model: constants measured on this machine by a short calibration
+// (a fraction of a second), cached in the user's cache directory and measured again when the
+// CPU changes. Times in nanoseconds, single thread.
+//
+// A method's time is modelled as perValue x (values it moves) + perWork x (units of work it
+// does); each method says what its values and work units are (core/src/methods.h, CostTerms):
+// direct counts taps, separable row and column taps per pass, the FFT transform points.
+struct MethodCost {
+    double perValueNs = 0.0;
+    double perWorkNs = 0.0;
+};
+struct CostModel {
+    std::array<MethodCost, kMethodCount> byMethod{}; // indexed by the Method's value
+    std::string cpu;                                  // what the constants were measured on
+    bool fromCache = false;
+
+    const MethodCost& of(Method m) const { return byMethod[static_cast<std::size_t>(m)]; }
+    MethodCost& of(Method m) { return byMethod[static_cast<std::size_t>(m)]; }
+};
+const CostModel& cpuCostModel();
+
+// The planner corrects itself from what runs measure: when a method's measured time differs
+// from its (corrected) estimate by more than 2x, its estimates on this CPU are scaled by the
+// ratio from then on (for this process). 1.0 until then.
+double plannerCorrection(Method m);
+void resetPlannerCorrections();
+
+// How the FFT method plans a transform size it has not planned before. MeasureNow: FFTW
+// measures (up to ~1 s per size, once; wisdom is kept in the cache directory), the default for
+// batch work. EstimateNow: a quick estimated plan now, a measured one prepared on a
+// background thread and used from the next run on (interactive use: no planning stall).
+// Sizes found in the wisdom file use the measured plan at once under either policy.
+enum class FftPlanning { MeasureNow, EstimateNow };
+void setFftPlanning(FftPlanning policy);
+FftPlanning fftPlanning();
+// Blocks until no background planning is queued or running.
+void waitForFftPlanning();
+
+} // namespace convlab
