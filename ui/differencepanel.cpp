@@ -105,7 +105,13 @@ void DifferencePanel::showStats(const convlab::DiffStats& s, const QString& path
                         .arg(s.maxAbs, 0, 'g', 6)
                         .arg(s.meanAbs, 0, 'g', 6)
                         .arg(s.rmse, 0, 'g', 6)
-                        .arg(psnr));
+                        .arg(psnr) +
+                    // The statistics cover the values finite in both; NaN and infinities are counted.
+                    (s.nonFiniteA || s.nonFiniteB ? tr("\nnon-finite  A %1, B %2, not matched %3")
+                                                        .arg(s.nonFiniteA)
+                                                        .arg(s.nonFiniteB)
+                                                        .arg(s.nonFiniteMismatch)
+                                                  : QString()));
     maxX_ = s.maxX;
     maxY_ = s.maxY;
     locate_->setText(tr("largest at (%1, %2), channel %3 — show").arg(s.maxX).arg(s.maxY).arg(s.maxC));

@@ -11,6 +11,18 @@
 
 namespace convlab {
 
+namespace {
+
+// 0 for a finite value, else its kind: NaN, +inf or -inf.
+int nonFiniteKind(float v)
+{
+    if (std::isfinite(v)) return 0;
+    if (std::isnan(v)) return 1;
+    return v > 0.0f ? 2 : 3;
+}
+
+} // namespace
+
 DiffStats compareImages(const Image& a, const Image& b)
 {
     if (!a.sameShape(b))
@@ -19,15 +31,25 @@ DiffStats compareImages(const Image& a, const Image& b)
                     std::to_string(b.height) + "x" + std::to_string(b.channels) + " one");
     DiffStats s;
     double sumAbs = 0.0, sumSq = 0.0, peak = 0.0;
+    bool located = false;
     for (int c = 0; c < a.channels; ++c) {
         const float* pa = a.plane(c);
         const float* pb = b.plane(c);
         for (std::size_t i = 0; i < a.planeSize(); ++i) {
+            const int ka = nonFiniteKind(pa[i]), kb = nonFiniteKind(pb[i]);
+            if (ka | kb) {
+                s.nonFiniteA += ka != 0;
+                s.nonFiniteB += kb != 0;
+                s.nonFiniteMismatch += ka != kb;
+                continue;
+            }
             const double d = std::fabs(double(pa[i]) - double(pb[i]));
+            ++s.finiteBoth;
             peak = std::max(peak, std::fabs(double(pa[i])));
             sumAbs += d;
             sumSq += d * d;
-            if (d > s.maxAbs || std::isnan(d)) {
+            if (d > s.maxAbs || !located) {
+                located = true;
                 s.maxAbs = d;
                 s.maxC = c;
                 s.maxY = static_cast<int>(i / a.width);
@@ -35,7 +57,7 @@ DiffStats compareImages(const Image& a, const Image& b)
             }
         }
     }
-    const double n = static_cast<double>(a.data.size());
+    const double n = static_cast<double>(std::max<long long>(s.finiteBoth, 1));
     s.meanAbs = sumAbs / n;
     s.rmse = std::sqrt(sumSq / n);
     s.psnr = s.rmse > 0.0 ? 20.0 * std::log10(std::max(peak, 1e-30) / s.rmse)

@@ -6,12 +6,21 @@
 namespace convlab {
 
 // Statistics of a - b over every channel (same shape required), OIIO CompareResults-style.
+// NaN and the infinities are counted, never folded into the statistics: maxAbs, meanAbs, rmse
+// and psnr cover the values finite in both images (all 0, psnr +inf, when there are none), so
+// they stay finite numbers.
 struct DiffStats {
     double maxAbs = 0.0;
     double meanAbs = 0.0;
     double rmse = 0.0;
-    double psnr = 0.0; // dB, against the larger magnitude of a; +inf when identical
-    int maxX = 0, maxY = 0, maxC = 0;
+    double psnr = 0.0; // dB, against the largest finite-in-both magnitude of a; +inf when identical
+    int maxX = 0, maxY = 0, maxC = 0; // where maxAbs is
+    long long finiteBoth = 0;        // values (pixels x channels) finite in both: what the statistics cover
+    long long nonFiniteA = 0;        // values NaN or infinite in a
+    long long nonFiniteB = 0;        // ... in b
+    // Values non-finite in one image and finite in the other, or non-finite in both but of a
+    // different kind (NaN, +inf, -inf). 0 when the two agree on every non-finite value.
+    long long nonFiniteMismatch = 0;
 };
 DiffStats compareImages(const Image& a, const Image& b);
 
