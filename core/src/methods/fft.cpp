@@ -7,7 +7,10 @@
 // near input + output + a few tiles per thread. Plans are made once per size (FFTW_MEASURE
 // within a time limit, or an estimated plan at once and a measured one in the background:
 // FftPlanning; wisdom kept in the user's cache directory) and kernel spectra are cached by
-// kernel content.
+// kernel content. A tile whose outputs come out NaN or infinite is done again carefully: its
+// non-finite samples are taken out of the transform and their outputs written as the direct sum
+// gives them, and very large values are scaled by a power of two so the transform's sums cannot
+// overflow (docs/semantics.md, Non-finite values).
 #include <fftw3.h>
 
 #include <algorithm>
@@ -32,6 +35,7 @@
 #include "convlab/error.h"
 #include "fsutil.h"
 #include "methods.h"
+#include "methods/nonfinite.h"
 #include "threadpool.h"
 
 namespace convlab::detail {
@@ -250,7 +254,8 @@ private:
 };
 
 // Spectra of kernels placed at negative offsets (so the circular product is the correlation),
-// 1/(n0*n1) folded in; the last few are kept by kernel content and transform size.
+// 1/(n0*n1) and 2^-kernelExponent folded in; the last few are kept by kernel content and
+// transform size.
 class SpectrumCache {
 public:
     static SpectrumCache& instance()
@@ -260,10 +265,12 @@ public:
     }
 
     // `plans`: the single-plane plans of n0 x n1.
-    std::shared_ptr<const std::vector<cfloat>> get(const Kernel& k, int n0, int n1, const PlanPair& plans)
+    std::shared_ptr<const std::vector<cfloat>> get(const Kernel& k, int n0, int n1, int kernelExponent,
+                                                   const PlanPair& plans)
     {
         std::string key(reinterpret_cast<const char*>(k.values.data()), k.values.size() * sizeof(float));
-        for (int v : {k.width, k.height, n0, n1}) key.append(reinterpret_cast<const char*>(&v), sizeof v);
+        for (int v : {k.width, k.height, n0, n1, kernelExponent})
+            key.append(reinterpret_cast<const char*>(&v), sizeof v);
         {
             std::lock_guard lock(mutex_);
             for (auto it = entries_.begin(); it != entries_.end(); ++it)
@@ -277,7 +284,7 @@ public:
         auto real = fftwAlloc<float>(realSize);
         auto spec = fftwAlloc<fftwf_complex>(static_cast<std::size_t>(n0) * n1c);
         std::fill(real.get(), real.get() + realSize, 0.0f);
-        const float norm = 1.0f / static_cast<float>(realSize);
+        const float norm = static_cast<float>(std::ldexp(1.0 / static_cast<double>(realSize), -kernelExponent));
         for (int v = 0; v < k.height; ++v)
             for (int u = 0; u < k.width; ++u)
                 real[static_cast<std::size_t>((n0 - v) % n0) * n1 + (n1 - u) % n1] += k.at(v, u) * norm;
@@ -294,6 +301,49 @@ private:
     std::mutex mutex_;
     std::list<std::pair<std::string, std::shared_ptr<const std::vector<cfloat>>>> entries_;
 };
+
+// How large the values of a tile may be. The forward transform's sums grow up to n0*n1 times the
+// largest input, the inverse's up to n0*n1 times that times sum|K| (the spectrum carries
+// 1/(n0*n1)); inputs below 2^inputExponent keep every sum below 2^124, short of float's 2^128.
+// A kernel of very large taps is itself scaled by 2^-kernelExponent in its spectrum.
+struct FftRange {
+    int kernelExponent = 0;
+    int inputExponent = 0;
+};
+
+FftRange fftRange(const Kernel& k, int n0, int n1)
+{
+    double sumAbs = 0.0;
+    for (float v : k.values) sumAbs += std::fabs(double(v));
+    FftRange r;
+    if (sumAbs > 0x1p32) r.kernelExponent = std::ilogb(sumAbs) - 32;
+    const double scaledSum = std::ldexp(sumAbs, -r.kernelExponent);
+    const int logSum = scaledSum > 1.0 ? std::ilogb(scaledSum) + 1 : 0;
+    const int logPoints = static_cast<int>(std::ceil(std::log2(double(n0) * n1)));
+    r.inputExponent = 124 - logPoints - logSum;
+    return r;
+}
+
+// Bit 31 set when v is NaN or infinite (exponent all ones), else 0: OR-ed over a row, an
+// integer reduction the compiler vectorizes.
+inline std::uint32_t nonFiniteBit(float v)
+{
+    std::uint32_t b;
+    std::memcpy(&b, &v, sizeof b);
+    return (b & 0x7f800000u) + 0x00800000u;
+}
+
+// Takes the non-finite values out of a gathered row (padded row r of the tile), recording them
+// and leaving 0 in their place; returns the largest magnitude bits of what is left.
+std::uint32_t takeNonFinite(float* row, int cols, int r, std::vector<NonFiniteSample>& samples)
+{
+    for (int j = 0; j < cols; ++j)
+        if (magnitudeBits(row[j]) >= kNonFiniteBits) {
+            samples.push_back({r, j, row[j]});
+            row[j] = 0.0f;
+        }
+    return maxMagnitudeBits(row, static_cast<std::size_t>(cols));
+}
 
 } // namespace
 
@@ -341,8 +391,11 @@ void runFft(const Job& job, Image& out, StageClock& clock)
     const PlanPair plans = PlanCache::instance().get(n0, n1, nc, &planned);
     const PlanPair single = nc == 1 ? plans : PlanCache::instance().get(n0, n1, 1, &planned);
     if (planned) clock.mark("plan FFT size (once)", true);
-    const auto kspec = SpectrumCache::instance().get(k, n0, n1, single);
+    const FftRange range = fftRange(k, n0, n1);
+    const auto kspec = SpectrumCache::instance().get(k, n0, n1, range.kernelExponent, single);
     clock.mark("kernel spectrum");
+    const std::uint32_t largeBits = magnitudeBits(std::ldexp(1.0f, std::clamp(range.inputExponent, 1, 127)));
+    const NonFiniteTerms terms(k);
 
     // Source column of every padded column (-1: the constant).
     std::vector<int> colMap(static_cast<std::size_t>(w + k.width - 1));
@@ -350,19 +403,31 @@ void runFft(const Job& job, Image& out, StageClock& clock)
         colMap[j] = borderIndex(static_cast<long long>(j) - left, w, job.border.mode);
     const float scale = static_cast<float>(job.scale), offset = static_cast<float>(job.offset);
     const float fill = job.border.value;
+    const std::uint32_t fillBits = job.border.mode == BorderMode::Constant ? magnitudeBits(fill) : 0;
 
     const int tiles = t.tilesX * t.tilesY;
     parallelFor(tiles, job.threads, [&](int t0, int t1) {
         auto real = fftwAlloc<float>(realSize * nc);
         auto spec = fftwAlloc<fftwf_complex>(specSize * nc);
-        for (int ti = t0; ti < t1; ++ti) {
-            job.checkCancel();
+        std::vector<std::vector<NonFiniteSample>> nonFinite(static_cast<std::size_t>(nc));
+        std::vector<unsigned char> flags;
+
+        // One tile. The plain pass gathers, transforms and crops, and says whether an output came
+        // out NaN or infinite (a non-finite sample spreads over the whole transform, and an
+        // overflow leaves an infinity): checking the outputs as they are written is the whole
+        // cost of this rule on finite data. The careful pass, run only then, takes the
+        // non-finite samples out of the tile while gathering it, scales a tile of very large
+        // values by 2^-shift (exact) and its results back by 2^shift in double, and writes the
+        // outputs the non-finite samples reach as the direct sum gives them.
+        auto runTile = [&](int ti, bool careful) {
             const int oy = (ti / t.tilesX) * t.outH, ox = (ti % t.tilesX) * t.outW;
             const int oh = std::min(t.outH, h - oy), ow = std::min(t.outW, w - ox);
             const int rows = oh + k.height - 1, cols = ow + k.width - 1; // input region, padded coords
+            std::uint32_t tileMax = fillBits; // careful pass: the largest finite |value|, as bits
             for (int c = 0; c < nc; ++c) {
                 const float* src = in.plane(c);
                 float* plane = real.get() + c * realSize;
+                nonFinite[c].clear();
                 for (int r = 0; r < n0; ++r) {
                     float* row = plane + static_cast<std::size_t>(r) * n1;
                     const int sy = r < rows ? borderIndex(static_cast<long long>(oy) + r - top, h, job.border.mode) : -2;
@@ -375,7 +440,19 @@ void runFft(const Job& job, Image& out, StageClock& clock)
                     const int* cm = colMap.data() + ox;
                     for (int j = 0; j < cols; ++j) row[j] = cm[j] < 0 ? fill : s[cm[j]];
                     std::fill(row + cols, row + n1, 0.0f);
+                    if (careful) {
+                        std::uint32_t m = maxMagnitudeBits(row, static_cast<std::size_t>(cols));
+                        if (m >= kNonFiniteBits) m = takeNonFinite(row, cols, r, nonFinite[c]);
+                        tileMax = std::max(tileMax, m);
+                    }
                 }
+            }
+            int shift = range.kernelExponent;
+            if (careful && tileMax >= largeBits) {
+                const int e = std::ilogb(floatOfBits(tileMax)) - range.inputExponent + 1;
+                const float down = std::ldexp(1.0f, -e);
+                for (std::size_t i = 0; i < realSize * nc; ++i) real[i] *= down;
+                shift += e;
             }
             fftwf_execute_dft_r2c(plans.forward, real.get(), spec.get());
             auto* sp = reinterpret_cast<cfloat*>(spec.get());
@@ -383,15 +460,34 @@ void runFft(const Job& job, Image& out, StageClock& clock)
             for (int c = 0; c < nc; ++c)
                 for (std::size_t i = 0; i < specSize; ++i) sp[c * specSize + i] *= ks[i];
             fftwf_execute_dft_c2r(plans.backward, spec.get(), real.get());
+            const double scaleBack = std::ldexp(job.scale, shift);
+            std::uint32_t seen = 0; // bit 31: a non-finite output
             for (int c = 0; c < nc; ++c) {
                 const float* plane = real.get() + c * realSize;
                 float* dst = out.plane(c);
                 for (int y = 0; y < oh; ++y) {
                     const float* s = plane + static_cast<std::size_t>(y) * n1;
                     float* o = dst + static_cast<std::size_t>(oy + y) * w + ox;
-                    for (int x = 0; x < ow; ++x) o[x] = scale * s[x] + offset;
+                    if (shift == 0)
+                        for (int x = 0; x < ow; ++x) {
+                            o[x] = scale * s[x] + offset;
+                            seen |= nonFiniteBit(o[x]);
+                        }
+                    else
+                        for (int x = 0; x < ow; ++x) {
+                            o[x] = static_cast<float>(scaleBack * s[x] + job.offset);
+                            seen |= nonFiniteBit(o[x]);
+                        }
+                    if (careful && !nonFinite[c].empty())
+                        applyNonFiniteRow(terms, nonFinite[c], y, 0, ow, job.scale, job.offset, o, flags);
                 }
             }
+            return careful || (seen & 0x80000000u) == 0;
+        };
+
+        for (int ti = t0; ti < t1; ++ti) {
+            job.checkCancel();
+            if (!runTile(ti, false)) runTile(ti, true);
         }
     });
     clock.mark("transform");

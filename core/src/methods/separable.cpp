@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Separable method: the kernel's SVD K = sum_i s_i u_i v_i^T gives `rank` pairs of a vertical
 // and a horizontal 1-D filter. Each pair is a row pass over the padded plane followed by a
-// column pass; the pairs' results add up to the full 2-D correlation.
+// column pass; the pairs' results add up to the full 2-D correlation. The ring of horizontal
+// results is bounded per thread (separable.h); outputs that non-finite samples reach are written
+// as the direct sum gives them (nonfinite.h), since the pass pairs' partial sums could turn an
+// infinity into NaN.
 #include <Eigen/SVD>
 #include <algorithm>
 #include <cmath>
@@ -9,6 +12,8 @@
 
 #include "convlab/error.h"
 #include "methods.h"
+#include "methods/nonfinite.h"
+#include "methods/separable.h"
 #include "rowcache.h"
 #include "rowkernels.h"
 #include "threadpool.h"
@@ -40,7 +45,85 @@ SeparableFactors separableFactors(const Kernel& k)
     return f;
 }
 
+SeparableSchedule separableSchedule(int width, int kernelHeight, int rank, std::size_t ringBudget)
+{
+    const std::size_t columnBytes = sizeof(float) * static_cast<std::size_t>(std::max(kernelHeight, 1));
+    SeparableSchedule s;
+    s.stripWidth = width;
+    // Strips are multiples of 64 columns, so the row kernels' SIMD chunks fall where they would
+    // over the whole row.
+    if (columnBytes * static_cast<std::size_t>(width) > ringBudget)
+        s.stripWidth = std::min(width, static_cast<int>(std::max<std::size_t>(ringBudget / columnBytes / 64, 1) * 64));
+    const std::size_t componentBytes = columnBytes * static_cast<std::size_t>(s.stripWidth);
+    s.groupSize = static_cast<int>(std::clamp<std::size_t>(ringBudget / componentBytes, 1,
+                                                           static_cast<std::size_t>(std::max(rank, 1))));
+    s.ringBytes = componentBytes * static_cast<std::size_t>(s.groupSize);
+    return s;
+}
+
+namespace {
+
+// The non-finite samples of the padded rows a band of output rows reads (padded row r is input
+// row r - top; padded column j reads colMap[j]). They are looked for the first time an output
+// of the band comes out non-finite, so a finite image never pays for the search.
+class BandNonFinite {
+public:
+    BandNonFinite(const Job& job, const NonFiniteTerms& terms, const std::vector<int>& colMap, int y0, int y1)
+        : job_(job), terms_(terms), colMap_(colMap), r0_(y0), r1_(y1 + job.kernel.height - 1)
+    {
+    }
+
+    void reset(int channel)
+    {
+        channel_ = channel;
+        searched_ = false;
+        samples_.clear();
+    }
+
+    // Writes the outputs x0 <= x < x0 + n of row y (out[x - x0]) that a non-finite sample
+    // reaches as the direct sum gives them.
+    void apply(int y, int x0, int n, float* out)
+    {
+        if (!job_.in) return; // 8/16-bit samples are finite
+        if (!searched_) search();
+        if (!samples_.empty()) applyNonFiniteRow(terms_, samples_, y, x0, n, job_.scale, job_.offset, out, flags_);
+    }
+
+private:
+    void search()
+    {
+        searched_ = true;
+        const int w = job_.width, h = job_.height;
+        const float* plane = job_.in->plane(channel_);
+        for (int r = r0_; r < r1_; ++r) {
+            const int sy = borderIndex(static_cast<long long>(r) - job_.kernel.ay(), h, job_.border.mode);
+            if (sy < 0) continue; // the constant: finite
+            const float* s = plane + static_cast<std::size_t>(sy) * w;
+            if (maxMagnitudeBits(s, static_cast<std::size_t>(w)) < kNonFiniteBits) continue;
+            for (std::size_t j = 0; j < colMap_.size(); ++j)
+                if (colMap_[j] >= 0 && magnitudeBits(s[colMap_[j]]) >= kNonFiniteBits)
+                    samples_.push_back({r, static_cast<int>(j), s[colMap_[j]]});
+        }
+    }
+
+    const Job& job_;
+    const NonFiniteTerms& terms_;
+    const std::vector<int>& colMap_;
+    int r0_, r1_;
+    int channel_ = 0;
+    bool searched_ = false;
+    std::vector<NonFiniteSample> samples_;
+    std::vector<unsigned char> flags_;
+};
+
+} // namespace
+
 void runSeparable(const Job& job, Image& out, StageClock& clock)
+{
+    runSeparableWithin(job, out, clock, kSeparableRingBudget);
+}
+
+void runSeparableWithin(const Job& job, Image& out, StageClock& clock, std::size_t ringBudget)
 {
     if (!job.factors) throw Error("the separable method needs the kernel's factors");
     const SeparableFactors& f = *job.factors;
@@ -49,10 +132,28 @@ void runSeparable(const Job& job, Image& out, StageClock& clock)
     const int left = k.ax(), right = k.width - 1 - k.ax(), top = k.ay();
     const float offset = static_cast<float>(job.offset);
     const RowKernels& rk = rowKernels();
+    const NonFiniteTerms terms(k);
+    std::vector<int> colMap; // source column of every padded column (-1: the constant)
+    if (job.in) {
+        colMap.resize(static_cast<std::size_t>(w + k.width - 1));
+        for (std::size_t j = 0; j < colMap.size(); ++j)
+            colMap[j] = borderIndex(static_cast<long long>(j) - left, w, job.border.mode);
+    }
     if (f.rank == 0) {
         // An all-zero kernel: no pass pair writes anything, so the output (possibly a reused
-        // buffer holding an older result) is set to what the sum gives: the offset.
-        for (int c = 0; c < job.channels; ++c) std::fill(out.plane(c), out.plane(c) + out.planeSize(), offset);
+        // buffer holding an older result) is set to what the sum gives: the offset, and NaN
+        // where a non-finite sample meets the zero taps.
+        parallelFor(h, job.threads, [&](int y0, int y1) {
+            BandNonFinite nonFinite(job, terms, colMap, y0, y1);
+            for (int c = 0; c < job.channels; ++c) {
+                nonFinite.reset(c);
+                for (int y = y0; y < y1; ++y) {
+                    float* o = out.plane(c) + static_cast<std::size_t>(y) * w;
+                    std::fill(o, o + w, offset);
+                    nonFinite.apply(y, 0, w, o);
+                }
+            }
+        });
         clock.mark("convolve");
         return;
     }
@@ -60,30 +161,44 @@ void runSeparable(const Job& job, Image& out, StageClock& clock)
     std::vector<std::vector<float>> columns = f.columns;
     for (auto& col : columns)
         for (float& c : col) c = static_cast<float>(c * job.scale);
+    const SeparableSchedule plan = separableSchedule(w, kh, f.rank, ringBudget);
 
     parallelFor(h, job.threads, [&](int y0, int y1) {
-        // Horizontal results of the last kh padded rows, per rank: rank x kh rows of w values.
+        // Horizontal results of the last kh padded rows, per component of the group: groupSize
+        // x kh rows of stripWidth values.
         PaddedRows rows(w, h, job.border, top, left, right, 1);
-        std::vector<float> ring(static_cast<std::size_t>(f.rank) * kh * w);
+        std::vector<float> ring(plan.ringBytes / sizeof(float));
         std::vector<const float*> window(kh);
-        auto ringRow = [&](int i, int r) {
-            return ring.data() + (static_cast<std::size_t>(i) * kh + r % kh) * w;
-        };
+        BandNonFinite nonFinite(job, terms, colMap, y0, y1);
         for (int c = 0; c < job.channels; ++c) {
             rows.reset(job.in, job.packed, c);
+            nonFinite.reset(c);
             float* dst = out.plane(c);
-            for (int r = y0; r < y1 + kh - 1; ++r) {
-                if ((r & 15) == 0) job.checkCancel();
-                const float* padded = rows.row(r);
-                for (int i = 0; i < f.rank; ++i) rk.filterRow(padded, f.rows[i].data(), k.width, w, ringRow(i, r));
-                const int y = r - (kh - 1);
-                if (y < y0) continue;
-                float* o = dst + static_cast<std::size_t>(y) * w;
-                for (int i = 0; i < f.rank; ++i) {
-                    for (int v = 0; v < kh; ++v) window[v] = ringRow(i, y + v);
-                    rk.combineRows(window.data(), columns[i].data(), kh, w, o, i > 0);
+            for (int x0 = 0; x0 < w; x0 += plan.stripWidth) {
+                const int sw = std::min(plan.stripWidth, w - x0);
+                auto ringRow = [&](int i, int r) {
+                    return ring.data() + (static_cast<std::size_t>(i) * kh + r % kh) * sw;
+                };
+                for (int g0 = 0; g0 < f.rank; g0 += plan.groupSize) {
+                    const int g1 = std::min(f.rank, g0 + plan.groupSize);
+                    for (int r = y0; r < y1 + kh - 1; ++r) {
+                        if ((r & 15) == 0) job.checkCancel();
+                        const float* padded = rows.row(r) + x0;
+                        for (int i = g0; i < g1; ++i)
+                            rk.filterRow(padded, f.rows[i].data(), k.width, sw, ringRow(i - g0, r));
+                        const int y = r - (kh - 1);
+                        if (y < y0) continue;
+                        float* o = dst + static_cast<std::size_t>(y) * w + x0;
+                        for (int i = g0; i < g1; ++i) { // components in order, whatever the groups
+                            for (int v = 0; v < kh; ++v) window[v] = ringRow(i - g0, y + v);
+                            rk.combineRows(window.data(), columns[i].data(), kh, sw, o, i > 0);
+                        }
+                        if (g1 < f.rank) continue;
+                        if (offset != 0.0f) rk.scaleOffset(o, sw, 1.0f, offset, o);
+                        if (job.in && maxMagnitudeBits(o, static_cast<std::size_t>(sw)) >= kNonFiniteBits)
+                            nonFinite.apply(y, x0, sw, o);
+                    }
                 }
-                if (offset != 0.0f) rk.scaleOffset(o, w, 1.0f, offset, o);
             }
         }
     });
