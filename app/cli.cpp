@@ -928,7 +928,7 @@ std::string helpFooter() { return kFooterKernel + modesAndMethodsHelp() + kFoote
 
 int runCli(int argc, char** argv)
 {
-    removeTemporariesOnInterrupt(); // Ctrl+C while the output is written leaves nothing behind
+    removeTemporariesOnInterrupt(kProgram); // Ctrl+C while the output is written leaves nothing behind, says so
     Options o;
     CLI::App app{"Convolves (or correlates) an image with a kernel on the CPU or the GPU.", kProgram};
     app.footer(helpFooter());

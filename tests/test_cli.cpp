@@ -186,6 +186,13 @@ private slots:
             }
             QVERIFY(p.waitForFinished(60000));
             QVERIFY2(temporaries().isEmpty(), qPrintable(temporaries().join(' ')));
+            if (p.exitStatus() == QProcess::CrashExit) { // ended by the signal: one line says so
+                const QStringList lines = QString::fromUtf8(p.readAllStandardError()).split('\n', Qt::SkipEmptyParts);
+                QCOMPARE(lines.size(), 1);
+                QVERIFY2(lines[0].startsWith("convlab-cli: ") &&
+                             (lines[0].contains("interrupted by SIGINT") || lines[0].contains("stopped by SIGTERM")),
+                         qPrintable(lines[0]));
+            }
             if (writing) QVERIFY(!QFile::exists(out) || readNpy(out.toStdString()).width == 2048);
         }
         QVERIFY2(caught > 0, "the write was never caught in flight");

@@ -81,11 +81,32 @@ void unregisterTemporary(int slot)
     gTemps[slot].used.store(false);
 }
 
+// The program's name for the one line said on an interrupt (empty: say nothing).
+char gInterruptedProgram[64] = {};
+
+void writeStderr(const char* text) // async-signal-safe
+{
+    std::size_t n = 0;
+    while (text[n]) ++n;
+    while (n > 0) {
+        const ssize_t w = ::write(2, text, n);
+        if (w <= 0) return;
+        text += w;
+        n -= static_cast<std::size_t>(w);
+    }
+}
+
 void removeTemporariesAndExit(int sig)
 {
+    bool removed = false;
     for (TempSlot& t : gTemps)
-        if (t.ready.load()) ::unlink(t.path);
-    std::signal(sig, SIG_DFL); // then end the way the signal asks
+        if (t.ready.load()) removed = ::unlink(t.path) == 0 || removed;
+    if (gInterruptedProgram[0]) {
+        writeStderr(gInterruptedProgram);
+        writeStderr(sig == SIGINT ? ": interrupted by SIGINT" : sig == SIGTERM ? ": stopped by SIGTERM" : ": stopped by SIGHUP");
+        writeStderr(removed ? "; the unfinished output was removed\n" : "\n");
+    }
+    std::signal(sig, SIG_DFL); // then end the way the signal asks (a shell sees 128 + sig)
     std::raise(sig);
 }
 
@@ -132,8 +153,13 @@ void writeAtomically(const std::string& path, const std::function<void(const std
     detail::writeFileAtomically(path, write);
 }
 
-void removeTemporariesOnInterrupt()
+void removeTemporariesOnInterrupt(const char* program)
 {
+    if (program) {
+        std::size_t n = 0;
+        for (; program[n] && n + 1 < sizeof detail::gInterruptedProgram; ++n) detail::gInterruptedProgram[n] = program[n];
+        detail::gInterruptedProgram[n] = '\0';
+    }
     for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
         struct sigaction action {};
         action.sa_handler = detail::removeTemporariesAndExit;

@@ -68,7 +68,10 @@ void checkSaveTarget(const std::string& path, const SaveOptions& opts, int chann
 void writeAtomically(const std::string& path, const std::function<void(const std::string& tmpPath)>& write);
 // Makes SIGINT, SIGTERM and SIGHUP remove the temporaries of writes in flight before the
 // process ends as the signal says (a command-line tool stopped with Ctrl+C mid-write leaves no
-// hidden .NAME.tmp-... file behind). For programs that own their signal handling.
-void removeTemporariesOnInterrupt();
+// hidden .NAME.tmp-... file behind). With `program`, the handler also says so in one line on
+// stderr ("PROGRAM: interrupted by SIGINT; the unfinished output was removed"). The exit status
+// a shell sees is 128 + the signal (130 for SIGINT, 143 for SIGTERM). For programs that own
+// their signal handling.
+void removeTemporariesOnInterrupt(const char* program = nullptr);
 
 } // namespace convlab
