@@ -567,7 +567,10 @@ Json jsonReport(const Options& o, const Outcome& r)
         j["compare"] = {{"method", methodName(r.compareReport.method)}, {"device", deviceName(r.compareReport.device)},
                         {"max_abs", r.diff->maxAbs}, {"mean_abs", r.diff->meanAbs}, {"rmse", r.diff->rmse},
                         {"psnr", r.diff->psnr}, // null when identical (+inf)
-                        {"max_at", Json::array({r.diff->maxX, r.diff->maxY, r.diff->maxC})}};
+                        {"max_at", Json::array({r.diff->maxX, r.diff->maxY, r.diff->maxC})},
+                        // the statistics cover the values finite in both; NaN and infinities are counted
+                        {"finite_both", r.diff->finiteBoth}, {"non_finite_a", r.diff->nonFiniteA},
+                        {"non_finite_b", r.diff->nonFiniteB}, {"non_finite_mismatch", r.diff->nonFiniteMismatch}};
     return j;
 }
 
@@ -602,7 +605,13 @@ void printSummary(const Options& o, const Outcome& r)
         std::cout << "compare  " << methodName(r.compareReport.method) << " on " << deviceName(r.compareReport.device)
                   << ": max |diff| " << num(r.diff->maxAbs) << " at (" << r.diff->maxX << ',' << r.diff->maxY << ','
                   << r.diff->maxC << "), mean " << num(r.diff->meanAbs) << ", rmse " << num(r.diff->rmse)
-                  << ", PSNR " << num(r.diff->psnr) << " dB\n";
+                  << ", PSNR " << num(r.diff->psnr) << " dB"
+                  << (r.diff->nonFiniteA || r.diff->nonFiniteB
+                          ? "; non-finite values: " + std::to_string(r.diff->nonFiniteA) + " in the result, " +
+                                std::to_string(r.diff->nonFiniteB) + " in " + methodName(r.compareReport.method) +
+                                "'s, " + std::to_string(r.diff->nonFiniteMismatch) + " not matched"
+                          : std::string())
+                  << '\n';
     std::cout << "output   " << o.output << " (" << depthLabel(*r.save.depth)
               << (*r.save.depth == SampleDepth::F32 ? "" : ", map " + outputMapName(r.save.map)) << ")\n";
 }

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "convlab/analysis.h"
 #include "convlab/export.h"
@@ -331,6 +332,27 @@ private slots:
         const Image got = readNpy(out.toStdString());
         const double err = test::relativeError(got, convolve(src, p), p.kernel, src);
         QVERIFY2(err <= 1e-5, qPrintable(QStringLiteral("relative error %1").arg(err)));
+    }
+
+    // docs/semantics.md, Non-finite values: a NaN sample in the input gives NaN outputs in both
+    // runs; --compare counts them and keeps its statistics numbers (never null).
+    void compareCountsNonFinite()
+    {
+        Image src = test::randomImage(41, 29, 1, 9);
+        src.data[static_cast<std::size_t>(14) * 41 + 20] = std::numeric_limits<float>::quiet_NaN();
+        const QString in = path(QStringLiteral("nan.npy")), out = path(QStringLiteral("nan_out.npy"));
+        writeNpy(src, in.toStdString());
+        const CliRun r = runCli({in, out, "-k", "1 2 1; 2 4 2; 1 2 1", "-m", "direct", "--compare", "fft", "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject cmp = QJsonDocument::fromJson(r.out).object().value("compare").toObject();
+        QCOMPARE(cmp.value("non_finite_a").toInt(), 9); // the 3x3 footprint of the NaN
+        QCOMPARE(cmp.value("non_finite_b").toInt(), 9);
+        QCOMPARE(cmp.value("non_finite_mismatch").toInt(), 0);
+        QCOMPARE(cmp.value("finite_both").toInt(), 41 * 29 - 9);
+        QVERIFY(cmp.value("max_abs").isDouble());
+        QVERIFY(cmp.value("max_abs").toDouble() < 1e-3);
+        const CliRun text = runCli({in, out, "-k", "1 2 1; 2 4 2; 1 2 1", "-m", "direct", "--compare", "fft"});
+        QVERIFY2(text.out.contains("non-finite values: 9 in the result, 9 in fft's, 0 not matched"), text.out.constData());
     }
 
     void jsonReport()
