@@ -130,7 +130,16 @@ public:
         const size_t n = image.data.size();
         staging_.reserve(n);
         src_.reserve(n);
-        std::copy(image.data.begin(), image.data.end(), staging_.get());
+        // Staged and checked in one pass: the FFT would spread a non-finite sample over the
+        // whole plane, so compute() runs direct for such an image.
+        const float* from = image.data.data();
+        float* to = staging_.get();
+        bool nonFinite = false;
+        for (size_t i = 0; i < n; ++i) {
+            to[i] = from[i];
+            nonFinite |= !std::isfinite(from[i]);
+        }
+        nonFinite_ = nonFinite;
         check(cudaMemcpyAsync(src_.get(), staging_.get(), sizeof(float) * n, cudaMemcpyHostToDevice, stream_), "upload");
         check(cudaStreamSynchronize(stream_), "upload");
         w_ = image.width;
@@ -151,6 +160,7 @@ public:
         check(cudaMemcpyAsync(packed_.get(), packed.bytes.data(), bytes, cudaMemcpyHostToDevice, stream_), "upload");
         ChannelOrder order{};
         for (int c = 0; c < 4; ++c) order.c[c] = packed.order[c];
+        nonFinite_ = false; // 8/16-bit samples are always finite
         launchUnpack(packed_.get(), packed.depth == SampleDepth::U16, packed.width, packed.height, packed.channels,
                      packed.stride, order, src_.get(), stream_);
         check(cudaStreamSynchronize(stream_), "upload");
@@ -369,6 +379,12 @@ private:
 
         const GpuMethod* gpu = gpuMethodFor(plan.method);
         if (!gpu) throw NoGpuPath(methodName(plan.method) + " has no CUDA path");
+        if (plan.method == Method::Fft && nonFinite_) {
+            // docs/semantics.md, Non-finite values: a NaN or infinity reaches only the outputs
+            // whose window covers it. cuFFT would spread it over the plane; direct does not.
+            gpu = gpuMethodFor(Method::Direct);
+            rep.notices.push_back("the image has NaN or infinite samples: ran direct instead of fft on the GPU");
+        }
         if (gpu->notice) rep.notices.push_back(gpu->notice);
         rep.method = gpu->runs;
         (this->*(gpu->run))(g, plan, out, clock);
@@ -617,6 +633,7 @@ private:
     int w_ = 0, h_ = 0, c_ = 0;
     SampleDepth depth_ = SampleDepth::F32;
     bool hasAlpha_ = false;
+    bool nonFinite_ = false; // the resident image has a NaN or infinite sample
     DeviceBuffer<float> src_, tmp_, kernel_, fftReal_, kernelReal_;
     DeviceBuffer<float> results_[2];
     std::mutex lastMutex_;
