@@ -77,8 +77,8 @@ Image imageWithNonFinite(int w, int h, int channels, std::uint32_t seed)
 }
 
 // The kernels whose taps make every kind of term: zero taps (0 x inf = NaN), both signs, a
-// rank-1 kernel with a zero column, a rank-2 one whose pass pairs would add +inf and -inf, an
-// all-zero one (rank 0), and a 1x1.
+// rank-1 kernel with a zero column, one of mixed signs, a rank-2 one whose pass pairs would add
+// +inf and -inf, an all-zero one (rank 0), and a 1x1.
 std::vector<std::pair<const char*, Kernel>> kernels()
 {
     Kernel dense = randomKernel(5, 7, KernelKind::Dense, 7);
@@ -86,6 +86,7 @@ std::vector<std::pair<const char*, Kernel>> kernels()
     dense.values[17] = 0.0f;
     return {{"dense 5x7 with zero taps", dense},
             {"sobel", parseKernelText("1 0 -1; 2 0 -2; 1 0 -1")},
+            {"rank1 4x3", randomKernel(4, 3, KernelKind::Rank1, 2)},
             {"rank2 3x3", randomKernel(3, 3, KernelKind::Rank2, 1)},
             {"zero 3x3", Kernel(3, 3, std::vector<float>(9, 0.0f))},
             {"1x1", Kernel(1, 1, {-2.0f})}};

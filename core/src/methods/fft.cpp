@@ -324,15 +324,6 @@ FftRange fftRange(const Kernel& k, int n0, int n1)
     return r;
 }
 
-// Bit 31 set when v is NaN or infinite (exponent all ones), else 0: OR-ed over a row, an
-// integer reduction the compiler vectorizes.
-inline std::uint32_t nonFiniteBit(float v)
-{
-    std::uint32_t b;
-    std::memcpy(&b, &v, sizeof b);
-    return (b & 0x7f800000u) + 0x00800000u;
-}
-
 // Takes the non-finite values out of a gathered row (padded row r of the tile), recording them
 // and leaving 0 in their place; returns the largest magnitude bits of what is left.
 std::uint32_t takeNonFinite(float* row, int cols, int r, std::vector<NonFiniteSample>& samples)

@@ -44,6 +44,43 @@ inline std::uint32_t maxMagnitudeBits(const float* v, std::size_t n)
     return m;
 }
 
+// Bit 31 set when v is NaN or infinite (its exponent all ones: adding 1 to it carries into bit
+// 31), else clear.
+inline std::uint32_t nonFiniteBit(float v)
+{
+    std::uint32_t b;
+    std::memcpy(&b, &v, sizeof b);
+    return (b & 0x7f800000u) + 0x00800000u;
+}
+
+// The OR of nonFiniteBit over n values: three vector instructions per vector of values.
+inline std::uint32_t nonFiniteBits(const float* v, std::size_t n)
+{
+    std::uint32_t seen = 0;
+    for (std::size_t i = 0; i < n; ++i) seen |= nonFiniteBit(v[i]);
+    return seen;
+}
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// The same in 256-bit vectors, where the CPU has them.
+__attribute__((target("avx2"))) inline std::uint32_t nonFiniteBitsAvx2(const float* v, std::size_t n)
+{
+    std::uint32_t seen = 0;
+#pragma GCC unroll 4
+    for (std::size_t i = 0; i < n; ++i) seen |= nonFiniteBit(v[i]);
+    return seen;
+}
+#endif
+
+// Whether one of n values is NaN or infinite: the whole cost of the check on finite data.
+inline bool anyNonFinite(const float* v, std::size_t n)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    if (avx2) return (nonFiniteBitsAvx2(v, n) >> 31) != 0;
+#endif
+    return (nonFiniteBits(v, n) >> 31) != 0;
+}
+
 inline float floatOfBits(std::uint32_t b)
 {
     float f;

@@ -64,8 +64,8 @@ SeparableSchedule separableSchedule(int width, int kernelHeight, int rank, std::
 namespace {
 
 // The non-finite samples of the padded rows a band of output rows reads (padded row r is input
-// row r - top; padded column j reads colMap[j]). They are looked for the first time an output
-// of the band comes out non-finite, so a finite image never pays for the search.
+// row r - top; padded column j reads colMap[j]). They are looked for only when an output of the
+// band comes out non-finite, so a finite image never pays for the search.
 class BandNonFinite {
 public:
     BandNonFinite(const Job& job, const NonFiniteTerms& terms, const std::vector<int>& colMap, int y0, int y1)
@@ -116,6 +116,22 @@ private:
     std::vector<unsigned char> flags_;
 };
 
+int signOf(float v) { return (v > 0.0f) - (v < 0.0f); }
+
+// Whether the pass pairs give every non-finite output the reference's kind by themselves. They
+// do for one pair whose factors' products have the taps' signs (zero taps included): each term
+// is then the reference's term with a positive weight, so the +inf, -inf and NaN terms meet as
+// in the direct sum (Gaussian, box). With more pairs, partial sums of different pairs can add
+// +inf and -inf where the reference has one infinity.
+bool passesKeepKinds(const Kernel& k, const SeparableFactors& f)
+{
+    if (f.rank != 1) return false;
+    for (int v = 0; v < k.height; ++v)
+        for (int u = 0; u < k.width; ++u)
+            if (signOf(k.at(v, u)) != signOf(f.columns[0][v]) * signOf(f.rows[0][u])) return false;
+    return true;
+}
+
 } // namespace
 
 void runSeparable(const Job& job, Image& out, StageClock& clock)
@@ -162,6 +178,7 @@ void runSeparableWithin(const Job& job, Image& out, StageClock& clock, std::size
     for (auto& col : columns)
         for (float& c : col) c = static_cast<float>(c * job.scale);
     const SeparableSchedule plan = separableSchedule(w, kh, f.rank, ringBudget);
+    const bool checkKinds = job.in && !passesKeepKinds(k, f); // 8/16-bit samples are finite
 
     parallelFor(h, job.threads, [&](int y0, int y1) {
         // Horizontal results of the last kh padded rows, per component of the group: groupSize
@@ -174,6 +191,10 @@ void runSeparableWithin(const Job& job, Image& out, StageClock& clock, std::size
             rows.reset(job.in, job.packed, c);
             nonFinite.reset(c);
             float* dst = out.plane(c);
+            // A non-finite sample makes every output whose footprint covers it non-finite: kh
+            // consecutive rows of the band, or a run that starts or ends with the band. Looking
+            // at every kh-th output row and the last one therefore finds it.
+            bool nonFiniteSeen = false;
             for (int x0 = 0; x0 < w; x0 += plan.stripWidth) {
                 const int sw = std::min(plan.stripWidth, w - x0);
                 auto ringRow = [&](int i, int r) {
@@ -195,11 +216,14 @@ void runSeparableWithin(const Job& job, Image& out, StageClock& clock, std::size
                         }
                         if (g1 < f.rank) continue;
                         if (offset != 0.0f) rk.scaleOffset(o, sw, 1.0f, offset, o);
-                        if (job.in && maxMagnitudeBits(o, static_cast<std::size_t>(sw)) >= kNonFiniteBits)
-                            nonFinite.apply(y, x0, sw, o);
+                        if (checkKinds && ((y - y0) % kh == 0 || y == y1 - 1) &&
+                            anyNonFinite(o, static_cast<std::size_t>(sw)))
+                            nonFiniteSeen = true;
                     }
                 }
             }
+            if (nonFiniteSeen)
+                for (int y = y0; y < y1; ++y) nonFinite.apply(y, 0, w, dst + static_cast<std::size_t>(y) * w);
         }
     });
     clock.mark("convolve");
