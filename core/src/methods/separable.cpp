@@ -45,16 +45,32 @@ SeparableFactors separableFactors(const Kernel& k)
     return f;
 }
 
+namespace {
+
+// Floats per ring row for rows of n values: whole 64-byte lines, an odd number of them. Rows a
+// power-of-two size apart would all fall in the same few cache sets, and the column pass reads
+// kh of them at once.
+int ringRowStride(int n)
+{
+    const int lines = (n + 15) / 16;
+    return (lines | 1) * 16;
+}
+
+} // namespace
+
 SeparableSchedule separableSchedule(int width, int kernelHeight, int rank, std::size_t ringBudget)
 {
-    const std::size_t columnBytes = sizeof(float) * static_cast<std::size_t>(std::max(kernelHeight, 1));
+    const std::size_t rowsBytes = sizeof(float) * static_cast<std::size_t>(std::max(kernelHeight, 1));
     SeparableSchedule s;
     s.stripWidth = width;
     // Strips are multiples of 64 columns, so the row kernels' SIMD chunks fall where they would
-    // over the whole row.
-    if (columnBytes * static_cast<std::size_t>(width) > ringBudget)
-        s.stripWidth = std::min(width, static_cast<int>(std::max<std::size_t>(ringBudget / columnBytes / 64, 1) * 64));
-    const std::size_t componentBytes = columnBytes * static_cast<std::size_t>(s.stripWidth);
+    // over the whole row; 32 columns are left for the stride's rounding.
+    if (rowsBytes * static_cast<std::size_t>(ringRowStride(width)) > ringBudget) {
+        const std::size_t columns = ringBudget / rowsBytes;
+        s.stripWidth = std::min(width, static_cast<int>(std::max<std::size_t>(columns > 32 ? (columns - 32) / 64 : 0, 1) * 64));
+    }
+    s.rowStride = ringRowStride(s.stripWidth);
+    const std::size_t componentBytes = rowsBytes * static_cast<std::size_t>(s.rowStride);
     s.groupSize = static_cast<int>(std::clamp<std::size_t>(ringBudget / componentBytes, 1,
                                                            static_cast<std::size_t>(std::max(rank, 1))));
     s.ringBytes = componentBytes * static_cast<std::size_t>(s.groupSize);
@@ -182,7 +198,7 @@ void runSeparableWithin(const Job& job, Image& out, StageClock& clock, std::size
 
     parallelFor(h, job.threads, [&](int y0, int y1) {
         // Horizontal results of the last kh padded rows, per component of the group: groupSize
-        // x kh rows of stripWidth values.
+        // x kh rows of stripWidth values, rowStride apart.
         PaddedRows rows(w, h, job.border, top, left, right, 1);
         std::vector<float> ring(plan.ringBytes / sizeof(float));
         std::vector<const float*> window(kh);
@@ -198,7 +214,7 @@ void runSeparableWithin(const Job& job, Image& out, StageClock& clock, std::size
             for (int x0 = 0; x0 < w; x0 += plan.stripWidth) {
                 const int sw = std::min(plan.stripWidth, w - x0);
                 auto ringRow = [&](int i, int r) {
-                    return ring.data() + (static_cast<std::size_t>(i) * kh + r % kh) * sw;
+                    return ring.data() + (static_cast<std::size_t>(i) * kh + r % kh) * plan.rowStride;
                 };
                 for (int g0 = 0; g0 < f.rank; g0 += plan.groupSize) {
                     const int g1 = std::min(f.rank, g0 + plan.groupSize);

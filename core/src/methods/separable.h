@@ -17,9 +17,11 @@ namespace convlab::detail {
 inline constexpr std::size_t kSeparableRingBudget = std::size_t(64) << 20; // bytes per thread
 
 struct SeparableSchedule {
-    int stripWidth = 0;       // output columns per strip (the image's width when one strip)
-    int groupSize = 0;        // components per group (the rank when one group)
-    std::size_t ringBytes = 0; // the ring of one thread: groupSize x kh x stripWidth floats
+    int stripWidth = 0;        // output columns per strip (the image's width when one strip)
+    int groupSize = 0;         // components per group (the rank when one group)
+    int rowStride = 0;         // floats from one ring row to the next: stripWidth rounded up to an
+                               // odd number of 64-byte lines, so kh rows fall in different cache sets
+    std::size_t ringBytes = 0; // the ring of one thread: groupSize x kh x rowStride floats
 };
 
 // The schedule of a rank-`rank` run over `width` columns with a kernel `kernelHeight` rows high,
