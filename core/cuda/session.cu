@@ -79,28 +79,34 @@ public:
     explicit EventClock(cudaStream_t s) : stream_(s) {}
     ~EventClock()
     {
-        for (auto& m : marks_) cudaEventDestroy(m.second);
+        for (auto& m : marks_) cudaEventDestroy(m.event);
     }
-    void mark(const char* name)
+    // `once` marks a one-time cost (StageTiming::once): the device's calibration, a new FFT size.
+    void mark(const char* name, bool once = false)
     {
         cudaEvent_t e;
         check(cudaEventCreate(&e), "event");
         check(cudaEventRecord(e, stream_), "event record");
-        marks_.emplace_back(name, e);
+        marks_.push_back({name, e, once});
     }
     // Call after the stream is synchronised.
     void collect(std::vector<StageTiming>& out) const
     {
         for (size_t i = 1; i < marks_.size(); ++i) {
             float ms = 0.0f;
-            cudaEventElapsedTime(&ms, marks_[i - 1].second, marks_[i].second);
-            out.push_back({marks_[i].first, ms});
+            cudaEventElapsedTime(&ms, marks_[i - 1].event, marks_[i].event);
+            out.push_back({marks_[i].name, ms, marks_[i].once});
         }
     }
 
 private:
+    struct Mark {
+        const char* name;
+        cudaEvent_t event;
+        bool once;
+    };
     cudaStream_t stream_;
-    std::vector<std::pair<const char*, cudaEvent_t>> marks_;
+    std::vector<Mark> marks_;
 };
 
 class Session final : public GpuSession {
@@ -359,7 +365,12 @@ private:
     {
         detail::MethodCosts gpuCosts;
         gpuCosts.measuredOn = "this GPU";
-        gpuCosts.estimate = [this](const Kernel& k, int rank, int channels) { return estimateGpu(k, rank, channels); };
+        gpuCosts.estimate = [this, &clock](const Kernel& k, int rank, int channels) {
+            const bool calibrated = costs_.has_value();
+            auto estimates = estimateGpu(k, rank, channels);
+            if (!calibrated) clock.mark("calibrate GPU planner (once per process)", true);
+            return estimates;
+        };
         const detail::Plan plan = detail::makePlan(p, {w_, h_, c_, hasAlpha_}, gpuCosts, rep, nullptr);
         const Kernel& k = plan.kernel;
         rep.device = Device::Cuda;
@@ -582,8 +593,10 @@ private:
         const int n0 = detail::fftFriendlySize(g.h + g.kh - 1), n1 = detail::fftFriendlySize(g.w + g.kw - 1);
         const int n1c = n1 / 2 + 1;
         const long long realPer = static_cast<long long>(n0) * n1, specPer = static_cast<long long>(n0) * n1c;
+        const bool newSize = !plans_.count(std::make_tuple(n0, n1, g.channels));
         const Plans plans = plansFor(n0, n1, g.channels);
         const Plans kernelPlans = plansFor(n0, n1, 1);
+        if (newSize) clock.mark("plan FFT size (once)", true);
         fftReal_.reserve(static_cast<size_t>(realPer) * g.channels);
         fftSpec_.reserve(static_cast<size_t>(specPer) * g.channels);
 
