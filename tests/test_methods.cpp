@@ -322,8 +322,11 @@ private slots:
         RunReport rep;
         p.kernel = randomKernel(5, 5, KernelKind::Rank1, 1);
         convolve(in, p, &rep);
-        QCOMPARE(rep.method, Method::Separable);
+        // Which method wins on so small an image is the measured costs' call (under the
+        // sanitizers it is often direct); that separable was weighed at rank 1 is not.
         QCOMPARE(rep.rank, 1);
+        QVERIFY(std::any_of(rep.estimates.begin(), rep.estimates.end(),
+                            [](const MethodEstimate& e) { return e.method == Method::Separable && e.rank == 1; }));
         QVERIFY(!rep.reason.empty());
         p.kernel = Kernel(3, 3, {1, 1, 1, 1, -8, 1, 1, 1, 1});
         convolve(in, p, &rep);
