@@ -876,6 +876,45 @@ for v in ((2, 0), (3, 0)):
                  qPrintable(msg));
     }
 
+    // Within the size limits, but far more pixels than the file's bytes can encode (found by
+    // the image_decode fuzzer: 419 bytes claiming 8198x64516 took 3 GB and 11 s before the
+    // decoder reported the missing data): refused from the header.
+    void claimLargerThanItsDataIsRefused_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QByteArray>("bytes");
+        QTest::addColumn<QString>("claimed");
+        if (!imageFormatsAvailable()) return;
+        QTest::newRow("jpeg") << "big.jpg" << test::jpegClaiming(goodFile(".jpg"), 8198, 64516) << "8198x64516";
+        QTest::newRow("png") << "big.png" << test::pngClaiming(20000, 20000) << "20000x20000";
+    }
+    void claimLargerThanItsDataIsRefused()
+    {
+        QFETCH(QString, name);
+        QFETCH(QByteArray, bytes);
+        QFETCH(QString, claimed);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(name);
+        QVERIFY(writeFile(path, bytes));
+        const QString msg = errorOf([&] { decodeImage(str(path)); });
+        QVERIFY2(msg.contains(claimed) && msg.contains("cannot hold"), qPrintable(msg));
+    }
+
+    // The bound never refuses a real file: a flat image, the best case of every encoder, saved
+    // by the library at 4000x3000 loads as PNG and as JPEG.
+    void flatLargeImagesStillLoad()
+    {
+        if (!imageFormatsAvailable()) QSKIP("image formats are not built in (no OpenCV)");
+        QTemporaryDir dir;
+        Image flat(4000, 3000, 3, SampleDepth::U8); // all zero
+        for (const char* ext : {".png", ".jpg"}) {
+            const QString path = dir.filePath(QStringLiteral("flat") + ext);
+            saveImage(flat, str(path));
+            const DecodedImage d = decodeImage(str(path));
+            QVERIFY2(d.samples && d.samples->width == 4000 && d.samples->height == 3000, ext);
+        }
+    }
+
     // A warning about a file that still decoded whole (stray bytes between two segments) is a
     // notice of the result, not text on stderr.
     void decoderWarningsBecomeNotices()

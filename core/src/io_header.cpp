@@ -125,6 +125,29 @@ std::string chunkName(FileBytes& f, std::uint64_t pos)
     return name;
 }
 
+// A file far too small for the pixels its header claims is refused before a decoder allocates
+// them (a few hundred bytes claiming 500 megapixels otherwise cost gigabytes and seconds before
+// the decoder notices the data is missing). The bounds are what the formats can compress at
+// best, with margin: deflate never beats 1032:1; a JPEG spends at least one bit per 8x8 luma
+// block on its DC coefficients, taken here as one byte per 512 blocks.
+void requireEnoughPngData(const ImageHeader& h, int bitDepth, std::uint64_t idatBytes)
+{
+    const std::uint64_t rowBytes = 1 + (h.width * std::uint64_t(h.channels) * std::uint64_t(std::max(bitDepth, 1)) + 7) / 8;
+    const std::uint64_t raw = rowBytes * h.height;
+    if (idatBytes * 1032 + 1024 >= raw) return;
+    corrupt("PNG", "its header claims " + std::to_string(h.width) + "x" + std::to_string(h.height) + " pixels (" +
+                       std::to_string(raw) + " bytes), which " + std::to_string(idatBytes) +
+                       " bytes of compressed data cannot hold");
+}
+
+void requireEnoughJpegData(const ImageHeader& h, std::uint64_t fileBytes)
+{
+    const std::uint64_t blocks = ((h.width + 7) / 8) * ((h.height + 7) / 8);
+    if (fileBytes * 512 >= blocks) return;
+    corrupt("JPEG", "its frame header claims " + std::to_string(h.width) + "x" + std::to_string(h.height) +
+                        " pixels, which a " + std::to_string(fileBytes) + "-byte file cannot hold");
+}
+
 ImageHeader pngHeader(FileBytes& f)
 {
     ImageHeader h{"PNG"};
@@ -136,7 +159,7 @@ ImageHeader pngHeader(FileBytes& f)
     h.channels = pngChannels(f.at(25));
     if (h.channels == 0) corrupt("PNG", "colour type " + std::to_string(f.at(25)) + " does not exist");
     requireLoadableSize(h);
-    std::uint64_t pos = 8;
+    std::uint64_t pos = 8, idat = 0;
     for (int index = 1;; ++index) {
         if (!f.has(pos, 8))
             corrupt("PNG", "the file ends at byte " + std::to_string(f.size()) + " before the end chunk (IEND)");
@@ -146,7 +169,11 @@ ImageHeader pngHeader(FileBytes& f)
         if (!f.has(pos + 8, length + 4))
             corrupt("PNG", "the file ends inside chunk " + std::to_string(index) + " ('" + name + "', " +
                                std::to_string(length) + " bytes at byte " + std::to_string(pos) + ")" + ofSize(f));
-        if (name == "IEND") return h;
+        if (name == "IDAT") idat += length;
+        if (name == "IEND") {
+            requireEnoughPngData(h, f.at(24), idat);
+            return h;
+        }
         pos += 8 + length + 4;
     }
 }
@@ -207,6 +234,7 @@ ImageHeader jpegHeader(FileBytes& f)
         }
     }
     if (!frame) corrupt("JPEG", "no frame header (SOFn): there is no image in the file");
+    requireEnoughJpegData(h, f.size());
     return h;
 }
 
