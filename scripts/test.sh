@@ -3,11 +3,12 @@
 # The whole test run, in stages:
 #   1. build/ (Release) and every suite except the benchmarks, under Xvfb (the GUI tests need it);
 #   2. scripts/sanitize.sh: the engine, the CLI and the core suites again under AddressSanitizer
-#      and UndefinedBehaviorSanitizer, in build-sanitize/;
-#   3. scripts/fuzz.sh: a short, repeatable run of each libFuzzer target, in build-fuzz/, where
-#      clang is installed (skipped, saying so, where it is not).
-# Every stage runs even when an earlier one failed; the exit status is 0 only when all passed.
-# CONVLAB_SANITIZE=0 or CONVLAB_FUZZ=0 leave stage 2 or 3 out.
+#      and UndefinedBehaviorSanitizer, in build-sanitize/; built with clang (installed by
+#      setup.sh), the same build holds the libFuzzer targets and runs a short, repeatable run of
+#      each (ctest label fuzz) with the core suites, so the core is compiled once for both.
+# Every stage runs even when the first failed; the exit status is 0 only when all passed.
+# CONVLAB_SANITIZE=0 leaves stage 2 out, CONVLAB_FUZZ=0 its fuzz runs. scripts/fuzz.sh runs one
+# fuzz target for as long as asked.
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -33,14 +34,7 @@ suites() {
 
 stage "build and test suites (build/)" suites
 if [[ ${CONVLAB_SANITIZE:-1} != 0 ]]; then
-  stage "core suites under ASan+UBSan (build-sanitize/)" ./scripts/sanitize.sh build-sanitize
-fi
-if [[ ${CONVLAB_FUZZ:-1} != 0 ]]; then
-  if command -v "${CONVLAB_FUZZ_CXX:-clang++-14}" >/dev/null 2>&1 || command -v clang++ >/dev/null 2>&1; then
-    stage "short fuzz runs (build-fuzz/)" env CONVLAB_FUZZ_BUILD="${CONVLAB_FUZZ_BUILD:-build-fuzz}" ./scripts/fuzz.sh
-  else
-    summary+=("skipped short fuzz runs: no clang++ (install clang-14 to run them)")
-  fi
+  stage "core suites and short fuzz runs under ASan+UBSan (build-sanitize/)" ./scripts/sanitize.sh build-sanitize
 fi
 
 echo "== test.sh: summary"
