@@ -307,6 +307,13 @@ private slots:
         QCOMPARE(back.normalize, std::optional<bool>(false));
         QVERIFY(back.semantics == Semantics::Correlation);
 
+        // A negative zero stays one (found by the kernel_json fuzzer: "-0" read back as +0).
+        KernelSpec zeros;
+        zeros.kernel = Kernel(2, 1, {-0.0f, 0.0f});
+        const KernelSpec zeroBack = parseKernelJson(kernelToJson(zeros));
+        QVERIFY(std::signbit(zeroBack.kernel.values[0]));
+        QVERIFY(!std::signbit(zeroBack.kernel.values[1]));
+
         // Optional fields stay absent.
         KernelSpec bare;
         bare.kernel = Kernel(2, 1, {1.0f, -1.0f});

@@ -25,6 +25,8 @@ namespace {
 
 std::string floatText(float v)
 {
+    // "-0" reads back as the integer 0: a negative zero is written so that it stays one.
+    if (v == 0.0f && std::signbit(v)) return "-0.0";
     char buf[32];
     const auto res = std::to_chars(buf, buf + sizeof buf, v);
     return std::string(buf, res.ptr);
