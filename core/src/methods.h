@@ -103,6 +103,11 @@ Job calibrationJob(int kw, int kh);
 Image& calibrationOutput();
 double bestOfNs(int runs, const std::function<void()>& fn);
 double calibrationValues();
+// The two constants of a method whose work per value is `workA` in run `a` and `workB` in run
+// `b` (taps, say): the difference of the two best times is the per-work cost, the rest of `a`'s
+// the per-value cost.
+MethodCost fitTwoRuns(const Job& a, double workA, const Job& b, double workB,
+                      void (*run)(const Job&, Image&, StageClock&));
 
 // The methods, called directly by their engines and by the calibrations.
 void runReference(const Job& job, Image& out, StageClock& clock);

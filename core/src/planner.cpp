@@ -232,6 +232,20 @@ Image& calibrationOutput()
 
 double calibrationValues() { return 384.0 * 384.0; }
 
+MethodCost fitTwoRuns(const Job& a, double workA, const Job& b, double workB,
+                      void (*run)(const Job&, Image&, StageClock&))
+{
+    StageClock clock(nullptr);
+    Image& out = calibrationOutput();
+    const double px = calibrationValues();
+    const double ta = bestOfNs(3, [&] { run(a, out, clock); }) / px;
+    const double tb = bestOfNs(3, [&] { run(b, out, clock); }) / px;
+    MethodCost c;
+    c.perWorkNs = std::max((tb - ta) / (workB - workA), 1e-3);
+    c.perValueNs = std::max(ta - workA * c.perWorkNs, 0.0);
+    return c;
+}
+
 double bestOfNs(int runs, const std::function<void()>& fn)
 {
     double best = INFINITY;

@@ -53,16 +53,7 @@ CostTerms directTerms(const RunShape& s)
 // 9 and 121 taps: the difference is the per-tap cost, the rest the per-value cost.
 MethodCost calibrateDirect(const CostModel&)
 {
-    StageClock clock(nullptr);
-    Image& out = calibrationOutput();
-    const Job d3 = calibrationJob(3, 3), d11 = calibrationJob(11, 11);
-    const double px = calibrationValues();
-    const double t3 = bestOfNs(3, [&] { runDirect(d3, out, clock); }) / px;
-    const double t11 = bestOfNs(3, [&] { runDirect(d11, out, clock); }) / px;
-    MethodCost c;
-    c.perWorkNs = std::max((t11 - t3) / (121 - 9), 1e-3);
-    c.perValueNs = std::max(t3 - 9 * c.perWorkNs, 0.0);
-    return c;
+    return fitTwoRuns(calibrationJob(3, 3), 9, calibrationJob(11, 11), 121, runDirect);
 }
 
 } // namespace

@@ -257,19 +257,11 @@ CostTerms separableTerms(const RunShape& s)
 // Rank 1 with 3+3 and 31+31 taps.
 MethodCost calibrateSeparable(const CostModel&)
 {
-    StageClock clock(nullptr);
-    Image& out = calibrationOutput();
     Job s3 = calibrationJob(3, 3), s31 = calibrationJob(31, 31);
     const SeparableFactors f3 = separableFactors(s3.kernel), f31 = separableFactors(s31.kernel);
     s3.factors = &f3;
     s31.factors = &f31;
-    const double px = calibrationValues();
-    const double t3 = bestOfNs(3, [&] { runSeparable(s3, out, clock); }) / px;
-    const double t31 = bestOfNs(3, [&] { runSeparable(s31, out, clock); }) / px;
-    MethodCost c;
-    c.perWorkNs = std::max((t31 - t3) / (62 - 6), 1e-3);
-    c.perValueNs = std::max(t3 - 6 * c.perWorkNs, 0.0);
-    return c;
+    return fitTwoRuns(s3, 6, s31, 62, runSeparable);
 }
 
 } // namespace
