@@ -29,6 +29,7 @@
 #include "convlab/compare.h"
 #include "convlab/convolve.h"
 #include "convlab/costs.h"
+#include "convlab/estimate.h"
 #include "convlab/export.h"
 #include "convlab/probe.h"
 #include "convlab/error.h"
@@ -62,6 +63,10 @@ struct Options {
     int channel = 0, responseSize = 256;
     bool analyze = false, logResponse = false;
     std::optional<int> padMargin;
+    // --estimate-kernel WxH: INPUT is the source, OUTPUT the filtered image.
+    std::string estimateSize, saveKernel;
+    std::optional<double> ridge;
+    bool borderGiven = false; // without --border the estimate fits the interior only
 };
 
 // One terminal line that is safe to print: newlines become spaces, and control bytes (which
@@ -147,10 +152,12 @@ bool isNpy(const std::string& path)
     return ext == ".npy";
 }
 
-// "X,Y": two whole numbers; `what` names the option in the message.
-std::pair<int, int> parsePair(const std::string& text, const std::string& what)
+// "X,Y" (or another `form`, split at any of `separators`): two whole numbers; `what` names the
+// option in the message.
+std::pair<int, int> parsePair(const std::string& text, const std::string& what, const char* separators = ",",
+                              const char* form = "X,Y")
 {
-    const auto comma = text.find(',');
+    const auto comma = text.find_first_of(separators);
     const std::string parts[2] = {text.substr(0, comma), comma == std::string::npos ? "" : text.substr(comma + 1)};
     int xy[2] = {0, 0};
     for (int i = 0; i < 2; ++i) {
@@ -158,7 +165,7 @@ std::pair<int, int> parsePair(const std::string& text, const std::string& what)
         const char* last = first + parts[i].size();
         const auto [end, ec] = std::from_chars(first, last, xy[i]);
         if (comma == std::string::npos || parts[i].empty() || ec != std::errc() || end != last)
-            throw UsageError("bad " + what + " '" + text + "': expected X,Y as whole numbers");
+            throw UsageError("bad " + what + " '" + text + "': expected " + form + " as whole numbers");
     }
     return {xy[0], xy[1]};
 }
@@ -851,6 +858,89 @@ int runPadPreview(const Options& o, const Choices& c)
     return 0;
 }
 
+// "WxH": two whole numbers within the estimate's limit.
+std::pair<int, int> parseEstimateSize(const std::string& text)
+{
+    const auto [w, h] = parsePair(text, "--estimate-kernel", "xX", "WxH");
+    if (w < 1 || h < 1 || w > kMaxEstimateSide || h > kMaxEstimateSide)
+        throw UsageError("bad --estimate-kernel '" + text + "': each side must be 1.." +
+                         std::to_string(kMaxEstimateSide));
+    return {w, h};
+}
+
+// The options of an estimate, every value checked before any file is read.
+EstimateOptions estimateOptions(const Options& o, const Choices& c)
+{
+    EstimateOptions e;
+    std::tie(e.width, e.height) = parseEstimateSize(o.estimateSize);
+    if (!o.anchor.empty()) {
+        Kernel shape(e.width, e.height, std::vector<float>(std::size_t(e.width) * e.height, 0.0f));
+        setAnchor(shape, o.anchor);
+        e.anchorX = shape.anchorX;
+        e.anchorY = shape.anchorY;
+    }
+    e.semantics = o.correlate ? Semantics::Correlation : Semantics::Convolution;
+    if (o.borderGiven) e.border = c.border;
+    e.ridge = o.ridge.value_or(0.0);
+    if (!std::isfinite(e.ridge) || e.ridge < 0)
+        throw UsageError("bad --ridge '" + num(e.ridge) + "': expected a finite number >= 0");
+    e.filterAlpha = o.filterAlpha;
+    e.threads = o.threads;
+    return e;
+}
+
+int runEstimate(const Options& o, const Choices& c)
+{
+    const EstimateOptions e = estimateOptions(o, c);
+    if (!o.saveKernel.empty()) {
+        checkOutputPath(o.input, o.saveKernel);
+        checkOutputPath(o.output, o.saveKernel);
+    }
+    std::vector<std::string> notices; // what the decoder said about files that decoded whole
+    const auto load = [&notices](const std::string& path) {
+        DecodedImage d = decodeImage(path);
+        notices.insert(notices.end(), d.notices.begin(), d.notices.end());
+        return d.samples ? unpackImage(*d.samples) : std::move(d.image);
+    };
+    const Image source = load(o.input), filtered = load(o.output);
+    const KernelEstimate r = estimateKernel(source, filtered, e);
+    KernelSpec spec;
+    spec.kernel = r.kernel;
+    spec.semantics = e.semantics;
+    if (!o.saveKernel.empty()) saveKernelFile(spec, o.saveKernel);
+
+    const std::string fitted =
+        e.border ? borderName(e.border->mode) + (e.border->mode == BorderMode::Constant ? ":" + num(e.border->value, 9) : "")
+                 : "interior";
+    if (o.json) {
+        Json j = {{"source", o.input}, {"filtered", o.output},
+                  {"kernel", Json::parse(kernelToJson(spec))}, // a kernel file's form
+                  {"semantics", semanticsName(e.semantics)}, {"border", fitted}, {"ridge", e.ridge},
+                  {"channels", r.channels}, {"equations", r.equations}, {"residual_rmse", r.residualRmse},
+                  {"notices", notices}};
+        if (!o.saveKernel.empty()) j["saved"] = o.saveKernel;
+        std::cout << j.dump(2) << '\n';
+        return 0;
+    }
+    for (const std::string& n : notices) note(n);
+    // Every line but the kernel's rows is a '#' comment: the output is itself a kernel text.
+    const Kernel& k = r.kernel;
+    std::cout << "# " << k.width << 'x' << k.height << " kernel estimated from " << oneLine(o.input) << " to "
+              << oneLine(o.output) << '\n'
+              << "# anchor (" << k.ax() << ',' << k.ay() << "), " << semanticsName(e.semantics) << ", fitted on "
+              << (e.border ? "every pixel, border " + fitted : std::string("the interior")) << ", ridge "
+              << num(e.ridge, 6) << ", " << r.channels << (r.channels == 1 ? " channel, " : " channels, ")
+              << r.equations << " equations\n";
+    for (int v = 0; v < k.height; ++v) {
+        Kernel row(k.width, 1, std::vector<float>(k.values.begin() + std::ptrdiff_t(v) * k.width,
+                                                  k.values.begin() + std::ptrdiff_t(v + 1) * k.width));
+        std::cout << row.toText() << '\n';
+    }
+    std::cout << "# residual RMSE " << num(r.residualRmse, 6) << " (in the filtered image's units)\n";
+    if (!o.saveKernel.empty()) std::cout << "# saved " << oneLine(o.saveKernel) << '\n';
+    return 0;
+}
+
 constexpr const char* kFooterKernel = R"(Kernel SPEC:
   "1 2 1; 2 4 2; 1 2 1"   rows separated by ';' (or newlines), values by spaces or commas;
                           fractions like 1/16 are allowed
@@ -923,6 +1013,11 @@ Teaching and comparison (these replace the ordinary run):
   convlab-cli --export scipy|opencv-python|opencv-cpp|cupy -k SPEC [-b ...] [--correlate] ...
                           a snippet that reproduces the result with that library
   convlab-cli INPUT OUTPUT --pad-preview MARGIN [-b MODE]   the image extended by the border rule
+  convlab-cli SOURCE FILTERED --estimate-kernel WxH [--correlate] [--anchor X,Y] [-b MODE]
+                          [--ridge LAMBDA] [-o FILE.json]   the WxH kernel (up to 31x31) that maps
+                          SOURCE to FILTERED best (least squares): printed as kernel text with
+                          the residual RMSE; the interior only unless -b gives a border mode;
+                          -o saves it as a kernel file (docs/semantics.md, Kernel estimation)
 Output depth: --depth, else 32f for .npy, else the input's when the output format holds it,
   else the deepest it holds (float input to .png: 16-bit, 0..1 to 0..65535), with a note.
   Decided, like the output format, before anything is computed.
@@ -943,9 +1038,9 @@ int runCli(int argc, char** argv)
     app.footer(helpFooter());
     app.add_option("INPUT", o.input, "input image (.npy or an image file)");
     app.add_option("OUTPUT", o.output, "output file, written atomically; its extension picks the format");
-    app.add_option("-k,--kernel", o.kernel, "kernel: inline text, FILE.txt, FILE.json or preset:NAME[:k=v,...]")
+    CLI::Option* kernelOpt = app.add_option("-k,--kernel", o.kernel, "kernel: inline text, FILE.txt, FILE.json or preset:NAME[:k=v,...]")
         ->type_name("SPEC");
-    app.add_option("-b,--border", o.border, borderChoices())
+    CLI::Option* borderOpt = app.add_option("-b,--border", o.border, borderChoices())
         ->type_name("MODE")
         ->capture_default_str();
     app.add_flag("--correlate", o.correlate, "correlation instead of convolution")
@@ -998,7 +1093,18 @@ int runCli(int argc, char** argv)
     CLI::Option* pad = app.add_option("--pad-preview", o.padMargin, "write INPUT extended by MARGIN with the border rule")
                            ->type_name("MARGIN")
                            ->check(CLI::Range(0, kMaxImageSide));
-    const std::vector<CLI::Option*> modes{probe, analyze, exportOpt, pad};
+    CLI::Option* estimate =
+        app.add_option("--estimate-kernel", o.estimateSize,
+                       "estimate the WxH kernel mapping INPUT (source) to OUTPUT (filtered image)")
+            ->type_name("WxH")
+            ->excludes(kernelOpt);
+    app.add_option("--ridge", o.ridge, "with --estimate-kernel: ridge weight >= 0, relative to the source's power")
+        ->type_name("LAMBDA")
+        ->needs(estimate);
+    app.add_option("-o,--save-kernel", o.saveKernel, "with --estimate-kernel: save the kernel to FILE (.json or text)")
+        ->type_name("FILE")
+        ->needs(estimate);
+    const std::vector<CLI::Option*> modes{probe, analyze, exportOpt, pad, estimate};
     for (CLI::Option* a : modes)
         for (CLI::Option* b : modes)
             if (a != b) a->excludes(b);
@@ -1023,6 +1129,7 @@ int runCli(int argc, char** argv)
             printVersion();
             return 0;
         }
+        o.borderGiven = borderOpt->count() > 0;
         const Choices c = parseChoices(o); // every named value, before any file is read
         if (o.analyze || c.exportTarget) {
             if (!o.input.empty())
@@ -1032,6 +1139,11 @@ int runCli(int argc, char** argv)
         if (!o.probe.empty()) {
             if (o.input.empty()) return fail("--probe needs INPUT (see --help)", 2);
             return runProbe(o, c);
+        }
+        if (!o.estimateSize.empty()) {
+            if (o.input.empty() || o.output.empty())
+                return fail("--estimate-kernel needs SOURCE and FILTERED (see --help)", 2);
+            return runEstimate(o, c);
         }
         if (o.input.empty() || o.output.empty()) return fail("INPUT and OUTPUT are required (see --help)", 2);
         if (o.padMargin) return runPadPreview(o, c);

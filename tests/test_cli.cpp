@@ -36,27 +36,8 @@ Q_DECLARE_METATYPE(convlab::SampleDepth)
 
 namespace {
 
-struct CliRun {
-    int exitCode = -1; // -1: did not start, crashed or hung
-    QByteArray out;
-    QByteArray err;
-};
-
-CliRun runCli(const QStringList& args)
-{
-    QProcess p;
-    p.start(test::cliPath(), args);
-    CliRun r;
-    if (!p.waitForFinished(300000)) {
-        p.kill();
-        p.waitForFinished();
-        return r;
-    }
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    if (p.exitStatus() == QProcess::NormalExit) r.exitCode = p.exitCode();
-    return r;
-}
+using test::CliRun;
+using test::runCli;
 
 QByteArray readAll(const QString& path)
 {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "testutil.h"
 
+#include <QProcess>
+
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -96,5 +98,21 @@ int exampleIndex(const BorderModeInfo& mode, int p)
 
 QString cliPath() { return QStringLiteral(CONVLAB_CLI_PATH); }
 QString sourceDir() { return QStringLiteral(CONVLAB_SOURCE_DIR); }
+
+CliRun runCli(const QStringList& args)
+{
+    QProcess p;
+    p.start(cliPath(), args);
+    CliRun r;
+    if (!p.waitForFinished(300000)) {
+        p.kill();
+        p.waitForFinished();
+        return r;
+    }
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    if (p.exitStatus() == QProcess::NormalExit) r.exitCode = p.exitCode();
+    return r;
+}
 
 } // namespace convlab::test

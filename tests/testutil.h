@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Shared helpers for the Qt Test suites.
 #pragma once
+#include <QByteArray>
 #include <QString>
+#include <QStringList>
 #include <QTemporaryDir>
 
 #include <cstdint>
@@ -60,5 +62,13 @@ inline constexpr int kExampleReach = 3;
 // Path of the built CLI and the source tree, from the build system.
 QString cliPath();
 QString sourceDir();
+
+// One run of the built CLI to its end (at most five minutes).
+struct CliRun {
+    int exitCode = -1; // -1: did not start, crashed or hung
+    QByteArray out;
+    QByteArray err;
+};
+CliRun runCli(const QStringList& args);
 
 } // namespace convlab::test
