@@ -38,6 +38,7 @@
 #include "convlab/testchart.h"
 #include "crossoverdialog.h"
 #include "differencepanel.h"
+#include "estimatedialog.h"
 #include "exportdialog.h"
 #include "kerneldocument.h"
 #include "kerneleditor.h"
@@ -270,6 +271,8 @@ void MainWindow::buildMenus()
     file->addSeparator();
     file->addAction(tr("Open &Kernel…"), QKeySequence(tr("Ctrl+K")), this, &MainWindow::openKernelDialog);
     file->addAction(tr("Save K&ernel…"), QKeySequence(tr("Ctrl+Shift+K")), this, &MainWindow::saveKernelDialog);
+    file->addAction(tr("Es&timate Kernel from Image Pair…"), this, [this] { showEstimateDialog(); })
+        ->setStatusTip(tr("The kernel that maps the image to a filtered version of it (least squares)"));
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
     quit->setMenuRole(QAction::QuitRole);
@@ -389,6 +392,15 @@ CrossoverDialog* MainWindow::showCrossoverDialog()
     crossover_->show();
     crossover_->raise();
     return crossover_;
+}
+
+EstimateDialog* MainWindow::showEstimateDialog()
+{
+    if (!estimate_) estimate_ = new EstimateDialog(doc_->kernel(), this);
+    estimate_->setCurrentSource(doc_->source());
+    estimate_->show();
+    estimate_->raise();
+    return estimate_;
 }
 
 BorderLabWindow* MainWindow::showBorderLab()
@@ -605,6 +617,7 @@ void MainWindow::onSourceChanged()
     if (!doc_->path().isEmpty()) addRecent(doc_->path());
     if (crossover_ && crossover_->isVisible()) crossover_->setInput(source, currentParams());
     if (lab_ && lab_->isVisible()) lab_->setSource(source);
+    if (estimate_) estimate_->setCurrentSource(source);
 }
 
 void MainWindow::openSample()

@@ -24,6 +24,7 @@ class BorderLabWindow;
 class ControlsPanel;
 class CrossoverDialog;
 class DifferencePanel;
+class EstimateDialog;
 class ExportDialog;
 class KernelDocument;
 class KernelEditor;
@@ -80,6 +81,9 @@ public:
     // Tools > Border-mode lab: the current source and parameters under every border mode,
     // following them while open. Null (and reported) without an image.
     BorderLabWindow* showBorderLab();
+    // File > Estimate Kernel from Image Pair: open (or raise) the dialog; the current image is its
+    // source unless it is given a file.
+    EstimateDialog* showEstimateDialog();
     // View > Show padding: the view extends past the image by paddingMargin() pixels and shows
     // what the border mode invents there.
     void setPaddingShown(bool on);
@@ -164,6 +168,7 @@ private:
     ExportDialog* export_ = nullptr;
     CrossoverDialog* crossover_ = nullptr;
     BorderLabWindow* lab_ = nullptr;
+    EstimateDialog* estimate_ = nullptr;
     QAction* padding_ = nullptr;
     QLabel* pixelLabel_;
     QLabel* zoomLabel_;
