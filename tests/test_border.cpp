@@ -3,6 +3,8 @@
 // the names, and the tables of convlab/modes.h that every list of modes and methods reads.
 #include <QtTest>
 
+#include <algorithm>
+#include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
@@ -131,6 +133,54 @@ private slots:
                         const int sy = borderIndex(y - top, h, b.mode), sx = borderIndex(x - left, w, b.mode);
                         QCOMPARE(row[x], (sy < 0 || sx < 0) ? b.value : src[sy * w + sx]);
                     }
+                }
+            }
+        }
+    }
+
+    void rowWindowReadsThePaddedRows_data() { paddedRowsMatchIndexRule_data(); }
+    // The window the direct and separable methods read: its spans cover every output exactly
+    // once and each tap reads the padded row's value, whether the rows are read in place (interior
+    // widths from 1 up) or copied (images no wider than the margins, 8-bit samples).
+    void rowWindowReadsThePaddedRows()
+    {
+        QFETCH(int, mode);
+        const Border b{BorderMode(mode), -7.5f};
+        const std::pair<int, int> sizes[] = {{1, 1}, {1, 5}, {3, 2}, {9, 4}, {10, 3}, {11, 2}, {37, 5}};
+        const int top = 6, bottom = 3, left = 7, right = 2, kw = left + right + 1;
+        for (auto [w, h] : sizes) {
+            Image img(w, h, 1);
+            for (int i = 0; i < w * h; ++i) img.data[i] = float(i + 1);
+            PackedImage packed; // the same values as 8-bit samples
+            packed.width = w;
+            packed.height = h;
+            packed.channels = 1;
+            packed.stride = static_cast<std::size_t>(w);
+            for (float v : img.data) packed.bytes.push_back(static_cast<std::uint8_t>(v));
+            for (bool fromPacked : {false, true}) {
+                const int ring = 4;
+                detail::RowWindow window(w, h, b, top, left, right, ring);
+                window.reset(fromPacked ? nullptr : &img, fromPacked ? &packed : nullptr, 0);
+                for (int r0 = 0; r0 + ring <= h + top + bottom; ++r0) {
+                    std::vector<int> covered(w, 0);
+                    for (const detail::RowSpan& s : window.spans(r0, ring)) {
+                        for (int i = 0; i < s.n; ++i) {
+                            const int x = s.x0 + i;
+                            QVERIFY(x >= 0 && x < w);
+                            ++covered[x];
+                            for (int v = 0; v < ring; ++v)
+                                for (int u = 0; u < kw; ++u) {
+                                    const int sy = borderIndex(r0 + v - top, h, b.mode);
+                                    const int sx = borderIndex(x + u - left, w, b.mode);
+                                    const float want = (sy < 0 || sx < 0) ? b.value : img.data[sy * w + sx];
+                                    if (s.rows[v][i + u] != want)
+                                        QFAIL(qPrintable(QString("%1x%2 packed=%3 row %4 x %5 tap %6: %7, want %8")
+                                                             .arg(w).arg(h).arg(fromPacked).arg(r0 + v).arg(x).arg(u)
+                                                             .arg(s.rows[v][i + u]).arg(want)));
+                                }
+                        }
+                    }
+                    QCOMPARE(std::count(covered.begin(), covered.end(), 1), std::ptrdiff_t(w));
                 }
             }
         }

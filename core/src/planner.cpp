@@ -39,7 +39,9 @@ std::string cpuIdentity()
             model = line.substr(line.find(':') + 2);
             break;
         }
-    return model + " | " + rowKernels().isa + " | " + std::to_string(hardwareThreads()) + " threads";
+    // The version too: the constants price this build's loops, which change between versions.
+    return model + " | " + rowKernels().isa + " | " + std::to_string(hardwareThreads()) + " threads | convlab " +
+           CONVLAB_VERSION;
 }
 
 std::filesystem::path cachePath()

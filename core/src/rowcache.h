@@ -4,7 +4,9 @@
 // applied to its row and its left/right margins) and reused by every output row that needs it.
 #pragma once
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <span>
 #include <vector>
 
 #include "convlab/convolve.h"
@@ -75,6 +77,103 @@ private:
     std::vector<float> ring_;
     std::vector<int> tags_;
     std::vector<int> cols_;
+};
+
+// Consecutive output columns x0 .. x0 + n - 1 and the rows their taps read: output x0 + i reads
+// rows[v][i + u] for the kernel's row v and column u.
+struct RowSpan {
+    const float* const* rows = nullptr;
+    int x0 = 0, n = 0;
+};
+
+// The padded rows a band of outputs reads, copying as little of the image as it can. A float
+// plane is read where it lies: the outputs whose footprint stays inside the row
+// (left <= x < w - right) read the source rows themselves, the border rule only choosing which
+// source row (or the constant row) each padded row is; the outputs within the kernel's reach of
+// the left and right edges read padded copies of their few columns. So no row is copied whole,
+// which for small kernels is as much work as the taps. 8/16-bit samples (converted as rows are
+// read) and images no wider than the kernel's margins use whole padded rows (PaddedRows).
+class RowWindow {
+public:
+    RowWindow(int w, int h, const Border& border, int top, int left, int right, int ringRows)
+        : w_(w), h_(h), border_(border), top_(top), left_(left), right_(right), ringRows_(ringRows),
+          padded_(w, h, border, top, left, right, ringRows), interior_(ringRows), leftRows_(ringRows),
+          rightRows_(ringRows)
+    {
+        if (w <= left + right) return; // no interior: whole padded rows
+        leftCols_.resize(static_cast<std::size_t>(2 * left + right));
+        rightCols_.resize(static_cast<std::size_t>(left + 2 * right));
+        for (std::size_t j = 0; j < leftCols_.size(); ++j)
+            leftCols_[j] = borderIndex(static_cast<long long>(j) - left, w, border.mode);
+        for (std::size_t j = 0; j < rightCols_.size(); ++j)
+            rightCols_[j] = borderIndex(static_cast<long long>(w - right - left) + static_cast<long long>(j), w,
+                                        border.mode);
+        edges_.resize((leftCols_.size() + rightCols_.size()) * static_cast<std::size_t>(ringRows));
+        edgeTags_.assign(static_cast<std::size_t>(ringRows), -1);
+        constantRow_.assign(static_cast<std::size_t>(w), border.value);
+    }
+
+    // Plane c of whichever source is given (see PaddedRows::reset).
+    void reset(const Image* image, const PackedImage* packed, int c)
+    {
+        padded_.reset(image, packed, c);
+        plane_ = image && !constantRow_.empty() ? image->plane(c) : nullptr;
+        std::fill(edgeTags_.begin(), edgeTags_.end(), -1);
+    }
+
+    // Spans covering outputs [0, w) for the `count` padded rows from r0 (count <= ringRows);
+    // valid until the next call.
+    std::span<const RowSpan> spans(int r0, int count)
+    {
+        if (!plane_) {
+            for (int v = 0; v < count; ++v) interior_[v] = padded_.row(r0 + v);
+            spans_[0] = {interior_.data(), 0, w_};
+            return {spans_.data(), 1};
+        }
+        for (int v = 0; v < count; ++v) {
+            const int r = r0 + v;
+            const int sy = borderIndex(static_cast<long long>(r) - top_, h_, border_.mode);
+            const float* src = sy < 0 ? constantRow_.data() : plane_ + static_cast<std::size_t>(sy) * w_;
+            interior_[v] = src;
+            fillEdges(r, src);
+            leftRows_[v] = edgeSlot(r);
+            rightRows_[v] = edgeSlot(r) + leftCols_.size();
+        }
+        int n = 0;
+        if (left_ > 0) spans_[n++] = {leftRows_.data(), 0, left_};
+        spans_[n++] = {interior_.data(), left_, w_ - left_ - right_};
+        if (right_ > 0) spans_[n++] = {rightRows_.data(), w_ - right_, right_};
+        return {spans_.data(), static_cast<std::size_t>(n)};
+    }
+
+private:
+    const float* edgeSlot(int r) const
+    {
+        return edges_.data() + static_cast<std::size_t>(r % ringRows_) * (leftCols_.size() + rightCols_.size());
+    }
+
+    // The left and right margins' padded columns of padded row r, whose source row is src.
+    void fillEdges(int r, const float* src)
+    {
+        const int slot = r % ringRows_;
+        if (edgeTags_[slot] == r) return;
+        edgeTags_[slot] = r;
+        float* dst = edges_.data() + static_cast<std::size_t>(slot) * (leftCols_.size() + rightCols_.size());
+        for (int j : leftCols_) *dst++ = j < 0 ? border_.value : src[j];
+        for (int j : rightCols_) *dst++ = j < 0 ? border_.value : src[j];
+    }
+
+    int w_, h_;
+    Border border_;
+    int top_, left_, right_, ringRows_;
+    PaddedRows padded_;
+    const float* plane_ = nullptr; // null: whole padded rows
+    std::vector<int> leftCols_, rightCols_; // source column of each margin column (-1: the constant)
+    std::vector<float> edges_;              // per ring slot: the left, then the right margin's columns
+    std::vector<int> edgeTags_;
+    std::vector<float> constantRow_;
+    std::vector<const float*> interior_, leftRows_, rightRows_;
+    std::array<RowSpan, 3> spans_;
 };
 
 } // namespace convlab::detail

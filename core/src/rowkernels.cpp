@@ -2,6 +2,7 @@
 // Baseline build of the row kernels and the run-time choice between the builds.
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 #include <string>
 
 #include "rowkernels.h"

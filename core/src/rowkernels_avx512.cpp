@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Compiled with -mavx512f (see core/CMakeLists.txt); only called when the CPU has it.
 #include <cstring>
+#include <utility>
 
 #include "rowkernels.h"
 

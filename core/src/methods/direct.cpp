@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Direct method: bands of output rows over threads; each band pads the input rows it needs
-// into a small ring (rowcache.h), so the taps run over contiguous rows with no border tests,
-// and the row kernels (rowkernels.inc) keep 2 rows x 32 outputs in registers across every tap.
+// Direct method: bands of output rows over threads; each band reads the input rows it needs
+// through a RowWindow (rowcache.h): in place where the taps stay inside the image, padded
+// copies of the margins' few columns elsewhere, so the taps run over contiguous rows with no
+// border tests. The row kernels (rowkernels.inc) keep 2 output rows in registers across every
+// tap.
 #include <algorithm>
-#include <vector>
 
 #include "methods.h"
 #include "rowcache.h"
@@ -21,20 +22,21 @@ void runDirect(const Job& job, Image& out, StageClock& clock)
     const RowKernels& rk = rowKernels();
 
     parallelFor(h, job.threads, [&](int y0, int y1) {
-        PaddedRows rows(w, h, job.border, top, left, right, k.height + 1);
-        std::vector<const float*> window(k.height + 1);
+        RowWindow rows(w, h, job.border, top, left, right, k.height + 1);
         for (int c = 0; c < job.channels; ++c) {
             rows.reset(job.in, job.packed, c);
             float* dst = out.plane(c);
             for (int y = y0; y < y1; y += 2) {
                 if ((y & 15) == 0) job.checkCancel();
                 const bool pair = y + 1 < y1;
-                for (int v = 0; v < k.height + (pair ? 1 : 0); ++v) window[v] = rows.row(y + v);
                 float* o = dst + static_cast<std::size_t>(y) * w;
-                if (pair)
-                    rk.correlate2dPair(window.data(), k.values.data(), k.width, k.height, w, scale, offset, o, o + w);
-                else
-                    rk.correlate2d(window.data(), k.values.data(), k.width, k.height, w, scale, offset, o);
+                for (const RowSpan& s : rows.spans(y, k.height + (pair ? 1 : 0))) {
+                    if (pair)
+                        rk.correlate2dPair(s.rows, k.values.data(), k.width, k.height, s.n, scale, offset, o + s.x0,
+                                           o + w + s.x0);
+                    else
+                        rk.correlate2d(s.rows, k.values.data(), k.width, k.height, s.n, scale, offset, o + s.x0);
+                }
             }
         }
     });

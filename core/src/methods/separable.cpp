@@ -199,7 +199,7 @@ void runSeparableWithin(const Job& job, Image& out, StageClock& clock, std::size
     parallelFor(h, job.threads, [&](int y0, int y1) {
         // Horizontal results of the last kh padded rows, per component of the group: groupSize
         // x kh rows of stripWidth values, rowStride apart.
-        PaddedRows rows(w, h, job.border, top, left, right, 1);
+        RowWindow rows(w, h, job.border, top, left, right, 1);
         std::vector<float> ring(plan.ringBytes / sizeof(float));
         std::vector<const float*> window(kh);
         BandNonFinite nonFinite(job, terms, colMap, y0, y1);
@@ -220,9 +220,12 @@ void runSeparableWithin(const Job& job, Image& out, StageClock& clock, std::size
                     const int g1 = std::min(f.rank, g0 + plan.groupSize);
                     for (int r = y0; r < y1 + kh - 1; ++r) {
                         if ((r & 15) == 0) job.checkCancel();
-                        const float* padded = rows.row(r) + x0;
-                        for (int i = g0; i < g1; ++i)
-                            rk.filterRow(padded, f.rows[i].data(), k.width, sw, ringRow(i - g0, r));
+                        for (const RowSpan& s : rows.spans(r, 1)) { // the parts within the strip
+                            const int lo = std::max(x0, s.x0), hi = std::min(x0 + sw, s.x0 + s.n);
+                            for (int i = g0; lo < hi && i < g1; ++i)
+                                rk.filterRow(s.rows[0] + (lo - s.x0), f.rows[i].data(), k.width, hi - lo,
+                                             ringRow(i - g0, r) + (lo - x0));
+                        }
                         const int y = r - (kh - 1);
                         if (y < y0) continue;
                         float* o = dst + static_cast<std::size_t>(y) * w + x0;
