@@ -86,6 +86,17 @@ struct RowSpan {
     int x0 = 0, n = 0;
 };
 
+// The part of s within outputs [begin, end), for `count` rows: its row pointers, advanced to its
+// first output, are written to `shifted` (count entries). Returns an empty span (n == 0) when
+// they do not meet.
+inline RowSpan clipSpan(const RowSpan& s, int begin, int end, int count, const float** shifted)
+{
+    const int lo = std::max(begin, s.x0), hi = std::min(end, s.x0 + s.n);
+    if (lo >= hi) return {};
+    for (int v = 0; v < count; ++v) shifted[v] = s.rows[v] + (lo - s.x0);
+    return {shifted, lo, hi - lo};
+}
+
 // The padded rows a band of outputs reads, copying as little of the image as it can. A float
 // plane is read where it lies: the outputs whose footprint stays inside the row
 // (left <= x < w - right) read the source rows themselves, the border rule only choosing which

@@ -220,11 +220,11 @@ void runSeparableWithin(const Job& job, Image& out, StageClock& clock, std::size
                     const int g1 = std::min(f.rank, g0 + plan.groupSize);
                     for (int r = y0; r < y1 + kh - 1; ++r) {
                         if ((r & 15) == 0) job.checkCancel();
-                        for (const RowSpan& s : rows.spans(r, 1)) { // the parts within the strip
-                            const int lo = std::max(x0, s.x0), hi = std::min(x0 + sw, s.x0 + s.n);
-                            for (int i = g0; lo < hi && i < g1; ++i)
-                                rk.filterRow(s.rows[0] + (lo - s.x0), f.rows[i].data(), k.width, hi - lo,
-                                             ringRow(i - g0, r) + (lo - x0));
+                        for (const RowSpan& whole : rows.spans(r, 1)) {
+                            const float* in = nullptr;
+                            const RowSpan s = clipSpan(whole, x0, x0 + sw, 1, &in);
+                            for (int i = g0; s.n > 0 && i < g1; ++i)
+                                rk.filterRow(in, f.rows[i].data(), k.width, s.n, ringRow(i - g0, r) + (s.x0 - x0));
                         }
                         const int y = r - (kh - 1);
                         if (y < y0) continue;
