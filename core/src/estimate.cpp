@@ -85,19 +85,20 @@ void addShift(const Shape& s, const Fit& f, int dv, int du, Eigen::MatrixXd& gra
     std::vector<double> prefix(static_cast<std::size_t>(columns) * (rows + 1), 0.0);
     std::vector<double> left(columns), right(columns);
     for (int p = 0; p < rows; ++p) {
-        const float* a = f.window + static_cast<std::size_t>(p) * f.windowStride;
-        const float* b = f.window + static_cast<std::size_t>(p + dv) * f.windowStride + du;
-        const double total = dot(a + ua, b + ua, unionEnd - ua);
+        // a[i] = window(p, ua + i), b[i] = window(p + dv, ua + i + du): column ua + i of the union.
+        const float* a = f.window + static_cast<std::size_t>(p) * f.windowStride + ua;
+        const float* b = f.window + static_cast<std::size_t>(p + dv) * f.windowStride + (ua + du);
+        const double total = dot(a, b, unionEnd - ua);
         // left[c]: the c columns left of rectangle ua + c; right[c]: the columns right of it.
         double acc = 0.0;
         for (int c = 0; c < columns; ++c) {
             left[c] = acc;
-            acc += double(a[ua + c]) * double(b[ua + c]);
+            acc += double(a[c]) * double(b[c]);
         }
         acc = 0.0;
         for (int c = columns - 1; c >= 0; --c) {
-            const int q = ua + c + s.outW;
-            if (q < unionEnd) acc += double(a[q]) * double(b[q]);
+            const int i = c + s.outW;
+            if (ua + i < unionEnd) acc += double(a[i]) * double(b[i]);
             right[c] = acc;
         }
         for (int c = 0; c < columns; ++c) {
