@@ -3,6 +3,7 @@
 
 #include <QElapsedTimer>
 #include <QGuiApplication>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QMouseEvent>
 #include <QOpenGLContext>
@@ -144,6 +145,8 @@ struct ImageView::State {
     Slot source, result, diff;
     Mapping mapping = Mapping::Clamp;
     ViewMode viewMode = ViewMode::Result;
+    bool originalHeld = false;    // Space is down on the view
+    bool originalToggled = false; // View > Show Original
     double split = 0.5;
 
     bool padding = false;       // padding preview on
@@ -168,6 +171,7 @@ struct ImageView::State {
     QLabel* notice = nullptr;
     QLabel* splitLeft = nullptr;  // "original" and "result" at the foot of the split halves
     QLabel* splitRight = nullptr;
+    QLabel* originalLabel = nullptr; // "original" while it replaces the mode's picture
     bool overlaysQueued = false;  // a refresh of the overlays is posted
 
     // The driver's limit, lowered by the test override.
@@ -191,9 +195,13 @@ struct ImageView::State {
         return diffAbsoluteMax > 0.0 ? diffAbsoluteMax : kDefaultDifferenceFraction * nominalRange();
     }
 
-    bool diffOnScreen() const { return viewMode == ViewMode::Difference; }
-    bool resultOnScreen() const { return viewMode == ViewMode::Result || viewMode == ViewMode::Split; }
-    bool sourceOnScreen() const { return viewMode == ViewMode::Original || viewMode == ViewMode::Split || padding; }
+    ViewMode shownMode() const { return originalHeld || originalToggled ? ViewMode::Original : viewMode; }
+    bool diffOnScreen() const { return shownMode() == ViewMode::Difference; }
+    bool resultOnScreen() const { return shownMode() == ViewMode::Result || shownMode() == ViewMode::Split; }
+    bool sourceOnScreen() const
+    {
+        return shownMode() == ViewMode::Original || shownMode() == ViewMode::Split || padding;
+    }
 
     // The image that defines the geometry: the result, else the source, else the difference.
     const Slot& reference() const
@@ -376,6 +384,10 @@ ImageView::ImageView(QWidget* parent) : QOpenGLWidget(parent), d(std::make_uniqu
     };
     d->splitLeft = splitLabel(QStringLiteral("splitLeft"), tr("original"));
     d->splitRight = splitLabel(QStringLiteral("splitRight"), tr("result"));
+    d->originalLabel = splitLabel(QStringLiteral("originalLabel"), tr("original"));
+    d->originalLabel->setStyleSheet(QStringLiteral("QLabel { background: rgba(0, 0, 0, 170); color: #ffffff; "
+                                                   "font-weight: bold; padding: 3px 8px; border-radius: 3px; }"));
+    d->originalLabel->setToolTip(tr("The original is shown in place of the result (Space held, or View > Show Original)"));
 }
 
 ImageView::~ImageView()
@@ -504,7 +516,7 @@ void ImageView::paintGL()
     d->setLayerUniforms("uResult", d->result);
     d->setLayerUniforms("uDiff", d->diff);
     p.setUniformValue("uMapping", static_cast<int>(d->mapping));
-    p.setUniformValue("uViewMode", static_cast<int>(d->viewMode));
+    p.setUniformValue("uViewMode", static_cast<int>(d->shownMode()));
     p.setUniformValue("uOrigin", QVector2D(float(d->origin.x()), float(d->origin.y())));
     p.setUniformValue("uZoom", float(d->zoom));
     p.setUniformValue("uDpr", float(devicePixelRatioF()));
@@ -768,7 +780,7 @@ void ImageView::placeOverlays()
 {
     const int m = kOverlayMargin;
     // The split labels sit at the foot of each half, against the divider, and follow it.
-    const bool split = d->viewMode == ViewMode::Split && d->source.channels > 0;
+    const bool split = d->shownMode() == ViewMode::Split && d->source.channels > 0;
     for (QLabel* l : {d->splitLeft, d->splitRight}) l->setVisible(split && !l->text().isEmpty());
     if (split) {
         const int divider = int(std::lround(d->split * width()));
@@ -776,6 +788,13 @@ void ImageView::placeOverlays()
         const int y = height() - m - std::max(left.height(), right.height());
         d->splitLeft->setGeometry(std::max(0, divider - m - left.width()), y, left.width(), left.height());
         d->splitRight->setGeometry(std::min(width() - right.width(), divider + m), y, right.width(), right.height());
+    }
+    // Where the split labels would sit, at the foot of the view: the eye looks there for them.
+    const bool original = originalShown() && d->source.channels > 0;
+    d->originalLabel->setVisible(original);
+    if (original) {
+        const QSize size = d->originalLabel->sizeHint();
+        d->originalLabel->setGeometry(m, height() - m - size.height(), size.width(), size.height());
     }
     int right = width() - m;
     if (!d->bar->isHidden()) {
@@ -822,6 +841,64 @@ int ImageView::maxTextureSize() const
 ImageView::ViewMode ImageView::viewMode() const
 {
     return d->viewMode;
+}
+
+ImageView::ViewMode ImageView::shownMode() const
+{
+    return d->shownMode();
+}
+
+void ImageView::setOriginalShown(bool on)
+{
+    setOriginal(d->originalHeld, on);
+}
+
+bool ImageView::originalShown() const
+{
+    return d->originalHeld || d->originalToggled;
+}
+
+void ImageView::setOriginal(bool held, bool toggled)
+{
+    const bool before = originalShown();
+    d->originalHeld = held;
+    d->originalToggled = toggled;
+    if (originalShown() == before)
+        return;
+    updateColorBar();
+    updateNotice(); // places the label too
+    update();
+    emit originalShownChanged(originalShown());
+}
+
+void ImageView::keyPressEvent(QKeyEvent* e)
+{
+    // Auto-repeat presses of a held Space change nothing.
+    if (e->key() == Qt::Key_Space && e->modifiers() == Qt::NoModifier) {
+        if (!e->isAutoRepeat())
+            setOriginal(true, d->originalToggled);
+        e->accept();
+        return;
+    }
+    QOpenGLWidget::keyPressEvent(e);
+}
+
+void ImageView::keyReleaseEvent(QKeyEvent* e)
+{
+    if (e->key() == Qt::Key_Space) {
+        if (!e->isAutoRepeat())
+            setOriginal(false, d->originalToggled);
+        e->accept();
+        return;
+    }
+    QOpenGLWidget::keyReleaseEvent(e);
+}
+
+void ImageView::focusOutEvent(QFocusEvent* e)
+{
+    // The release of a Space held while the focus left would never arrive here.
+    setOriginal(false, d->originalToggled);
+    QOpenGLWidget::focusOutEvent(e);
 }
 
 void ImageView::setSplitPosition(double t)
@@ -1001,7 +1078,7 @@ void ImageView::updateHover(QPointF widgetPos)
 
 bool ImageView::nearDivider(QPointF widgetPos) const
 {
-    return d->viewMode == ViewMode::Split && std::abs(widgetPos.x() - d->split * width()) <= kDividerGrab;
+    return d->shownMode() == ViewMode::Split && std::abs(widgetPos.x() - d->split * width()) <= kDividerGrab;
 }
 
 static QVector<float> valuesAt(const Slot& s, int x, int y)

@@ -94,7 +94,16 @@ public:
     // The limit in use (0 before the first view's GL context exists).
     int maxTextureSize() const;
     void setViewMode(ViewMode m);
+    // The mode chosen with setViewMode (what the View menu ticks).
     ViewMode viewMode() const;
+    // Before/after: the original in place of whatever the mode shows, labelled "original" over
+    // the picture. Shown while Space is held on the view (released: back to the mode) or while
+    // toggled on here (View > Show Original); the mode itself is kept.
+    void setOriginalShown(bool on);
+    // Held or toggled.
+    bool originalShown() const;
+    // What is on screen: Original while the original is shown, else viewMode().
+    ViewMode shownMode() const;
     // Split position in [0,1] of the widget width (original left, result right).
     void setSplitPosition(double t);
     double splitPosition() const;
@@ -149,6 +158,8 @@ signals:
     void zoomChanged(double zoom);
     // Emitted whenever zoom or origin changes (user, fitting, or setViewTransform).
     void viewChanged(double zoom, QPointF origin);
+    // The original replaced the mode's picture on screen (Space held or toggled), or left it.
+    void originalShownChanged(bool shown);
 
 protected:
     void initializeGL() override;
@@ -160,6 +171,9 @@ protected:
     void mouseMoveEvent(QMouseEvent* e) override;
     void mouseReleaseEvent(QMouseEvent* e) override;
     void leaveEvent(QEvent* e) override;
+    void keyPressEvent(QKeyEvent* e) override;
+    void keyReleaseEvent(QKeyEvent* e) override;
+    void focusOutEvent(QFocusEvent* e) override;
 
 private:
     struct State;
@@ -180,4 +194,6 @@ private:
     QPoint pixelAt(QPointF widgetPos) const;
     void updateHover(QPointF widgetPos);
     bool nearDivider(QPointF widgetPos) const;
+    // Applies a change of the held or toggled original: overlays, picture, signal.
+    void setOriginal(bool held, bool toggled);
 };

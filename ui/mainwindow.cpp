@@ -339,7 +339,11 @@ void MainWindow::buildMenus()
     fit->setShortcut(QKeySequence(Qt::Key_F));
     QAction* actual = viewMenu->addAction(tr("&Actual Size (1:1)"), this, [this] { view_->actualSize(); });
     actual->setShortcut(QKeySequence(Qt::Key_1));
-    for (QAction* a : {fit, actual}) {
+    QAction* original = viewMenu->addAction(tr("Show Ori&ginal (hold Space)"), view_, &ImageView::setOriginalShown);
+    original->setCheckable(true);
+    original->setShortcut(QKeySequence(Qt::Key_O));
+    original->setStatusTip(tr("Before/after: the original in place of the result, whatever the view mode"));
+    for (QAction* a : {fit, actual, original}) {
         a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
         view_->addAction(a);
     }
