@@ -101,7 +101,8 @@ inline RowSpan clipSpan(const RowSpan& s, int begin, int end, int count, const f
 // plane is read where it lies: the outputs whose footprint stays inside the row
 // (left <= x < w - right) read the source rows themselves, the border rule only choosing which
 // source row (or the constant row) each padded row is; the outputs within the kernel's reach of
-// the left and right edges read padded copies of their few columns. So no row is copied whole,
+// the left and right edges (at least 16 at each edge, so they run as vectors) read padded copies
+// of their few columns. So no row is copied whole,
 // which for small kernels is as much work as the taps. 8/16-bit samples (converted as rows are
 // read) and images no wider than the kernel's margins use whole padded rows (PaddedRows).
 class RowWindow {
@@ -112,12 +113,20 @@ public:
           rightRows_(ringRows)
     {
         if (w <= left + right) return; // no interior: whole padded rows
-        leftCols_.resize(static_cast<std::size_t>(2 * left + right));
-        rightCols_.resize(static_cast<std::size_t>(left + 2 * right));
+        // The margins' spans are at least a vector of the widest build wide where the image
+        // allows, so the row kernels run them as vectors rather than one output at a time.
+        leftOut_ = left > 0 ? std::max(left, kMinMarginSpan) : 0;
+        rightOut_ = right > 0 ? std::max(right, kMinMarginSpan) : 0;
+        if (leftOut_ + rightOut_ > w) {
+            leftOut_ = left;
+            rightOut_ = right;
+        }
+        leftCols_.resize(static_cast<std::size_t>(leftOut_ + left + right));
+        rightCols_.resize(static_cast<std::size_t>(rightOut_ + left + right));
         for (std::size_t j = 0; j < leftCols_.size(); ++j)
             leftCols_[j] = borderIndex(static_cast<long long>(j) - left, w, border.mode);
         for (std::size_t j = 0; j < rightCols_.size(); ++j)
-            rightCols_[j] = borderIndex(static_cast<long long>(w - right - left) + static_cast<long long>(j), w,
+            rightCols_[j] = borderIndex(static_cast<long long>(w - rightOut_ - left) + static_cast<long long>(j), w,
                                         border.mode);
         edges_.resize((leftCols_.size() + rightCols_.size()) * static_cast<std::size_t>(ringRows));
         edgeTags_.assign(static_cast<std::size_t>(ringRows), -1);
@@ -151,9 +160,10 @@ public:
             rightRows_[v] = edgeSlot(r) + leftCols_.size();
         }
         int n = 0;
-        if (left_ > 0) spans_[n++] = {leftRows_.data(), 0, left_};
-        spans_[n++] = {interior_.data(), left_, w_ - left_ - right_};
-        if (right_ > 0) spans_[n++] = {rightRows_.data(), w_ - right_, right_};
+        if (leftOut_ > 0) spans_[n++] = {leftRows_.data(), 0, leftOut_};
+        for (int v = 0; v < count; ++v) interior_[v] += leftOut_ - left_; // output leftOut_ reads from there
+        if (w_ - leftOut_ - rightOut_ > 0) spans_[n++] = {interior_.data(), leftOut_, w_ - leftOut_ - rightOut_};
+        if (rightOut_ > 0) spans_[n++] = {rightRows_.data(), w_ - rightOut_, rightOut_};
         return {spans_.data(), static_cast<std::size_t>(n)};
     }
 
@@ -176,7 +186,9 @@ private:
 
     int w_, h_;
     Border border_;
+    static constexpr int kMinMarginSpan = 16; // floats in an AVX-512 vector
     int top_, left_, right_, ringRows_;
+    int leftOut_ = 0, rightOut_ = 0; // outputs read from the margins' padded copies
     PaddedRows padded_;
     const float* plane_ = nullptr; // null: whole padded rows
     std::vector<int> leftCols_, rightCols_; // source column of each margin column (-1: the constant)

@@ -504,7 +504,7 @@ MethodCost calibrateFft(const CostModel& before)
     Image& out = calibrationOutput();
     const Job f9 = calibrationJob(9, 9);
     runFft(f9, out, clock); // plans and spectra outside the timing
-    const double tF = bestOfNs(3, [&] { runFft(f9, out, clock); });
+    const double tF = bestOfNs(5, [&] { runFft(f9, out, clock); });
     const Kernel k9 = f9.kernel;
     const RunShape shape{f9.width, f9.height, 1, &k9, -1, 1};
     const CostTerms terms = fftTerms(shape);
