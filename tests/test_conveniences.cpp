@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The workbench's conveniences, driven as a user drives them: before/after with Space and the
-// Show Original toggle.
+// Show Original toggle; chained filters (Use Result as Source) and their undo.
 // Run under Xvfb (xvfb-run -a): the image view is a QOpenGLWidget.
 #include <QAction>
 #include <QLabel>
@@ -10,9 +10,11 @@
 #include <QStandardPaths>
 #include <QTest>
 #include <QUndoStack>
+#include <algorithm>
 #include <memory>
 
 #include "convlab/convolve.h"
+#include "convlab/error.h"
 #include "imageview.h"
 #include "kerneldocument.h"
 #include "mainwindow.h"
@@ -38,10 +40,11 @@ Image flatGrey(int w, int h, float value)
     return im;
 }
 
-Kernel gainKernel(float gain)
+Kernel gainKernel(float gain, const char* name = "")
 {
     Kernel k(3, 3, std::vector<float>(9, 0.0f));
     k.values[4] = gain;
+    k.name = name;
     return k;
 }
 
@@ -72,6 +75,10 @@ private slots:
     void showOriginalToggles();
     void originalReplacesEveryMode_data();
     void originalReplacesEveryMode();
+    void resultBecomesTheSource();
+    void chainStepsUndoOneAtATime();
+    void chainStepOfAReplacedImageIsPassedOver();
+    void chainNeedsACurrentResult();
 
 private:
     bool renderAfter(const std::function<void()>& action)
@@ -80,6 +87,20 @@ private:
     }
     ImageView* view() const { return w_->imageView(); }
     QLabel* originalLabel() const { return view()->findChild<QLabel*>(QStringLiteral("originalLabel")); }
+
+    // Edit > Use Result as Source, and the render of the new source.
+    bool chainStep()
+    {
+        QAction* a = findAction(w_.get(), tr("Use Result as Source"));
+        return a && a->isEnabled() && renderAfter([a] { a->trigger(); });
+    }
+    QUndoStack* undoStack() const { return w_->kernelDocument()->undoStack(); }
+    // Every sample of the source equals v.
+    bool sourceIs(float v) const
+    {
+        const auto& d = w_->sourceImage()->data;
+        return std::all_of(d.begin(), d.end(), [v](float x) { return x == v; });
+    }
 
     std::unique_ptr<MainWindow> w_;
     QStringList errors_;
@@ -104,7 +125,7 @@ void TestConveniences::init()
     // Shortcuts reach only the active window.
     w_->activateWindow();
     QVERIFY(QTest::qWaitForWindowActive(w_.get()));
-    w_->kernelDocument()->setKernel(gainKernel(kGain), "gain"); // no image yet: no render
+    w_->kernelDocument()->setKernel(gainKernel(kGain, "half"), "gain"); // no image yet: no render
     QVERIFY(renderAfter([&] { w_->setSourceImage(flatGrey(40, 30, kSourceGrey), "grey"); }));
     QTRY_VERIFY_WITH_TIMEOUT(std::abs(centreGrey(view()) - int(kSourceGrey * kGain)) <= 2, kWaitMs);
     view()->setFocus();
@@ -185,6 +206,92 @@ void TestConveniences::originalReplacesEveryMode()
         QVERIFY2(std::abs(qGray(frame.pixel(p)) - int(kSourceGrey)) <= 2, qPrintable(QString::number(qGray(frame.pixel(p)))));
     QTest::keyRelease(view(), Qt::Key_Space);
     QCOMPARE(view()->viewMode(), ImageView::ViewMode(mode));
+}
+
+void TestConveniences::resultBecomesTheSource()
+{
+    const Kernel half = w_->kernelDocument()->kernel();
+    const auto result = w_->workbench()->result()->image;
+    QVERIFY(chainStep());
+    // The result itself, shared: every value and the shape.
+    QCOMPARE(w_->sourceImage().get(), result.get());
+    QVERIFY(sourceIs(kSourceGrey * kGain));
+    QCOMPARE(w_->workbench()->title(), QStringLiteral("grey › half 3x3"));
+    QVERIFY(w_->windowTitle().startsWith(QStringLiteral("grey › half 3x3 (40×30×1)")));
+    QVERIFY(w_->workbench()->path().isEmpty());
+    // The kernel stays: the new result is the filter applied twice.
+    QCOMPARE(w_->kernelDocument()->kernel().values, half.values);
+    QCOMPARE(w_->workbench()->result()->image->at(0, 10, 10), kSourceGrey * kGain * kGain);
+    QVERIFY(chainStep());
+    QCOMPARE(w_->workbench()->title(), QStringLiteral("grey › half 3x3 › half 3x3"));
+    // An unnamed kernel is named by its size.
+    Kernel edited = half;
+    edited.name.clear();
+    edited.values[4] = 2.0f;
+    QVERIFY(renderAfter([&] { w_->kernelDocument()->setKernel(edited, "double"); }));
+    QVERIFY(chainStep());
+    QCOMPARE(w_->workbench()->title(), QStringLiteral("grey › half 3x3 › half 3x3 › 3x3 kernel"));
+    QVERIFY(sourceIs(kSourceGrey * kGain * kGain * 2.0f));
+}
+
+void TestConveniences::chainStepsUndoOneAtATime()
+{
+    const auto original = w_->sourceImage();
+    const int before = undoStack()->index();
+    QVERIFY(chainStep());
+    QCOMPARE(undoStack()->index(), before + 1);
+    QCOMPARE(undoStack()->undoText(), tr("Use Result as Source"));
+    Kernel third = gainKernel(1.0f / 3.0f);
+    QVERIFY(renderAfter([&] { w_->kernelDocument()->setKernel(third, "third"); }));
+    QVERIFY(chainStep());
+    QVERIFY(sourceIs(kSourceGrey * kGain / 3.0f));
+
+    // Each undo takes back one thing: the second step, the kernel edit, the first step.
+    QVERIFY(renderAfter([&] { undoStack()->undo(); }));
+    QVERIFY(sourceIs(kSourceGrey * kGain));
+    QCOMPARE(w_->workbench()->title(), QStringLiteral("grey › half 3x3"));
+    QCOMPARE(w_->kernelDocument()->kernel().values, third.values);
+    QVERIFY(renderAfter([&] { undoStack()->undo(); }));
+    QCOMPARE(w_->kernelDocument()->kernel().values, gainKernel(kGain).values);
+    QVERIFY(sourceIs(kSourceGrey * kGain));
+    QVERIFY(renderAfter([&] { undoStack()->undo(); }));
+    QCOMPARE(w_->sourceImage(), original); // the very image, and its name
+    QCOMPARE(w_->workbench()->title(), QStringLiteral("grey"));
+    QVERIFY(w_->windowTitle().startsWith(QStringLiteral("grey (40×30×1)")));
+    QCOMPARE(undoStack()->index(), before);
+
+    // Redo goes forward again the same way.
+    QVERIFY(renderAfter([&] { undoStack()->redo(); }));
+    QVERIFY(sourceIs(kSourceGrey * kGain));
+    QCOMPARE(w_->workbench()->title(), QStringLiteral("grey › half 3x3"));
+}
+
+void TestConveniences::chainStepOfAReplacedImageIsPassedOver()
+{
+    const Kernel first = w_->kernelDocument()->kernel();
+    QVERIFY(renderAfter([&] { w_->kernelDocument()->setKernel(gainKernel(0.25f), "quarter"); }));
+    QVERIFY(chainStep());
+    QVERIFY(renderAfter([&] { w_->setSourceImage(flatGrey(20, 10, 60.0f), "other"); }));
+    const auto other = w_->sourceImage();
+    // One undo: the chain step belongs to an image no longer shown, so it is dropped and the
+    // kernel edit before it is undone instead.
+    undoStack()->undo();
+    QTRY_COMPARE_WITH_TIMEOUT(w_->kernelDocument()->kernel().values, first.values, kWaitMs);
+    QCOMPARE(w_->sourceImage(), other);
+    QCOMPARE(w_->workbench()->title(), QStringLiteral("other"));
+}
+
+void TestConveniences::chainNeedsACurrentResult()
+{
+    const auto source = w_->sourceImage();
+    // The edit's render has not been received yet: the result on screen is of the old kernel.
+    w_->kernelDocument()->setKernel(gainKernel(0.75f), "three quarters");
+    QVERIFY(!w_->workbench()->canUseResultAsSource());
+    QAction* a = findAction(w_.get(), tr("Use Result as Source"));
+    QVERIFY(a && !a->isEnabled());
+    QVERIFY_THROWS_EXCEPTION(convlab::Error, w_->workbench()->useResultAsSource());
+    QCOMPARE(w_->sourceImage(), source);
+    QTRY_VERIFY_WITH_TIMEOUT(a->isEnabled(), kWaitMs);
 }
 
 QTEST_MAIN(TestConveniences)

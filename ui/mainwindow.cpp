@@ -287,6 +287,19 @@ void MainWindow::buildMenus()
     edit->addSeparator();
     edit->addAction(tr("&Copy Kernel as Text"), QKeySequence(tr("Ctrl+Shift+C")), this, &MainWindow::copyKernel);
     edit->addAction(tr("&Paste Kernel"), QKeySequence(tr("Ctrl+Shift+V")), this, &MainWindow::pasteKernel);
+    edit->addSeparator();
+    QAction* chain = edit->addAction(tr("Use Result as &Source"), QKeySequence(tr("Ctrl+Shift+R")), this, [this] {
+        try {
+            doc_->useResultAsSource();
+        } catch (const convlab::Error& e) {
+            reportError(tr("Cannot use the result as the source: %1").arg(QString::fromUtf8(e.what())));
+        }
+    });
+    chain->setStatusTip(tr("Filter the result next: it becomes the source (one undo step), the title shows the chain"));
+    chain->setEnabled(false);
+    for (auto signal : {&WorkbenchDocument::resultChanged, &WorkbenchDocument::paramsChanged,
+                        &WorkbenchDocument::sourceChanged})
+        connect(doc_, signal, chain, [this, chain] { chain->setEnabled(doc_->canUseResultAsSource()); });
 
     QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
     modeGroup_ = new QActionGroup(this);
@@ -612,7 +625,9 @@ void MainWindow::onSourceChanged()
 {
     const auto source = doc_->source();
     view_->setSource(source); // shared, not copied
-    view_->fitToWindow();
+    // A chain step (or its undo) keeps the size: the zoom and the place looked at stay.
+    if (QSize(source->width, source->height) != shownSourceSize_) view_->fitToWindow();
+    shownSourceSize_ = QSize(source->width, source->height);
     setWindowTitle(tr("%1 (%2×%3×%4) — ConvLab")
                        .arg(doc_->title())
                        .arg(source->width)

@@ -179,6 +179,7 @@ private:
     QActionGroup* mapGroup_;
     QStringList recent_;
     QString interopError_; // why CUDA cannot write the view's buffer here; empty: not known to fail
+    QSize shownSourceSize_; // of the source the view shows
     quint64 pendingDisplayId_ = 0;
     quint64 earlyDisplayedId_ = 0; // the request whose CUDA result was shown before its download
     std::function<void(const QString&)> reporter_;

@@ -3,6 +3,8 @@
 
 #include <QFileInfo>
 #include <QMetaObject>
+#include <QUndoCommand>
+#include <QUndoStack>
 #include <new>
 
 #include "convlab/error.h"
@@ -81,11 +83,16 @@ void WorkbenchDocument::shutdown()
 void WorkbenchDocument::setSource(convlab::Image image, const QString& title, const QString& path,
                                   std::shared_ptr<const convlab::PackedImage> packed)
 {
+    assignSource({std::make_shared<const convlab::Image>(std::move(image)), std::move(packed), title, path});
+}
+
+void WorkbenchDocument::assignSource(SourceRecord record)
+{
     opening_.invalidate(); // an open still decoding would replace this image: drop it
-    source_ = std::make_shared<const convlab::Image>(std::move(image));
-    packed_ = std::move(packed);
-    title_ = title;
-    path_ = path;
+    source_ = std::move(record.image);
+    packed_ = std::move(record.packed);
+    title_ = std::move(record.title);
+    path_ = std::move(record.path);
     ++generation_.image;
     // The buffers of the previous image's size are of no use any more: give the memory back.
     render_->releaseSpareBuffers();
@@ -93,6 +100,57 @@ void WorkbenchDocument::setSource(convlab::Image image, const QString& title, co
     clearComparison();
     emit sourceChanged();
     requestRender();
+}
+
+// One chain step: the source before and after. A step applies only to the image it was made
+// from: once another image replaced it (a file opened), undo and redo drop the step and go on
+// to the next one, so a key press never does nothing.
+class SourceCommand : public QUndoCommand {
+public:
+    SourceCommand(WorkbenchDocument* doc, WorkbenchDocument::SourceRecord before,
+                  WorkbenchDocument::SourceRecord after)
+        : QUndoCommand(QObject::tr("Use Result as Source")), doc_(doc), before_(std::move(before)),
+          after_(std::move(after))
+    {
+    }
+    void redo() override { swap(before_, after_, &QUndoStack::redo); }
+    void undo() override { swap(after_, before_, &QUndoStack::undo); }
+
+private:
+    void swap(const WorkbenchDocument::SourceRecord& from, const WorkbenchDocument::SourceRecord& to,
+              void (QUndoStack::*next)())
+    {
+        if (doc_->source_ != from.image) {
+            setObsolete(true); // the stack deletes it after this call
+            QMetaObject::invokeMethod(doc_->kernel()->undoStack(), next, Qt::QueuedConnection);
+            return;
+        }
+        doc_->assignSource(to);
+    }
+
+    WorkbenchDocument* doc_;
+    WorkbenchDocument::SourceRecord before_, after_;
+};
+
+QString WorkbenchDocument::describeKernel(const convlab::Kernel& kernel)
+{
+    const QString size = QStringLiteral("%1x%2").arg(kernel.width).arg(kernel.height);
+    return kernel.name.empty() ? tr("%1 kernel").arg(size) : QString::fromStdString(kernel.name) + ' ' + size;
+}
+
+bool WorkbenchDocument::canUseResultAsSource() const
+{
+    return resultIsCurrent() && result_->source == source_ && result_->image;
+}
+
+void WorkbenchDocument::useResultAsSource()
+{
+    if (!canUseResultAsSource())
+        throw convlab::Error(source_ ? "the result of the current kernel is not ready yet" : "there is no image yet");
+    // The result is shared, not copied: the render controller reuses only buffers nobody holds.
+    SourceRecord next{result_->image, nullptr,
+                      title_ + QStringLiteral(" › ") + describeKernel(result_->params.kernel), QString()};
+    kernel_->undoStack()->push(new SourceCommand(this, sourceRecord(), std::move(next)));
 }
 
 quint64 WorkbenchDocument::open(const QString& path)

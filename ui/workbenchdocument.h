@@ -87,6 +87,17 @@ public:
     std::shared_ptr<const convlab::PackedImage> packedSource() const { return packed_; }
     QString title() const { return title_; }
     QString path() const { return path_; }
+    // Edit > Use Result as Source: the current result becomes the source, titled with the chain
+    // of filters that made it ("coffee.png › gaussian 5x5"), as one step on the kernel
+    // document's undo stack; its undo brings the previous source and title back. The kernel
+    // stays, so applying it again is one more step. A step whose image was replaced since (a
+    // file opened) is passed over by undo and redo. Throws convlab::Error without a result of
+    // the current source and parameters.
+    void useResultAsSource();
+    // Whether useResultAsSource() has a result to take now.
+    bool canUseResultAsSource() const;
+    // A kernel's name in a chain title: "gaussian 5x5", "3x3 kernel" when it has no name.
+    static QString describeKernel(const convlab::Kernel& kernel);
 
     // ---- the parameters ----
     void setRunSettings(const RunSettings& s);
@@ -130,6 +141,15 @@ signals:
     void busyChanged(bool busy);
 
 private:
+    friend class SourceCommand;
+    // What setSource replaces, as one value (for the undo of useResultAsSource).
+    struct SourceRecord {
+        std::shared_ptr<const convlab::Image> image;
+        std::shared_ptr<const convlab::PackedImage> packed;
+        QString title, path;
+    };
+    SourceRecord sourceRecord() const { return {source_, packed_, title_, path_}; }
+    void assignSource(SourceRecord record);
     void paramsEdited();
     void requestRender();
     void onRenderReady(quint64 id);
