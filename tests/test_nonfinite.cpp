@@ -219,12 +219,31 @@ private slots:
         in.at(0, 150, 150) = 3.3e38f;
         for (const BorderModeInfo& mode : borderModes()) {
             ConvolveParams p;
-            // An average, never beyond the largest input. (Not a box of ones with normalize: the
-            // float methods would sum before scaling; docs/semantics.md, Non-finite values.)
+            // An average, never beyond the largest input.
             p.kernel = Kernel(7, 7, std::vector<float>(49, 1.0f / 49));
             p.border = {mode.mode, 0.0f};
             checkEveryMethod(in, p, QStringLiteral("box average, %1").arg(mode.name));
             if (QTest::currentTestFailed()) return;
+            // The same average as a box of ones with normalize: direct and separable add the
+            // taps in float before the scale, so their sums overflow; those outputs are written
+            // again from the reference's double sum.
+            p.kernel = Kernel(7, 7, std::vector<float>(49, 1.0f));
+            p.normalize = true;
+            checkEveryMethod(in, p, QStringLiteral("normalized box of ones, %1").arg(mode.name));
+            if (QTest::currentTestFailed()) return;
+        }
+        // Partial sums beyond the range whose whole is not: 3e38 + 3e38 - 3e38 over a row of
+        // 3e38, in float an infinity, in double 3e38. With a second pass pair (rank 2) too.
+        Image row = randomImage(64, 9, 1, 31);
+        for (int x = 0; x < 64; ++x) row.at(0, 4, x) = 3e38f;
+        for (const char* text : {"1 1 -1", "1 1 -1; 0 0 0; 0 1 0"}) {
+            ConvolveParams p;
+            p.kernel = parseKernelText(text);
+            checkEveryMethod(row, p, QStringLiteral("partial sums of %1").arg(text));
+            if (QTest::currentTestFailed()) return;
+            p.method = Method::Reference;
+            p.device = Device::Cpu;
+            QCOMPARE(countNonFinite(convolve(row, p)), 0LL);
         }
         // Two large values under a 3x3 of ones overflow in every method alike.
         Image big = randomImage(40, 30, 1, 3);

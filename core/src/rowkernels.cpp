@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Baseline build of the row kernels and the run-time choice between the builds.
 #include <cstdlib>
+#include <cmath>
 #include <cstring>
 #include <utility>
 #include <string>

@@ -9,11 +9,12 @@ namespace convlab::detail {
 
 struct RowKernels {
     // out[x] = scale * sum_{v<kh,u<kw} k[v*kw+u] * rows[v][x+u] + offset, for x in [0, w).
-    void (*correlate2d)(const float* const* rows, const float* k, int kw, int kh, int w, float scale,
+    // Returns whether every output is finite.
+    bool (*correlate2d)(const float* const* rows, const float* k, int kw, int kh, int w, float scale,
                         float offset, float* out);
     // The same for two consecutive output rows: rows[0..kh] (kh+1 rows), out0 from rows 0..kh-1,
     // out1 from rows 1..kh.
-    void (*correlate2dPair)(const float* const* rows, const float* k, int kw, int kh, int w, float scale,
+    bool (*correlate2dPair)(const float* const* rows, const float* k, int kw, int kh, int w, float scale,
                             float offset, float* out0, float* out1);
     // out[x] = sum_{u<kw} k[u] * in[x+u]
     void (*filterRow)(const float* in, const float* k, int kw, int w, float* out);

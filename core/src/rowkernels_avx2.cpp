@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Compiled with -mavx2 -mfma (see core/CMakeLists.txt); only called when the CPU has both.
+#include <cmath>
 #include <cstring>
 #include <utility>
 

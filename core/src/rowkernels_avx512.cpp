@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Compiled with -mavx512f (see core/CMakeLists.txt); only called when the CPU has it.
+#include <cmath>
 #include <cstring>
 #include <utility>
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "methods.h"
+#include "methods/overflow.h"
 #include "rowcache.h"
 #include "rowkernels.h"
 #include "threadpool.h"
@@ -30,13 +31,19 @@ void runDirect(const Job& job, Image& out, StageClock& clock)
                 if ((y & 15) == 0) job.checkCancel();
                 const bool pair = y + 1 < y1;
                 float* o = dst + static_cast<std::size_t>(y) * w;
+                bool finite = true;
                 for (const RowSpan& s : rows.spans(y, k.height + (pair ? 1 : 0))) {
                     if (pair)
-                        rk.correlate2dPair(s.rows, k.values.data(), k.width, k.height, s.n, scale, offset, o + s.x0,
-                                           o + w + s.x0);
+                        finite &= rk.correlate2dPair(s.rows, k.values.data(), k.width, k.height, s.n, scale, offset,
+                                                     o + s.x0, o + w + s.x0);
                     else
-                        rk.correlate2d(s.rows, k.values.data(), k.width, k.height, s.n, scale, offset, o + s.x0);
+                        finite &= rk.correlate2d(s.rows, k.values.data(), k.width, k.height, s.n, scale, offset,
+                                                 o + s.x0);
                 }
+                // A non-finite output: from a non-finite sample (already the reference's kind),
+                // or a float sum that overflowed, written again as the reference's double sum.
+                for (int r = 0; !finite && r < (pair ? 2 : 1); ++r)
+                    rewriteOverflowedOutputs(job, c, y + r, 0, w, o + r * w);
             }
         }
     });

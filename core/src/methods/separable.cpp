@@ -13,6 +13,7 @@
 #include "convlab/error.h"
 #include "methods.h"
 #include "methods/nonfinite.h"
+#include "methods/overflow.h"
 #include "methods/separable.h"
 #include "rowcache.h"
 #include "rowkernels.h"
@@ -123,6 +124,14 @@ public:
         channel_ = channel;
         searched_ = false;
         samples_.clear();
+    }
+
+    // Whether the band's rows hold a non-finite sample.
+    bool hasSamples()
+    {
+        if (!job_.in) return false; // 8/16-bit samples are finite
+        if (!searched_) search();
+        return !samples_.empty();
     }
 
     // Writes the outputs x0 <= x < x0 + n of row y (out[x - x0]) that a non-finite sample
@@ -236,10 +245,9 @@ void runSeparableWithin(const Job& job, Image& out, StageClock& clock, std::size
             rows.reset(job.in, job.packed, c);
             nonFinite.reset(c);
             float* dst = out.plane(c);
-            // A non-finite sample makes every output whose footprint covers it non-finite: kh
-            // consecutive rows of the band, or a run that starts or ends with the band. Looking
-            // at every kh-th output row and the last one therefore finds it.
-            bool nonFiniteSeen = false;
+            // Output rows with a non-finite value: from a non-finite sample, or from a float sum
+            // that overflowed (found apart, below).
+            std::vector<char> nonFiniteRow(static_cast<std::size_t>(y1 - y0), 0);
             for (int x0 = 0; x0 < w; x0 += plan.stripWidth) {
                 const int sw = std::min(plan.stripWidth, w - x0);
                 auto ringRow = [&](int i, int r) {
@@ -264,14 +272,20 @@ void runSeparableWithin(const Job& job, Image& out, StageClock& clock, std::size
                         }
                         if (g1 < f.rank) continue;
                         if (offset != 0.0f) rk.scaleOffset(o, sw, 1.0f, offset, o);
-                        if (checkKinds && ((y - y0) % kh == 0 || y == y1 - 1) &&
-                            anyNonFinite(o, static_cast<std::size_t>(sw)))
-                            nonFiniteSeen = true;
+                        if (anyNonFinite(o, static_cast<std::size_t>(sw))) nonFiniteRow[y - y0] = 1;
                     }
                 }
             }
-            if (nonFiniteSeen)
+            if (std::find(nonFiniteRow.begin(), nonFiniteRow.end(), 1) == nonFiniteRow.end()) continue;
+            if (checkKinds)
                 for (int y = y0; y < y1; ++y) nonFinite.apply(y, 0, w, dst + static_cast<std::size_t>(y) * w);
+            // Without a non-finite sample in the band, a non-finite output is an overflowed sum.
+            // (With one, its outputs are left as the samples make them: looking through every
+            // footprint would cost the kernel's taps per output.)
+            if (!nonFinite.hasSamples())
+                for (int y = y0; y < y1; ++y)
+                    if (nonFiniteRow[y - y0])
+                        rewriteOverflowedOutputs(job, c, y, 0, w, dst + static_cast<std::size_t>(y) * w);
         }
     });
     clock.mark("convolve");
