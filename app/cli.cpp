@@ -29,6 +29,7 @@
 #include "convlab/compare.h"
 #include "convlab/convolve.h"
 #include "convlab/costs.h"
+#include "convlab/design.h"
 #include "convlab/estimate.h"
 #include "convlab/export.h"
 #include "convlab/probe.h"
@@ -266,7 +267,9 @@ void printPresets()
     for (const PresetInfo& p : presets) {
         nameWidth = std::max(nameWidth, p.name.size());
         std::string s;
-        for (const PresetParam& q : p.params) s += (s.empty() ? "" : ",") + q.name + "=" + num(q.defaultValue, 6);
+        for (const PresetParam& q : p.params)
+            s += (s.empty() ? "" : ",") + q.name + "=" +
+                 (q.choices.empty() ? num(q.defaultValue, 6) : q.choices[std::size_t(q.defaultValue)]);
         params.push_back(s.empty() ? "-" : s);
     }
     std::size_t paramWidth = 0;
@@ -765,11 +768,16 @@ std::string symmetryText(const KernelAnalysis& a)
     return axis(a.evenX, a.oddX, "x") + ", " + axis(a.evenY, a.oddY, "y");
 }
 
+// The grid on which a designed kernel's response is compared with its ideal.
+constexpr int kDesignFitGrid = 128;
+
 int runAnalyze(const Options& o, const Choices& c)
 {
     const ConvolveParams p = buildParams(o, c);
     const Kernel& k = p.kernel;
     const KernelAnalysis a = analyzeKernel(k);
+    const std::optional<FilterDesign> design = designOf(k);
+    const DesignFit fit = design ? measureDesign(*design, frequencyResponse(k, kDesignFitGrid)) : DesignFit{};
     if (!o.response.empty()) {
         checkOutputPath({}, o.response);
         SaveOptions save;
@@ -790,6 +798,10 @@ int runAnalyze(const Options& o, const Choices& c)
         j["response"] = {{"class", filterClassName(a.filterClass)}, {"reason", a.classReason},
                          {"dc_gain", a.dcGain}, {"max_gain", a.maxGain}, {"nyquist_gain", a.nyquistGain},
                          {"peak", Json::array({a.peakFx, a.peakFy})}};
+        if (design)
+            j["design"] = {{"preset", designText(*design)}, {"transition_width", fit.transition},
+                           {"pass_deviation", fit.passSamples ? Json(fit.passDeviation) : Json()},
+                           {"stop_gain", fit.stopSamples ? Json(fit.stopGain) : Json()}};
         if (!o.response.empty())
             j["response"]["file"] = {{"path", o.response}, {"size", o.responseSize},
                                      {"scale", o.logResponse ? "dB" : "linear"}};
@@ -811,6 +823,11 @@ int runAnalyze(const Options& o, const Choices& c)
     std::cout << "response   " << a.classReason << '\n'
               << "gain       DC " << num(a.dcGain, 6) << ", max " << num(a.maxGain, 6) << " at (" << num(a.peakFx)
               << ',' << num(a.peakFy) << ") rad, at (pi,pi) " << num(a.nyquistGain, 6) << '\n';
+    if (design)
+        std::cout << "design     outside the transition band (" << num(fit.transition, 4)
+                  << " cycles/pixel wide at each edge): pass band "
+                  << (fit.passSamples ? "within " + num(fit.passDeviation, 3) + " of 1" : "none")
+                  << ", stop band " << (fit.stopSamples ? "at most " + num(fit.stopGain, 3) : "none") << '\n';
     if (!o.response.empty())
         std::cout << "written    " << o.response << " (" << o.responseSize << 'x' << o.responseSize << ", "
                   << (o.logResponse ? "dB" : "linear") << " magnitude, zero frequency at the centre)\n";
@@ -946,7 +963,9 @@ constexpr const char* kFooterKernel = R"(Kernel SPEC:
                           fractions like 1/16 are allowed
   FILE.txt | FILE.json    a kernel file; a JSON file may also set scale, offset, normalize,
                           semantics and anchor, which the options here override
-  preset:NAME[:k=v,...]   a built-in kernel (see --list-presets)
+  preset:NAME[:k=v,...]   a built-in kernel (see --list-presets); designed filters take
+                          cut-offs in cycles/pixel, e.g. preset:lowpass:cutoff=0.1,size=15,
+                          window=kaiser,beta=8.6,shape=radial or preset:bandpass:f1=0.1,f2=0.3
 )";
 
 // "constant[:VALUE] | replicate | ..." and "auto | direct | ...", from the tables of modes.h.

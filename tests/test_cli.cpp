@@ -547,6 +547,39 @@ private slots:
         }
     }
 
+    // A designed filter named on the command line: the kernel is the design's, the analysis
+    // reports how its response meets the ideal, a bad parameter is one line and exit status 1.
+    void designedFilter()
+    {
+        const QString spec = "preset:bandpass:f1=0.1,f2=0.3,size=41,window=blackman,shape=radial";
+        const CliRun j = runCli({"--analyze", "-k", spec, "--json"});
+        QVERIFY2(j.exitCode == 0, j.err.constData());
+        const QJsonObject o = QJsonDocument::fromJson(j.out).object();
+        const Kernel k = makePreset("bandpass", "f1=0.1,f2=0.3,size=41,window=blackman,shape=radial");
+        QCOMPARE(o["kernel"].toObject()["name"].toString(), QString::fromStdString(k.name));
+        const QJsonObject d = o["design"].toObject();
+        QCOMPARE(d["preset"].toString(), QString::fromStdString(k.name));
+        QVERIFY(d["stop_gain"].toDouble() > 0 && d["stop_gain"].toDouble() < 0.004);
+        QVERIFY(d["pass_deviation"].toDouble() > 0 && d["pass_deviation"].toDouble() < 0.004);
+        QVERIFY(std::fabs(o["sum"].toDouble()) < 1e-6); // band-pass: DC gain 0
+
+        const CliRun t = runCli({"--analyze", "-k", "preset:lowpass:cutoff=0.2,size=9"});
+        QVERIFY2(t.out.contains("design     outside the transition band"), t.out.constData());
+        QVERIFY(t.out.contains("rank       1")); // separable
+        const CliRun plain = runCli({"--analyze", "-k", "preset:gaussian"});
+        QVERIFY(!plain.out.contains("design"));
+        // A band narrower than the transition leaves no pass-band sample to measure.
+        const CliRun narrow = runCli({"--analyze", "-k", "preset:bandpass:f1=0.2,f2=0.25,size=15", "--json"});
+        QVERIFY(QJsonDocument::fromJson(narrow.out).object()["design"].toObject()["pass_deviation"].isNull());
+
+        const CliRun bad = runCli({"--analyze", "-k", "preset:bandstop:f1=0.3,f2=0.2"});
+        QCOMPARE(bad.exitCode, 1);
+        QVERIFY2(bad.err.contains("preset 'bandstop': f1=0.3 must be below f2=0.2"), bad.err.constData());
+        QCOMPARE(bad.err.trimmed().count('\n'), 0);
+        const CliRun list = runCli({"--list-presets"});
+        QVERIFY(list.out.contains("window=hamming") && list.out.contains("shape=separable"));
+    }
+
     void versionAndHelp()
     {
         const CliRun v = runCli({"--version"});

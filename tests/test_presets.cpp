@@ -75,16 +75,20 @@ private slots:
             for (const PresetParam& p : info.params) {
                 QVERIFY2(p.minValue <= p.defaultValue && p.defaultValue <= p.maxValue, (info.name + " " + p.name).c_str());
                 QVERIFY(!p.help.empty());
+                // A choice's range is its indices.
+                if (!p.choices.empty()) QCOMPARE(p.maxValue, double(p.choices.size() - 1));
             }
             const Kernel k = makePreset(info.name);
             k.validate();
-            QCOMPARE(k.name, info.name);
+            // Designed filters carry their parameters: "lowpass:cutoff=0.1,...".
+            QVERIFY2(k.name == info.name || k.name.starts_with(info.name + ":"), k.name.c_str());
             QVERIFY2(k.width % 2 == 1 && k.height % 2 == 1, info.name.c_str());
             QVERIFY2(k.absSum() > 0, info.name.c_str());
         }
         for (const char* name : {"identity", "box", "gaussian", "sobel-x", "sobel-y", "scharr-x", "scharr-y",
                                  "prewitt-x", "prewitt-y", "laplacian4", "laplacian8", "edge8", "sharpen", "unsharp",
-                                 "emboss", "motion", "disk", "log", "dog", "gabor"})
+                                 "emboss", "motion", "disk", "log", "dog", "gabor", "lowpass", "highpass",
+                                 "bandpass", "bandstop"})
             QVERIFY2(std::any_of(list.begin(), list.end(), [&](const PresetInfo& i) { return i.name == name; }), name);
     }
 
@@ -93,10 +97,11 @@ private slots:
         QTest::addColumn<QString>("name");
         QTest::addColumn<QString>("params");
         QTest::addColumn<double>("sum");
-        for (const char* n : {"identity", "box", "gaussian", "unsharp", "motion", "disk", "sharpen", "emboss"})
+        for (const char* n : {"identity", "box", "gaussian", "unsharp", "motion", "disk", "sharpen", "emboss", "lowpass",
+                              "bandstop"})
             QTest::newRow(n) << n << "" << 1.0;
         for (const char* n : {"sobel-x", "sobel-y", "scharr-x", "scharr-y", "prewitt-x", "prewitt-y", "laplacian4",
-                              "laplacian8", "edge8", "log", "dog"})
+                              "laplacian8", "edge8", "log", "dog", "highpass", "bandpass"})
             QTest::newRow(n) << n << "" << 0.0;
         QTest::newRow("gaussian 2.5/15") << "gaussian" << "sigma=2.5,size=15" << 1.0;
         QTest::newRow("gaussian even") << "gaussian" << "sigma=1.5,size=6" << 1.0;
@@ -292,6 +297,25 @@ private slots:
         QTest::newRow("no equals") << "gaussian" << "sigma" << QStringList{"NAME=VALUE", "'sigma'"};
         QTest::newRow("twice") << "gaussian" << "sigma=1,sigma=2" << QStringList{"'sigma' is given twice"};
         QTest::newRow("dog equal") << "dog" << "sigma1=2,sigma2=2" << QStringList{"must differ"};
+        // Designed filters (docs/semantics.md, *Filter design*).
+        QTest::newRow("cut-off 0") << "lowpass" << "cutoff=0"
+                                   << QStringList{"preset 'lowpass': cutoff=0 must lie strictly between 0 and 0.5"};
+        QTest::newRow("cut-off Nyquist") << "highpass" << "cutoff=0.5" << QStringList{"cutoff=0.5 must lie strictly"};
+        QTest::newRow("cut-off above") << "lowpass" << "cutoff=0.7" << QStringList{"cutoff=0.7 is outside the range 0..0.5"};
+        QTest::newRow("f1 = f2") << "bandpass" << "f1=0.2,f2=0.2" << QStringList{"preset 'bandpass': f1=0.2 must be below f2=0.2"};
+        QTest::newRow("f1 > f2") << "bandstop" << "f1=0.3,f2=0.1" << QStringList{"f1=0.3 must be below f2=0.1"};
+        QTest::newRow("f2 Nyquist") << "bandstop" << "f2=0.5" << QStringList{"f2=0.5 must lie strictly between"};
+        QTest::newRow("even size") << "lowpass" << "size=14" << QStringList{"size=14 must be odd"};
+        QTest::newRow("size 1") << "lowpass" << "size=1" << QStringList{"size=1 is outside the range 3..1025"};
+        QTest::newRow("fractional size") << "lowpass" << "size=15.5" << QStringList{"size=15.5 must be a whole number"};
+        QTest::newRow("window") << "bandpass" << "window=gauss"
+                                << QStringList{"window='gauss' is not one of rectangular, hann, hamming, blackman, kaiser"};
+        QTest::newRow("shape") << "lowpass" << "shape=round" << QStringList{"shape='round' is not one of separable, radial"};
+        QTest::newRow("beta") << "lowpass" << "window=kaiser,beta=60" << QStringList{"beta=60 is outside the range 0..50"};
+        QTest::newRow("old name") << "lowpass" << "f1=0.1" << QStringList{"has no parameter 'f1'", "cutoff"};
+        QTest::newRow("not a choice") << "lowpass" << "window=triangle"
+                                      << QStringList{"preset 'lowpass': window='triangle' is not one of", "kaiser"};
+        QTest::newRow("choice index") << "lowpass" << "shape=1" << QStringList{"shape='1' is not one of separable, radial"};
     }
 
     void parameterErrors()
@@ -300,12 +324,15 @@ private slots:
         QFETCH(QString, params);
         QFETCH(QStringList, fragments);
         const QString msg = errorOf(name.toStdString(), params.toStdString());
+        QVERIFY2(!msg.contains('\n'), qPrintable(msg));
         for (const QString& f : fragments) QVERIFY2(msg.contains(f), qPrintable(msg + " lacks " + f));
     }
 
     void parameterSpelling()
     {
         QCOMPARE(makePreset("gaussian", " sigma = +2.5 , size=15, ").width, 15);
+        QCOMPARE(makePreset("lowpass", "window = Blackman , shape=RADIAL").name,
+                 std::string("lowpass:cutoff=0.1,size=15,window=blackman,shape=radial"));
         QCOMPARE(makePreset("box", "size=1025").width, kMaxKernelSide);
         const Kernel big = makePreset("gaussian", "sigma=100");
         QCOMPARE(big.width, 601);

@@ -57,8 +57,49 @@ struct AnalysisPanel::Result {
     convlab::KernelAnalysis analysis;
     convlab::Image response[2]; // linear, dB
     QImage image[2];
+    std::optional<convlab::FilterDesign> design; // when the kernel is an unedited design
+    convlab::Image ideal[2];                     // its ideal response, linear and dB
+    convlab::DesignFit fit;
     QString error;
 };
+
+namespace {
+
+// The fy = 0 row of a response on frequencyResponse's grid.
+std::vector<double> centreRow(const convlab::Image& r)
+{
+    std::vector<double> row(static_cast<std::size_t>(r.width));
+    for (int x = 0; x < r.width; ++x) row[x] = r.at(0, r.height / 2, x);
+    return row;
+}
+
+QString designText(const convlab::FilterDesign& d, const convlab::DesignFit& fit)
+{
+    const auto frequency = [](double f) {
+        return QObject::tr("%1 cycles/pixel (ω = %2π)").arg(num(f), num(2 * f));
+    };
+    const QString edges = d.hasBand() ? QObject::tr("band %1 to %2").arg(frequency(d.f1), frequency(d.f2))
+                                      : QObject::tr("cut-off %1").arg(frequency(d.f1));
+    QString window = QString::fromStdString(convlab::designWindowNames()[static_cast<std::size_t>(d.window)]);
+    if (d.window == convlab::DesignWindow::Kaiser) window += QObject::tr(" (β = %1)").arg(num(d.beta));
+    const QString what = QObject::tr("<b>%1</b>, %2, %3×%3, %4 window, %5.")
+                             .arg(QString::fromStdString(convlab::filterBandNames()[static_cast<std::size_t>(d.band)]),
+                                  edges)
+                             .arg(d.size)
+                             .arg(window, QString::fromStdString(
+                                              convlab::designShapeNames()[static_cast<std::size_t>(d.shape)]));
+    const auto db = [](double g) { return g > 0 ? QObject::tr(" (%1 dB)").arg(num(20 * std::log10(g))) : QString(); };
+    const QString pass = fit.passSamples ? QObject::tr("pass band within %1 of 1").arg(num(fit.passDeviation))
+                                         : QObject::tr("no pass band outside it");
+    const QString stop = fit.stopSamples ? QObject::tr("stop band at most %1%2").arg(num(fit.stopGain), db(fit.stopGain))
+                                         : QObject::tr("no stop band outside it");
+    return what + ' ' +
+           QObject::tr("Outside the transition band (%1 cycles/pixel wide at each edge): %2, %3. "
+                       "Dashed: the ideal response.")
+               .arg(num(fit.transition), pass, stop);
+}
+
+} // namespace
 
 // The colour-mapped response, square, with the frequency axes labelled and a colour bar with
 // the values of the map on its right.
@@ -78,6 +119,12 @@ public:
         bar_->setScale(ColorBar::Map::Viridis, lo, hi, unit);
         bar_->setVisible(!img.isNull());
         placeBar();
+        update();
+    }
+    // The ideal response's edges drawn over the image (none when `d` is empty).
+    void setDesign(const std::optional<convlab::FilterDesign>& d)
+    {
+        design_ = d;
         update();
     }
     int heightForWidth(int w) const override { return w - barSpace() + fontMetrics().height() * 2; }
@@ -101,6 +148,7 @@ protected:
         p.setPen(QPen(cross, 1, Qt::DashLine));
         p.drawLine(r.left(), r.center().y(), r.right(), r.center().y());
         p.drawLine(r.center().x(), r.top(), r.center().x(), r.bottom());
+        drawIdealEdges(p, r);
         p.setPen(palette().color(QPalette::WindowText));
         p.drawText(QRect(r.left() - margin, r.bottom() + 2, 2 * margin, fm.height()), Qt::AlignCenter, tr("−π"));
         p.drawText(QRect(r.right() - margin, r.bottom() + 2, 2 * margin, fm.height()), Qt::AlignCenter, tr("π"));
@@ -113,6 +161,34 @@ protected:
     }
 
 private:
+    // Circles (radial) or squares (separable) at the design's edges, around the centre of the
+    // zero-frequency sample: a frequency f cycles/pixel lies f times the image side from it.
+    void drawIdealEdges(QPainter& p, const QRect& r) const
+    {
+        if (!design_ || image_.isNull()) return;
+        const int n = image_.width();
+        const double px = double(r.width()) / n;
+        // DC is column n/2, and row n/2 of the response drawn as row n - 1 - n/2.
+        const QPointF dc(r.left() + (n / 2 + 0.5) * px, r.top() + (n - 1 - n / 2 + 0.5) * px);
+        std::vector<double> edges{design_->f1};
+        if (design_->hasBand()) edges.push_back(design_->f2);
+        p.save();
+        p.setClipRect(r);
+        p.setRenderHint(QPainter::Antialiasing);
+        p.setBrush(Qt::NoBrush);
+        for (double f : edges) {
+            const double half = f * r.width();
+            const QRectF shape(dc.x() - half, dc.y() - half, 2 * half, 2 * half);
+            for (const QPen& pen : {QPen(QColor(0, 0, 0, 140), 3), QPen(Qt::white, 1.5, Qt::DashLine)}) {
+                p.setPen(pen);
+                if (design_->shape == convlab::DesignShape::Radial)
+                    p.drawEllipse(shape);
+                else
+                    p.drawRect(shape);
+            }
+        }
+        p.restore();
+    }
     int labelMargin() const { return fontMetrics().horizontalAdvance(QStringLiteral("−π ")) + 4; }
     int barSpace() const { return bar_->sizeHint().width() + 6; }
     // The square of the image: the ωy labels on its left, the colour bar on its right.
@@ -133,6 +209,7 @@ private:
     QImage image_;
     QString caption_;
     ColorBar* bar_;
+    std::optional<convlab::FilterDesign> design_;
 };
 
 // |H(ωx, 0)| as a line chart.
@@ -148,6 +225,13 @@ public:
         update();
     }
     const std::vector<double>& values() const { return values_; }
+    // A second curve, dashed: the ideal response on the same samples (empty: none).
+    void setIdeal(std::vector<double> ideal)
+    {
+        ideal_ = std::move(ideal);
+        update();
+    }
+    const std::vector<double>& ideal() const { return ideal_; }
 
 protected:
     void paintEvent(QPaintEvent*) override
@@ -160,7 +244,9 @@ protected:
         const QRect r(left, fm.height() + 4, std::max(8, width() - left - 12), std::max(8, height() - 2 * fm.height() - 10));
         const QColor text = palette().color(QPalette::WindowText);
         p.setPen(text);
-        p.drawText(QRect(0, 0, width(), fm.height()), Qt::AlignCenter, tr("cross-section at ωy = 0 (%1)").arg(unit_));
+        const QString title = ideal_.empty() ? tr("cross-section at ωy = 0 (%1)").arg(unit_)
+                                             : tr("cross-section at ωy = 0 (%1; dashed: ideal)").arg(unit_);
+        p.drawText(QRect(0, 0, width(), fm.height()), Qt::AlignCenter, title);
         p.drawRect(r);
         p.drawText(QRect(0, r.top() - fm.height() / 2, left - 4, fm.height()), Qt::AlignRight | Qt::AlignVCenter, hiText);
         p.drawText(QRect(0, r.bottom() - fm.height() / 2, left - 4, fm.height()), Qt::AlignRight | Qt::AlignVCenter,
@@ -176,24 +262,34 @@ protected:
             p.drawText(QRect(x - 30, r.bottom() + 2, 60, fm.height()), Qt::AlignCenter, ticks[i]);
         }
         if (values_.size() < 2 || !(hi_ > lo_)) return;
-        // Sample i sits at ωx = 2π (i - n/2) / n; the last one just short of +π.
-        const double n = double(values_.size());
+        p.setPen(QPen(palette().color(QPalette::Highlight), 2));
+        p.drawPath(curve(values_, r));
+        if (ideal_.size() == values_.size()) {
+            p.setPen(QPen(QColor(230, 120, 20), 1.5, Qt::DashLine));
+            p.drawPath(curve(ideal_, r));
+        }
+    }
+
+private:
+    // Sample i sits at ωx = 2π (i - n/2) / n; the last one just short of +π.
+    QPainterPath curve(const std::vector<double>& v, const QRect& r) const
+    {
+        const double n = double(v.size());
         QPainterPath path;
-        for (std::size_t i = 0; i < values_.size(); ++i) {
+        for (std::size_t i = 0; i < v.size(); ++i) {
             const double fx = (double(i) - n / 2) / (n / 2); // -1 .. 1 for -π .. π
-            const double t = std::clamp((values_[i] - lo_) / (hi_ - lo_), 0.0, 1.0);
+            const double t = std::clamp((v[i] - lo_) / (hi_ - lo_), 0.0, 1.0);
             const QPointF pt(r.left() + (fx + 1) / 2 * r.width(), r.bottom() - t * r.height());
             if (i == 0)
                 path.moveTo(pt);
             else
                 path.lineTo(pt);
         }
-        p.setPen(QPen(palette().color(QPalette::Highlight), 2));
-        p.drawPath(path);
+        return path;
     }
 
-private:
     std::vector<double> values_;
+    std::vector<double> ideal_;
     double lo_ = 0, hi_ = 1;
     QString unit_;
 };
@@ -207,8 +303,9 @@ AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent)
     rank_ = new QLabel;
     factors_ = new QLabel;
     class_ = new QLabel;
+    design_ = new QLabel;
     error_ = new QLabel;
-    for (QLabel* l : {sum_, zeroSum_, symmetry_, rank_, factors_, class_, error_}) {
+    for (QLabel* l : {sum_, zeroSum_, symmetry_, rank_, factors_, class_, design_, error_}) {
         l->setWordWrap(true);
         l->setTextInteractionFlags(Qt::TextSelectableByMouse);
     }
@@ -218,11 +315,14 @@ AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent)
     rank_->setObjectName("rank");
     factors_->setObjectName("factors");
     class_->setObjectName("class");
+    design_->setObjectName("design");
     error_->hide();
     log_ = new QCheckBox(tr("Log scale (dB, %1 dB below the peak)").arg(kLogRangeDb));
     image_ = new ResponseImageView;
     image_->setToolTip(tr("|H(ωx, ωy)|: zero frequency in the centre, the highest (π) at the edges"));
     plot_ = new ResponsePlot;
+    image_->setObjectName("responseImage");
+    plot_->setObjectName("responsePlot");
 
     auto* form = new QFormLayout;
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
@@ -232,6 +332,9 @@ AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent)
     form->addRow(tr("SVD rank"), rank_);
     form->addRow(tr("Separable"), factors_);
     form->addRow(tr("Class"), class_);
+    form->addRow(tr("Design"), design_);
+    form->setRowVisible(design_, false);
+    form_ = form;
 
     auto* content = new QWidget;
     auto* inner = new QVBoxLayout(content);
@@ -260,6 +363,16 @@ AnalysisPanel::~AnalysisPanel()
 
 const convlab::KernelAnalysis& AnalysisPanel::analysis() const { return result_->analysis; }
 
+const std::optional<convlab::FilterDesign>& AnalysisPanel::design() const
+{
+    static const std::optional<convlab::FilterDesign> none;
+    return result_ ? result_->design : none;
+}
+
+std::vector<double> AnalysisPanel::idealCrossSection() const { return plot_->ideal(); }
+
+std::vector<double> AnalysisPanel::crossSection() const { return plot_->values(); }
+
 bool AnalysisPanel::logScale() const { return log_->isChecked(); }
 
 void AnalysisPanel::setLogScale(bool on) { log_->setChecked(on); }
@@ -283,6 +396,11 @@ void AnalysisPanel::setKernel(const convlab::Kernel& k)
             for (int i = 0; i < 2; ++i) {
                 r->response[i] = convlab::frequencyResponse(k, kResponseSize, i == 1);
                 r->image[i] = colourImage(r->response[i], i == 1);
+            }
+            r->design = convlab::designOf(k);
+            if (r->design) {
+                for (int i = 0; i < 2; ++i) r->ideal[i] = convlab::idealResponse(*r->design, kResponseSize, i == 1);
+                r->fit = convlab::measureDesign(*r->design, r->response[0]);
             }
         } catch (const convlab::Error& e) {
             r->error = QString::fromUtf8(e.what());
@@ -326,6 +444,8 @@ void AnalysisPanel::show(std::shared_ptr<const Result> r)
     QString reason = QString::fromStdString(a.classReason);
     if (reason.startsWith(name + ':')) reason = reason.mid(name.size() + 1).trimmed();
     class_->setText(QStringLiteral("<b>%1</b>: %2").arg(name, reason.toHtmlEscaped()));
+    design_->setText(result_->design ? designText(*result_->design, result_->fit) : QString());
+    form_->setRowVisible(design_, result_->design.has_value());
     showResponse();
     emit updated();
 }
@@ -340,7 +460,7 @@ void AnalysisPanel::showResponse()
     image_->setImage(result_->image[i],
                      tr("|H(ωx, ωy)|, %1 to %2 %3").arg(num(lo), num(hi), i == 1 ? tr("dB") : QString()), lo, hi,
                      i == 1 ? tr("dB") : QString());
-    std::vector<double> row(static_cast<std::size_t>(r.width));
-    for (int x = 0; x < r.width; ++x) row[x] = r.at(0, r.height / 2, x);
-    plot_->setData(std::move(row), lo, hi, unit);
+    image_->setDesign(result_->design);
+    plot_->setData(centreRow(r), lo, hi, unit);
+    plot_->setIdeal(result_->design ? centreRow(result_->ideal[i]) : std::vector<double>());
 }

@@ -74,14 +74,26 @@ PresetDialog::PresetDialog(const convlab::PresetInfo& preset, QWidget* parent) :
     layout->addWidget(description);
     auto* form = new QFormLayout;
     for (const convlab::PresetParam& p : preset.params) {
+        if (!p.choices.empty()) {
+            auto* combo = new QComboBox;
+            for (const std::string& c : p.choices) combo->addItem(QString::fromStdString(c));
+            combo->setCurrentIndex(static_cast<int>(p.defaultValue));
+            combo->setToolTip(QString::fromStdString(p.help));
+            combo->setObjectName(QString::fromStdString(p.name));
+            form->addRow(QString::fromStdString(p.name), combo);
+            fields_.append(combo);
+            continue;
+        }
         auto* spin = new QDoubleSpinBox;
         spin->setDecimals(3);
         spin->setRange(p.minValue, p.maxValue);
+        // Frequencies in cycles/pixel span 0..0.5: a step of 1 would jump from end to end.
+        if (p.maxValue - p.minValue <= 1) spin->setSingleStep(0.01);
         spin->setValue(p.defaultValue);
         spin->setToolTip(QString::fromStdString(p.help));
         spin->setObjectName(QString::fromStdString(p.name));
         form->addRow(QString::fromStdString(p.name), spin);
-        spins_.append(spin);
+        fields_.append(spin);
     }
     layout->addLayout(form);
     message_ = new QLabel;
@@ -98,7 +110,12 @@ PresetDialog::PresetDialog(const convlab::PresetInfo& preset, QWidget* parent) :
 QString PresetDialog::parameterText() const
 {
     QStringList parts;
-    for (const QDoubleSpinBox* s : spins_) parts << s->objectName() + '=' + QString::number(s->value(), 'g', 10);
+    for (const QWidget* field : fields_) {
+        const auto* spin = qobject_cast<const QDoubleSpinBox*>(field);
+        const QString value = spin ? QString::number(spin->value(), 'g', 10)
+                                   : static_cast<const QComboBox*>(field)->currentText();
+        parts << field->objectName() + '=' + value;
+    }
     return parts.join(',');
 }
 

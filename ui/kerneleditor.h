@@ -20,7 +20,8 @@ class QToolButton;
 class KernelDocument;
 class KernelModel;
 
-// Parameters of one preset: a QDoubleSpinBox per PresetParam. kernel() is valid after accept().
+// Parameters of one preset: a QDoubleSpinBox per numeric PresetParam, a QComboBox per choice
+// (each named after its parameter). kernel() is valid after accept().
 class PresetDialog : public QDialog {
     Q_OBJECT
 public:
@@ -32,7 +33,7 @@ public:
 
 private:
     const convlab::PresetInfo preset_;
-    QList<QDoubleSpinBox*> spins_;
+    QList<QWidget*> fields_; // in parameter order
     QLabel* message_;
     convlab::Kernel kernel_;
 };

@@ -4,6 +4,7 @@
 // semantics (the engine flips them), so derivative presets respond positively where intensity
 // increases along +x (right) or +y (down) when convolved.
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <functional>
@@ -11,6 +12,7 @@
 #include <numbers>
 #include <string>
 
+#include "convlab/design.h"
 #include "convlab/error.h"
 #include "convlab/kernel.h"
 
@@ -33,6 +35,7 @@ struct Preset {
     PresetInfo info;
     std::vector<std::string> wholeParams; // parameters that must be whole numbers
     std::function<Kernel(const Args&)> make;
+    std::function<FilterDesign(const Args&)> design = {}; // set for the designed filters
 };
 
 Kernel fromGrid(int w, int h, const Grid& g)
@@ -207,6 +210,55 @@ PresetParam sizeParam(const char* rule)
     return {"size", 0, 0, kMaxKernelSide, std::string("kernel side; 0 = auto, ") + rule};
 }
 
+PresetParam choiceParam(const char* name, const std::vector<std::string>& choices, int defaultIndex, const char* help)
+{
+    return {name, double(defaultIndex), 0, double(choices.size() - 1), help, choices};
+}
+
+// A windowed-sinc design (docs/semantics.md, *Filter design*) as a preset.
+Preset designPreset(FilterBand band)
+{
+    static const char* const kDescriptions[] = {
+        "Windowed-sinc low-pass: passes frequencies below the cut-off (DC gain 1).",
+        "Windowed-sinc high-pass: delta minus the low-pass, stops frequencies below the cut-off (DC gain 0).",
+        "Windowed-sinc band-pass: the low-pass at f2 minus the low-pass at f1 (DC gain 0).",
+        "Windowed-sinc band-stop: delta minus the band-pass, stops f1..f2 (DC gain 1)."};
+    const FilterDesign defaults;
+    const bool hasBand = band == FilterBand::BandPass || band == FilterBand::BandStop;
+    std::vector<PresetParam> params;
+    if (hasBand) {
+        params.push_back({"f1", defaults.f1, 0, 0.5, "lower band edge in cycles/pixel, 0 < f1 < f2"});
+        params.push_back({"f2", defaults.f2, 0, 0.5, "upper band edge in cycles/pixel, f1 < f2 < 0.5"});
+    } else {
+        params.push_back({"cutoff", band == FilterBand::LowPass ? 0.1 : 0.25, 0, 0.5,
+                          "cut-off frequency in cycles/pixel, 0 < cutoff < 0.5 (0.5 is Nyquist)"});
+    }
+    params.push_back({"size", double(hasBand ? 21 : defaults.size), 3, kMaxKernelSide, "kernel side, odd"});
+    params.push_back(choiceParam("window", designWindowNames(), static_cast<int>(defaults.window),
+                                 "the window that tapers the ideal response's taps"));
+    params.push_back({"beta", defaults.beta, 0, 50, "Kaiser window shape (larger: lower ripple, wider transition)"});
+    params.push_back(choiceParam("shape", designShapeNames(), static_cast<int>(defaults.shape),
+                                 "separable: from the outer product of a 1-D low-pass (square pass region); "
+                                 "radial: circularly symmetric"));
+    std::string description = kDescriptions[static_cast<int>(band)];
+    description += " Separable or radially symmetric; the window is rectangular, Hann, Hamming, Blackman or Kaiser.";
+    const auto design = [band, hasBand](const Args& a) {
+        FilterDesign d;
+        d.band = band;
+        d.f1 = hasBand ? a["f1"] : a["cutoff"];
+        if (hasBand) d.f2 = a["f2"];
+        d.size = static_cast<int>(a["size"]);
+        d.window = static_cast<DesignWindow>(static_cast<int>(a["window"]));
+        d.beta = a["beta"];
+        d.shape = static_cast<DesignShape>(static_cast<int>(a["shape"]));
+        return d;
+    };
+    return {{filterBandNames()[static_cast<std::size_t>(band)], description, params},
+            {"size"},
+            [design](const Args& a) { return designKernel(design(a)); },
+            design};
+}
+
 std::vector<Preset> buildPresets()
 {
     const Kernel sobelX = fixed3({1, 0, -1, 2, 0, -2, 1, 0, -1});
@@ -313,6 +365,8 @@ std::vector<Preset> buildPresets()
                    sizeParam("2*ceil(3*max(sigma, sigma/gamma))+1")}},
                  {"size"},
                  gabor});
+    for (FilterBand band : {FilterBand::LowPass, FilterBand::HighPass, FilterBand::BandPass, FilterBand::BandStop})
+        p.push_back(designPreset(band));
     return p;
 }
 
@@ -346,6 +400,21 @@ template <class T, class F> std::string joined(const std::vector<T>& items, F na
     return out;
 }
 
+std::string lowered(std::string s)
+{
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return s;
+}
+
+double choiceIndex(const std::string& where, const PresetParam& param, const std::string& valueText)
+{
+    const auto it = std::find(param.choices.begin(), param.choices.end(), lowered(valueText));
+    if (it == param.choices.end())
+        throw Error(where + ": " + param.name + "='" + valueText + "' is not one of " +
+                    joined(param.choices, [](const std::string& c) { return c; }));
+    return double(it - param.choices.begin());
+}
+
 Args parseArgs(const Preset& preset, std::string_view text)
 {
     const PresetInfo& info = preset.info;
@@ -377,6 +446,10 @@ Args parseArgs(const Preset& preset, std::string_view text)
         if (given[name]) throw Error(where + ": parameter '" + name + "' is given twice");
         given[name] = true;
 
+        if (!param->choices.empty()) {
+            values[name] = choiceIndex(where, *param, valueText);
+            continue;
+        }
         double value = 0.0;
         const char* first = valueText.data() + (valueText.starts_with('+') ? 1 : 0);
         const char* last = valueText.data() + valueText.size();
@@ -414,9 +487,17 @@ Kernel makePreset(std::string_view name, std::string_view params)
         throw Error("unknown preset '" + std::string(name) + "' (presets: " +
                     joined(list, [](const Preset& p) { return p.info.name; }) + ")");
     Kernel k = it->make(parseArgs(*it, params));
-    k.name = it->info.name;
+    if (k.name.empty()) k.name = it->info.name;
     k.validate();
     return k;
+}
+
+std::optional<FilterDesign> designFromPreset(std::string_view name, std::string_view params)
+{
+    const auto& list = presets();
+    const auto it = std::find_if(list.begin(), list.end(), [&](const Preset& p) { return p.info.name == name; });
+    if (it == list.end() || !it->design) return std::nullopt;
+    return it->design(parseArgs(*it, params));
 }
 
 } // namespace convlab

@@ -78,6 +78,9 @@ struct PresetParam {
     double minValue;
     double maxValue;
     std::string help;
+    // When not empty, the parameter names one of these ("window=kaiser", case ignored) and
+    // its value is that name's index; defaultValue, minValue and maxValue are indices too.
+    std::vector<std::string> choices = {};
 };
 struct PresetInfo {
     std::string name;
@@ -86,7 +89,8 @@ struct PresetInfo {
 };
 const std::vector<PresetInfo>& presetList();
 // name like "gaussian", params "sigma=2.5,size=15" (may be empty: defaults). Throws on an
-// unknown preset or parameter, or a value out of range.
+// unknown preset or parameter, or a value out of range. The kernel is named after the preset;
+// designed filters (convlab/design.h) carry their whole preset text as the name.
 Kernel makePreset(std::string_view name, std::string_view params = {});
 
 } // namespace convlab
