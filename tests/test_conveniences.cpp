@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The workbench's conveniences, driven as a user drives them: before/after with Space and the
-// Show Original toggle; chained filters (Use Result as Source) and their undo.
+// Show Original toggle; chained filters (Use Result as Source) and their undo; the kernel as
+// text beside the grid.
 // Run under Xvfb (xvfb-run -a): the image view is a QOpenGLWidget.
 #include <QAction>
 #include <QLabel>
 #include <QMenuBar>
+#include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -17,6 +20,7 @@
 #include "convlab/error.h"
 #include "imageview.h"
 #include "kerneldocument.h"
+#include "kerneltextedit.h"
 #include "mainwindow.h"
 #include "probepanel.h"
 #include "rendercontroller.h"
@@ -79,6 +83,12 @@ private slots:
     void chainStepsUndoOneAtATime();
     void chainStepOfAReplacedImageIsPassedOver();
     void chainNeedsACurrentResult();
+    void kernelTextFollowsTheDocument();
+    void typedKernelTextIsOneUndoStep_data();
+    void typedKernelTextIsOneUndoStep();
+    void badKernelTextKeepsTheKernel_data();
+    void badKernelTextKeepsTheKernel();
+    void kernelTextKeepsTheAnchor();
 
 private:
     bool renderAfter(const std::function<void()>& action)
@@ -93,6 +103,21 @@ private:
     {
         QAction* a = findAction(w_.get(), tr("Use Result as Source"));
         return a && a->isEnabled() && renderAfter([a] { a->trigger(); });
+    }
+    KernelTextEdit* kernelText() const { return w_->kernelTextEdit(); }
+    // Replaces the box's text as typing would and presses Ctrl+Return.
+    void typeKernelText(const QString& text)
+    {
+        QPlainTextEdit* box = kernelText()->textBox();
+        box->setFocus();
+        box->selectAll();
+        QTest::keyClick(box, Qt::Key_Backspace);
+        const QStringList lines = text.split('\n');
+        for (int i = 0; i < lines.size(); ++i) {
+            if (i > 0) QTest::keyClick(box, Qt::Key_Return);
+            QTest::keyClicks(box, lines[i]);
+        }
+        QTest::keyClick(box, Qt::Key_Return, Qt::ControlModifier);
     }
     QUndoStack* undoStack() const { return w_->kernelDocument()->undoStack(); }
     // Every sample of the source equals v.
@@ -292,6 +317,103 @@ void TestConveniences::chainNeedsACurrentResult()
     QVERIFY_THROWS_EXCEPTION(convlab::Error, w_->workbench()->useResultAsSource());
     QCOMPARE(w_->sourceImage(), source);
     QTRY_VERIFY_WITH_TIMEOUT(a->isEnabled(), kWaitMs);
+}
+
+void TestConveniences::kernelTextFollowsTheDocument()
+{
+    // Values whose spelling matters: the text must read back as the very same floats.
+    Kernel k(3, 2, {0.1f, -2.5f, 1e-7f, 1.0f / 3.0f, 0.0f, 16777216.0f});
+    w_->kernelDocument()->setKernel(k, "odd values");
+    const QString text = kernelText()->textBox()->toPlainText();
+    QCOMPARE(text.count('\n'), 1); // a row a line
+    const Kernel back = parseKernelText(text.toStdString());
+    QCOMPARE(back.width, 3);
+    QCOMPARE(back.height, 2);
+    QCOMPARE(back.values, k.values);
+    // A cell typed into the grid, and undo, rewrite the box.
+    w_->kernelDocument()->setCell(1, 2, 7.0f);
+    QCOMPARE(parseKernelText(kernelText()->textBox()->toPlainText().toStdString()).at(1, 2), 7.0f);
+    undoStack()->undo();
+    QCOMPARE(kernelText()->textBox()->toPlainText(), text);
+    QVERIFY(!kernelText()->applyButton()->isEnabled()); // nothing to apply: it is the kernel
+}
+
+void TestConveniences::typedKernelTextIsOneUndoStep_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::newRow("lines") << QStringLiteral("1 2 1\n2 4 2\n1 2 1");
+    QTest::newRow("semicolons and fractions") << QStringLiteral("1/16 2/16 1/16; 2/16 4/16 2/16; 1/16 2/16 1/16");
+    QTest::newRow("commas, comment, 5x1") << QStringLiteral("# a row\n-1, 0.5, 2, 0.5, -1");
+    QTest::newRow("one value") << QStringLiteral("3");
+}
+
+void TestConveniences::typedKernelTextIsOneUndoStep()
+{
+    QFETCH(QString, text);
+    const Kernel before = w_->kernelDocument()->kernel();
+    const int index = undoStack()->index();
+    const Kernel want = parseKernelText(text.toStdString());
+    QVERIFY(renderAfter([&] { typeKernelText(text); }));
+    const Kernel& now = w_->kernelDocument()->kernel();
+    QCOMPARE(now.width, want.width);
+    QCOMPARE(now.height, want.height);
+    QCOMPARE(now.values, want.values);
+    QCOMPARE(undoStack()->index(), index + 1);
+    QVERIFY(kernelText()->message().isEmpty());
+    // The view shows the typed kernel's result.
+    const Image expected = convolve(*w_->sourceImage(), w_->currentParams());
+    QVERIFY(test::relativeError(*w_->workbench()->result()->image, expected, now, *w_->sourceImage()) <= 1e-6);
+    // The box now shows the kernel in its own spelling, one row a line.
+    QCOMPARE(kernelText()->textBox()->toPlainText(), KernelTextEdit::format(now));
+    undoStack()->undo();
+    QCOMPARE(w_->kernelDocument()->kernel().values, before.values);
+    QCOMPARE(kernelText()->textBox()->toPlainText(), KernelTextEdit::format(before));
+}
+
+void TestConveniences::badKernelTextKeepsTheKernel_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::newRow("ragged rows") << QStringLiteral("1 2 1\n2 4");
+    QTest::newRow("not a number") << QStringLiteral("1 x 1");
+    QTest::newRow("not finite") << QStringLiteral("1 1e999 1");
+    QTest::newRow("empty") << QStringLiteral("# nothing");
+}
+
+void TestConveniences::badKernelTextKeepsTheKernel()
+{
+    QFETCH(QString, text);
+    QString parserSays;
+    try {
+        parseKernelText(text.toStdString());
+    } catch (const Error& e) {
+        parserSays = QString::fromUtf8(e.what());
+    }
+    QVERIFY(!parserSays.isEmpty());
+    const Kernel before = w_->kernelDocument()->kernel();
+    const int index = undoStack()->index();
+    const quint64 renders = w_->renderController()->latestId();
+    typeKernelText(text);
+    QCOMPARE(kernelText()->message(), parserSays); // the CLI's words, one line
+    QVERIFY(!parserSays.contains('\n'));
+    QCOMPARE(w_->kernelDocument()->kernel().values, before.values);
+    QCOMPARE(undoStack()->index(), index);
+    QCOMPARE(w_->renderController()->latestId(), renders);
+    QCOMPARE(kernelText()->textBox()->toPlainText(), text); // left for the user to fix
+    // Typing on clears the message.
+    QTest::keyClick(kernelText()->textBox(), Qt::Key_Space);
+    QVERIFY(kernelText()->message().isEmpty());
+}
+
+void TestConveniences::kernelTextKeepsTheAnchor()
+{
+    w_->kernelDocument()->setAnchor(0, 2);
+    typeKernelText(QStringLiteral("1 1 1; 1 1 1; 1 1 1"));
+    QCOMPARE(w_->kernelDocument()->kernel().ax(), 0);
+    QCOMPARE(w_->kernelDocument()->kernel().ay(), 2);
+    // Another size: the default anchor, the centre.
+    typeKernelText(QStringLiteral("1 1 1 1 1"));
+    QCOMPARE(w_->kernelDocument()->kernel().ax(), 2);
+    QCOMPARE(w_->kernelDocument()->kernel().ay(), 0);
 }
 
 QTEST_MAIN(TestConveniences)

@@ -24,6 +24,7 @@
 #include <QPushButton>
 #include <QScreen>
 #include <QSettings>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QUndoStack>
@@ -42,6 +43,7 @@
 #include "exportdialog.h"
 #include "kerneldocument.h"
 #include "kerneleditor.h"
+#include "kerneltextedit.h"
 #include "probepanel.h"
 #include "rendercontroller.h"
 #include "timingspanel.h"
@@ -252,7 +254,15 @@ void MainWindow::buildDocks()
         addDockWidget(area, d);
         return d;
     };
-    dock(editor_, tr("Kernel"), "kernelDock", Qt::LeftDockWidgetArea);
+    // The text form under the grid; the splitter lets either take the room.
+    kernelText_ = new KernelTextEdit(doc_->kernel());
+    auto* kernelSplit = new QSplitter(Qt::Vertical);
+    kernelSplit->setObjectName("kernelSplit");
+    kernelSplit->addWidget(editor_);
+    kernelSplit->addWidget(kernelText_);
+    kernelSplit->setStretchFactor(0, 3);
+    kernelSplit->setStretchFactor(1, 1);
+    dock(kernelSplit, tr("Kernel"), "kernelDock", Qt::LeftDockWidgetArea);
     dock(controls_, tr("Controls"), "controlsDock", Qt::LeftDockWidgetArea);
     QDockWidget* t = dock(timings_, tr("Timings"), "timingsDock", Qt::RightDockWidgetArea);
     QDockWidget* d = dock(difference_, tr("Difference"), "differenceDock", Qt::RightDockWidgetArea);

@@ -28,6 +28,7 @@ class EstimateDialog;
 class ExportDialog;
 class KernelDocument;
 class KernelEditor;
+class KernelTextEdit;
 class ProbePanel;
 class RenderController;
 class TimingsPanel;
@@ -62,6 +63,7 @@ public:
     WorkbenchDocument* workbench() const { return doc_; }
     KernelDocument* kernelDocument() const;
     KernelEditor* kernelEditor() const { return editor_; }
+    KernelTextEdit* kernelTextEdit() const { return kernelText_; }
     ControlsPanel* controls() const { return controls_; }
     DifferencePanel* differencePanel() const { return difference_; }
     RenderController* renderController() const;
@@ -160,6 +162,7 @@ private:
     WorkbenchDocument* doc_;
     ImageView* view_;
     KernelEditor* editor_;
+    KernelTextEdit* kernelText_;
     ControlsPanel* controls_;
     TimingsPanel* timings_;
     DifferencePanel* difference_;
