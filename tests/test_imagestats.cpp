@@ -256,6 +256,139 @@ private slots:
         QVERIFY(errorOf([] { downscaleByArea(Image(3, 3, 1), 0); }).contains("0 pixels"));
         QVERIFY(errorOf([] { downscaleByArea(Image(), 100); }).contains("empty"));
     }
+
+    // ---- histograms ----
+
+    // Every sample lands in exactly one place: a bin, below or above the range, or one of the
+    // non-finite counts; so each channel's counts add up to its pixel count.
+    void histogramCountsAddUp_data()
+    {
+        QTest::addColumn<int>("w");
+        QTest::addColumn<int>("h");
+        QTest::addColumn<int>("channels");
+        QTest::addColumn<bool>("integers");
+        QTest::newRow("1x1x1") << 1 << 1 << 1 << false;
+        QTest::newRow("17x13x3 float") << 17 << 13 << 3 << false;
+        QTest::newRow("31x7x4 integers") << 31 << 7 << 4 << true;
+        QTest::newRow("257x3x2") << 257 << 3 << 2 << false;
+    }
+    void histogramCountsAddUp()
+    {
+        QFETCH(int, w);
+        QFETCH(int, h);
+        QFETCH(int, channels);
+        QFETCH(bool, integers);
+        Image im = test::randomImage(w, h, channels, 7, integers);
+        if (im.data.size() > 4) {
+            im.data[1] = kNaN;
+            im.data[im.data.size() / 2] = kInf;
+            im.data.back() = -kInf;
+        }
+        const std::uint64_t pixels = std::uint64_t(w) * h;
+        for (const Histogram& hist : {imageHistogram(im, 256), imageHistogram(im, 10, 90.0, 110.0)}) {
+            QCOMPARE(int(hist.channels.size()), channels);
+            std::uint64_t nonFinite = 0;
+            for (const ChannelHistogram& ch : hist.channels) {
+                QCOMPARE(int(ch.counts.size()), hist.bins);
+                QCOMPARE(ch.total(), pixels);
+                QCOMPARE(ch.finite + ch.nonFinite(), pixels);
+                nonFinite += ch.nonFinite();
+            }
+            QCOMPARE(nonFinite, std::uint64_t(im.data.size() > 4 ? 3 : 0));
+        }
+        // The automatic range leaves nothing outside it.
+        for (const ChannelHistogram& ch : imageHistogram(im, 256).channels) QCOMPARE(ch.below + ch.above, 0u);
+    }
+
+    // An 8-bit ramp: one bin per level, one count each; a channel of two levels.
+    void histogramOfKnownImages()
+    {
+        Image im(16, 16, 2, SampleDepth::U8);
+        for (int i = 0; i < 256; ++i) {
+            im.data[i] = float(i);                   // plane 0: 0..255 once each
+            im.data[256 + i] = i < 100 ? 7.0f : 9.0f; // plane 1: 100 sevens, 156 nines
+        }
+        const Histogram h = imageHistogram(im, 256);
+        QCOMPARE(h.bins, 256);
+        QCOMPARE(h.lo, -0.5);
+        QCOMPARE(h.hi, 255.5);
+        QCOMPARE(h.binCentre(200), 200.0);
+        QCOMPARE(h.channels[0].counts, std::vector<std::uint64_t>(256, 1));
+        std::vector<std::uint64_t> second(256, 0);
+        second[7] = 100;
+        second[9] = 156;
+        QCOMPARE(h.channels[1].counts, second);
+        QCOMPARE(h.channels[0].min, 0.0f);
+        QCOMPARE(h.channels[0].max, 255.0f);
+        QCOMPARE(h.channels[1].min, 7.0f);
+        QCOMPARE(h.channels[1].max, 9.0f);
+
+        // Fewer bins than levels: equal bins from the smallest to the largest value.
+        const Histogram coarse = imageHistogram(im, 4);
+        QCOMPARE(coarse.lo, 0.0);
+        QCOMPARE(coarse.hi, 255.0);
+        QCOMPARE(coarse.channels[0].counts, (std::vector<std::uint64_t>{64, 64, 64, 64}));
+        QCOMPARE(coarse.channels[1].counts, (std::vector<std::uint64_t>{256, 0, 0, 0}));
+
+        // An explicit range: bins are half-open but the last holds hi; outside is counted apart.
+        Image small(7, 1, 1);
+        small.data = {-1.0f, 0.0f, 1.0f, 1.999f, 2.0f, 4.0f, 4.5f};
+        const Histogram e = imageHistogram(small, 4, 0.0, 4.0);
+        QCOMPARE(e.channels[0].counts, (std::vector<std::uint64_t>{1, 2, 1, 1}));
+        QCOMPARE(e.channels[0].below, 1u);
+        QCOMPARE(e.channels[0].above, 1u);
+        // Float values that are not whole: maxBins bins over their span.
+        small.data = {0.25f, 0.5f, 0.75f, 1.0f, 1.0f, 0.25f, 0.3f};
+        const Histogram f = imageHistogram(small, 3);
+        QCOMPARE(f.lo, 0.25);
+        QCOMPARE(f.hi, 1.0);
+        QCOMPARE(f.channels[0].counts, (std::vector<std::uint64_t>{3, 1, 3}));
+    }
+
+    void histogramCountsNonFiniteValuesApart()
+    {
+        Image im(3, 2, 2);
+        im.data = {kNaN, kInf, -kInf, kNaN, 5.0f, 6.0f, /* plane 1 */ 1.0f, 2.0f, 3.0f, 4.0f, kInf, kInf};
+        const Histogram h = imageHistogram(im, 256);
+        const ChannelHistogram& a = h.channels[0];
+        QCOMPARE(a.nan, 2u);
+        QCOMPARE(a.posInf, 1u);
+        QCOMPARE(a.negInf, 1u);
+        QCOMPARE(a.finite, 2u);
+        QCOMPARE(a.min, 5.0f);
+        QCOMPARE(a.max, 6.0f);
+        QCOMPARE(h.channels[1].posInf, 2u);
+        QCOMPARE(h.channels[1].nan, 0u);
+        QCOMPARE(h.lo, 0.5); // whole numbers 1..6 over both channels
+        QCOMPARE(h.bins, 6);
+        std::uint64_t binned = 0;
+        for (std::uint64_t c : a.counts) binned += c;
+        QCOMPARE(binned, 2u);
+        // No finite value at all: the range 0..1, every sample counted as non-finite.
+        Image none(2, 1, 1);
+        none.data = {kNaN, -kInf};
+        const Histogram n = imageHistogram(none, 8);
+        QCOMPARE(n.lo, 0.0);
+        QCOMPARE(n.hi, 1.0);
+        QCOMPARE(n.channels[0].finite, 0u);
+        QCOMPARE(n.channels[0].total(), 2u);
+        // One finite value: one bin around it.
+        none.data = {0.3f, kNaN};
+        const Histogram one = imageHistogram(none, 8);
+        QCOMPARE(one.bins, 1);
+        QCOMPARE(one.channels[0].counts[0], 1u);
+    }
+
+    void histogramRejectsBadArguments()
+    {
+        const Image im = test::randomImage(4, 4, 1, 3);
+        QVERIFY(errorOf([&] { imageHistogram(im, 0); }).contains("0 bins is outside 1..65536"));
+        QVERIFY(errorOf([&] { imageHistogram(im, 4, 2.0, 2.0); }).contains("is not an interval"));
+        QVERIFY(errorOf([&] { imageHistogram(im, 4, 0.0, double(kInf)); }).contains("is not an interval"));
+        QVERIFY(errorOf([&] { imageHistogram(Image(), 4); }).contains("histogram: the image is empty"));
+        std::atomic<bool> cancel{true};
+        QVERIFY_THROWS_EXCEPTION(Cancelled, imageHistogram(im, 4, &cancel));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestImageStats)

@@ -161,4 +161,109 @@ Image areaDownscale(const Image& in, int width, int height, const std::atomic<bo
     return out;
 }
 
+// ---- histograms ----
+
+std::uint64_t ChannelHistogram::total() const
+{
+    std::uint64_t n = below + above + nonFinite();
+    for (std::uint64_t c : counts) n += c;
+    return n;
+}
+
+namespace {
+
+void checkCancel(const std::atomic<bool>* cancel)
+{
+    if (cancel && cancel->load(std::memory_order_relaxed)) throw Cancelled();
+}
+
+void countPlane(const float* p, std::size_t n, const Histogram& h, ChannelHistogram& ch)
+{
+    const double scale = h.bins / (h.hi - h.lo);
+    float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+    for (std::size_t i = 0; i < n; ++i) {
+        const float v = p[i];
+        if (!std::isfinite(v)) {
+            ++(std::isnan(v) ? ch.nan : v > 0 ? ch.posInf : ch.negInf);
+            continue;
+        }
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+        if (v < h.lo) {
+            ++ch.below;
+        } else if (v > h.hi) {
+            ++ch.above;
+        } else {
+            // Rounding at the top can give bins: hi itself belongs to the last bin.
+            ++ch.counts[std::min(static_cast<std::size_t>((v - h.lo) * scale), std::size_t(h.bins) - 1)];
+        }
+    }
+    ch.finite = n - ch.nonFinite();
+    if (ch.finite) {
+        ch.min = lo;
+        ch.max = hi;
+    }
+}
+
+// The finite samples of every channel in one pass: their range, and whether all are whole.
+struct FiniteSummary {
+    double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity();
+    bool whole = true;
+    bool any() const { return lo <= hi; }
+};
+
+FiniteSummary summarize(const Image& image, const std::atomic<bool>* cancel)
+{
+    FiniteSummary s;
+    for (int c = 0; c < image.channels; ++c) {
+        checkCancel(cancel);
+        const float* p = image.plane(c);
+        for (std::size_t i = 0, n = image.planeSize(); i < n; ++i) {
+            if (!std::isfinite(p[i])) continue;
+            s.lo = std::min(s.lo, double(p[i]));
+            s.hi = std::max(s.hi, double(p[i]));
+            s.whole = s.whole && p[i] == std::floor(p[i]);
+        }
+    }
+    return s;
+}
+
+} // namespace
+
+Histogram imageHistogram(const Image& image, int bins, double lo, double hi, const std::atomic<bool>* cancel)
+{
+    if (bins < 1 || bins > kMaxHistogramBins)
+        throw Error("histogram: " + std::to_string(bins) + " bins is outside 1.." + std::to_string(kMaxHistogramBins));
+    if (!std::isfinite(lo) || !std::isfinite(hi) || !(lo < hi))
+        throw Error("histogram: the range " + std::to_string(lo) + ".." + std::to_string(hi) +
+                    " is not an interval of finite values");
+    requireImage(image, "histogram");
+    Histogram h;
+    h.lo = lo;
+    h.hi = hi;
+    h.bins = bins;
+    h.channels.resize(static_cast<std::size_t>(image.channels));
+    for (int c = 0; c < image.channels; ++c) {
+        checkCancel(cancel);
+        ChannelHistogram& ch = h.channels[static_cast<std::size_t>(c)];
+        ch.counts.assign(static_cast<std::size_t>(bins), 0);
+        countPlane(image.plane(c), image.planeSize(), h, ch);
+    }
+    return h;
+}
+
+Histogram imageHistogram(const Image& image, int maxBins, const std::atomic<bool>* cancel)
+{
+    if (maxBins < 1 || maxBins > kMaxHistogramBins)
+        throw Error("histogram: " + std::to_string(maxBins) + " bins is outside 1.." +
+                    std::to_string(kMaxHistogramBins));
+    requireImage(image, "histogram");
+    const FiniteSummary s = summarize(image, cancel);
+    if (!s.any()) return imageHistogram(image, maxBins, 0.0, 1.0, cancel);
+    const double lo = s.lo, hi = s.hi;
+    if (s.whole && hi - lo + 1 <= maxBins) return imageHistogram(image, int(hi - lo) + 1, lo - 0.5, hi + 0.5, cancel);
+    if (lo == hi) return imageHistogram(image, 1, lo - 0.5, lo + 0.5, cancel);
+    return imageHistogram(image, maxBins, lo, hi, cancel);
+}
+
 } // namespace convlab

@@ -3,6 +3,8 @@
 // range of a result) and to show or sweep images larger than it can afford (reduced copies).
 #pragma once
 #include <atomic>
+#include <cstdint>
+#include <vector>
 
 #include "convlab/image.h"
 
@@ -36,5 +38,46 @@ Image downscaleByArea(const Image& image, int maxPixels);
 // source area it covers, partial pixels weighted by their overlap. Throws convlab::Error for a
 // size that is not a reduction, Cancelled when `cancel` is raised.
 Image areaDownscale(const Image& in, int width, int height, const std::atomic<bool>* cancel = nullptr);
+
+// ---- histograms ----
+
+// One channel's counts. Every sample is counted exactly once: in a bin, below or above the
+// bins' range (finite values outside [lo, hi]), or as NaN, +inf or -inf.
+struct ChannelHistogram {
+    std::vector<std::uint64_t> counts; // one per bin
+    std::uint64_t below = 0, above = 0;
+    std::uint64_t nan = 0, posInf = 0, negInf = 0;
+    // The smallest and largest finite value of the channel; finite == 0 when it has none.
+    float min = 0.0f, max = 0.0f;
+    std::uint64_t finite = 0;
+
+    std::uint64_t nonFinite() const { return nan + posInf + negInf; }
+    std::uint64_t total() const;
+};
+
+// Equal bins over [lo, hi]: bin i holds the values v with lo + i w <= v < lo + (i + 1) w,
+// w = (hi - lo) / bins, and the last bin also holds hi.
+struct Histogram {
+    double lo = 0.0, hi = 1.0;
+    int bins = 0;
+    std::vector<ChannelHistogram> channels; // one per image channel, alpha included
+
+    double binWidth() const { return (hi - lo) / bins; }
+    double binCentre(int i) const { return lo + (i + 0.5) * binWidth(); }
+};
+
+inline constexpr int kMaxHistogramBins = 65536;
+
+// The histogram of every channel over [lo, hi] in `bins` bins. Throws convlab::Error for bins
+// outside 1..kMaxHistogramBins, a range that is not finite with lo < hi, or an empty image;
+// Cancelled when `cancel` is raised.
+Histogram imageHistogram(const Image& image, int bins, double lo, double hi,
+                         const std::atomic<bool>* cancel = nullptr);
+
+// The same over the finite values of all channels: one bin per whole number (centred on it)
+// when every finite value is whole and they span at most maxBins of them (8- and 16-bit
+// images: a bin per level), else maxBins equal bins from the smallest to the largest value.
+// A single finite value gets one bin of width 1 around it; no finite value, the range 0..1.
+Histogram imageHistogram(const Image& image, int maxBins, const std::atomic<bool>* cancel = nullptr);
 
 } // namespace convlab
