@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The workbench's conveniences, driven as a user drives them: before/after with Space and the
 // Show Original toggle; chained filters (Use Result as Source) and their undo; the kernel as
-// text beside the grid.
+// text beside the grid; Help's shortcut list and teaching guide.
 // Run under Xvfb (xvfb-run -a): the image view is a QOpenGLWidget.
 #include <QAction>
 #include <QLabel>
+#include <QFile>
+#include <QMap>
+#include <QMenu>
 #include <QMenuBar>
+#include <QTableWidget>
+#include <QTextBrowser>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSettings>
@@ -21,6 +26,7 @@
 #include "imageview.h"
 #include "kerneldocument.h"
 #include "kerneltextedit.h"
+#include "helpdialogs.h"
 #include "mainwindow.h"
 #include "probepanel.h"
 #include "rendercontroller.h"
@@ -89,6 +95,9 @@ private slots:
     void badKernelTextKeepsTheKernel_data();
     void badKernelTextKeepsTheKernel();
     void kernelTextKeepsTheAnchor();
+    void shortcutsListEveryAction();
+    void noTwoCommandsShareAKey();
+    void guideIsTheDocsFile();
 
 private:
     bool renderAfter(const std::function<void()>& action)
@@ -414,6 +423,85 @@ void TestConveniences::kernelTextKeepsTheAnchor()
     typeKernelText(QStringLiteral("1 1 1 1 1"));
     QCOMPARE(w_->kernelDocument()->kernel().ax(), 2);
     QCOMPARE(w_->kernelDocument()->kernel().ay(), 0);
+}
+
+namespace {
+
+QString plain(const QAction* a) { return a->text().remove('&').remove(QStringLiteral("…")); }
+
+QString keys(const QAction* a)
+{
+    QStringList k;
+    for (const QKeySequence& s : a->shortcuts()) k << s.toString(QKeySequence::NativeText);
+    return k.join(QStringLiteral(", "));
+}
+
+bool listed(const QTableWidget* t, const QString& command, const QString& keys)
+{
+    for (int r = 0; r < t->rowCount(); ++r)
+        if (t->item(r, 0)->text() == command && t->item(r, 1)->text() == keys) return true;
+    return false;
+}
+
+} // namespace
+
+void TestConveniences::shortcutsListEveryAction()
+{
+    ShortcutsDialog* d = w_->showShortcuts();
+    QVERIFY(d->isVisible());
+    int withKeys = 0;
+    for (const QAction* a : w_->findChildren<QAction*>()) {
+        if (a->shortcuts().isEmpty()) continue;
+        ++withKeys;
+        QVERIFY2(listed(d->table(), plain(a), keys(a)), qPrintable(plain(a) + " " + keys(a)));
+    }
+    QVERIFY(withKeys >= 15);
+    for (const char* key : {"O", "F", "1", "Ctrl+Shift+R", "Ctrl+Z", "F1"})
+        QVERIFY2(!d->table()->findItems(QString::fromLatin1(key), Qt::MatchExactly).isEmpty(), key);
+    QVERIFY(!d->table()->findItems(tr("Space"), Qt::MatchExactly).isEmpty()); // keys of no menu
+    // A command added later is listed the next time the dialog opens: nothing is written twice.
+    QMenu* tools = nullptr;
+    for (QAction* top : w_->menuBar()->actions())
+        if (top->text().remove('&') == tr("Tools")) tools = top->menu();
+    QVERIFY(tools);
+    QAction* added = tools->addAction(QStringLiteral("Later command"));
+    added->setShortcut(QKeySequence(QStringLiteral("Ctrl+Alt+J")));
+    QVERIFY(!listed(d->table(), QStringLiteral("Later command"), keys(added)));
+    w_->showShortcuts();
+    QVERIFY(listed(d->table(), QStringLiteral("Later command"), keys(added)));
+    const auto where = d->table()->findItems(QStringLiteral("Later command"), Qt::MatchExactly);
+    QCOMPARE(d->table()->item(where.first()->row(), 2)->text(), tr("Tools"));
+}
+
+void TestConveniences::noTwoCommandsShareAKey()
+{
+    QMap<QString, QString> owner;
+    for (const QAction* a : w_->findChildren<QAction*>())
+        for (const QKeySequence& k : a->shortcuts()) {
+            const QString key = k.toString(QKeySequence::PortableText);
+            QVERIFY2(!owner.contains(key), qPrintable(key + ": " + owner.value(key) + " and " + plain(a)));
+            owner.insert(key, plain(a));
+        }
+}
+
+void TestConveniences::guideIsTheDocsFile()
+{
+    QFile file(QStringLiteral(CONVLAB_SOURCE_DIR "/docs/guide.md"));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(GuideDialog::markdown(), QString::fromUtf8(file.readAll())); // built in, not a copy
+    QAction* open = findAction(w_.get(), tr("Teaching Guide"));
+    QVERIFY(open);
+    QCOMPARE(open->shortcut(), QKeySequence(QKeySequence::HelpContents));
+    open->trigger();
+    auto* guide = w_->findChild<GuideDialog*>();
+    QVERIFY(guide && guide->isVisible());
+    const QString shown = guide->browser()->toPlainText();
+    for (const char* panel : {"Kernel grid", "Timings", "Pixel Probe", "Difference", "Kernel Analysis",
+                              "Border-mode lab", "Crossover sweep", "Export", "Estimate kernel",
+                              "A suggested classroom sequence"})
+        QVERIFY2(shown.contains(QString::fromLatin1(panel)), panel);
+    QVERIFY(!shown.contains(QStringLiteral("SPDX"))); // the licence comment is not text
+    QVERIFY(!shown.contains(QStringLiteral("**")));  // Markdown drawn, not shown
 }
 
 QTEST_MAIN(TestConveniences)

@@ -41,6 +41,7 @@
 #include "differencepanel.h"
 #include "estimatedialog.h"
 #include "exportdialog.h"
+#include "helpdialogs.h"
 #include "kerneldocument.h"
 #include "kerneleditor.h"
 #include "kerneltextedit.h"
@@ -382,6 +383,10 @@ void MainWindow::buildMenus()
         ->setStatusTip(tr("The filter under every border mode side by side, with difference maps"));
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Teaching Guide"), QKeySequence::HelpContents, this, [this] { showGuide(); })
+        ->setStatusTip(tr("What each panel shows, and a suggested classroom sequence"));
+    help->addAction(tr("&Keyboard Shortcuts"), QKeySequence(tr("Ctrl+/")), this, [this] { showShortcuts(); });
+    help->addSeparator();
     QAction* aboutAction = help->addAction(tr("&About ConvLab"), this, &MainWindow::about);
     aboutAction->setMenuRole(QAction::AboutRole);
 }
@@ -428,6 +433,23 @@ EstimateDialog* MainWindow::showEstimateDialog()
     estimate_->show();
     estimate_->raise();
     return estimate_;
+}
+
+ShortcutsDialog* MainWindow::showShortcuts()
+{
+    if (!shortcuts_) shortcuts_ = new ShortcutsDialog(this);
+    shortcuts_->refresh();
+    shortcuts_->show();
+    shortcuts_->raise();
+    return shortcuts_;
+}
+
+GuideDialog* MainWindow::showGuide()
+{
+    if (!guide_) guide_ = new GuideDialog(this);
+    guide_->show();
+    guide_->raise();
+    return guide_;
 }
 
 BorderLabWindow* MainWindow::showBorderLab()

@@ -26,11 +26,13 @@ class CrossoverDialog;
 class DifferencePanel;
 class EstimateDialog;
 class ExportDialog;
+class GuideDialog;
 class KernelDocument;
 class KernelEditor;
 class KernelTextEdit;
 class ProbePanel;
 class RenderController;
+class ShortcutsDialog;
 class TimingsPanel;
 class WorkbenchDocument;
 
@@ -86,6 +88,9 @@ public:
     // File > Estimate Kernel from Image Pair: open (or raise) the dialog; the current image is its
     // source unless it is given a file.
     EstimateDialog* showEstimateDialog();
+    // Help > Keyboard Shortcuts (every QAction's key, read when shown) and Help > Teaching Guide.
+    ShortcutsDialog* showShortcuts();
+    GuideDialog* showGuide();
     // View > Show padding: the view extends past the image by paddingMargin() pixels and shows
     // what the border mode invents there.
     void setPaddingShown(bool on);
@@ -172,6 +177,8 @@ private:
     CrossoverDialog* crossover_ = nullptr;
     BorderLabWindow* lab_ = nullptr;
     EstimateDialog* estimate_ = nullptr;
+    ShortcutsDialog* shortcuts_ = nullptr;
+    GuideDialog* guide_ = nullptr;
     QAction* padding_ = nullptr;
     QLabel* pixelLabel_;
     QLabel* zoomLabel_;
