@@ -558,23 +558,31 @@ private slots:
             else other = std::min(other, e.ms);
         }
         resetPlannerCorrections();
+        const CorrectionClass runClass = correctionClassOf(p.kernel, plain.threads);
         // Within 2x: the model is left alone.
-        QVERIFY(!detail::recordMeasurement(picked, estimate, 1.5 * estimate));
-        QCOMPARE(plannerCorrection(picked), 1.0);
+        QVERIFY(!detail::recordMeasurement(picked, runClass, estimate, 1.5 * estimate));
+        QCOMPARE(plannerCorrection(picked, runClass), 1.0);
         // Far slower than thought: its estimates grow by the ratio, and auto now picks another.
         const double factor = 2.0 * other / estimate; // enough to make another method cheaper
-        const auto note = detail::recordMeasurement(picked, estimate, factor * estimate);
+        const auto note = detail::recordMeasurement(picked, runClass, estimate, factor * estimate);
         QVERIFY(note.has_value());
         QVERIFY(note->find(methodName(picked)) != std::string::npos);
-        QVERIFY(std::fabs(plannerCorrection(picked) - factor) < 1e-9 * factor);
+        QVERIFY(std::fabs(plannerCorrection(picked, runClass) - factor) < 1e-9 * factor);
         RunReport after;
         ConvolveParams q = p;
         (void)convolve(in, q, &after);
         QVERIFY2(after.method != picked, after.reason.c_str());
+        // Only for runs of that class: another thread count, or a kernel of another size class,
+        // is planned from the plain model.
+        QCOMPARE(plannerCorrection(picked, {runClass.threads + 1, runClass.tapsLog2}), 1.0);
+        QCOMPARE(plannerCorrection(picked, {runClass.threads, runClass.tapsLog2 + 2}), 1.0);
         resetPlannerCorrections();
-        QCOMPARE(plannerCorrection(picked), 1.0);
+        QCOMPARE(plannerCorrection(picked, runClass), 1.0);
+        QCOMPARE(correctionClassOf(parseKernelText("1 1 1; 1 1 1; 1 1 1"), 2).tapsLog2, 3);
+        QCOMPARE(correctionClassOf(Kernel(11, 11, std::vector<float>(121, 1.0f)), 1).tapsLog2, 6);
+        QCOMPARE(correctionClassOf(Kernel(1, 1, std::vector<float>(1, 1.0f)), 0).threads, 1);
         // Short estimates are dominated by fixed costs: never learnt from.
-        QVERIFY(!detail::recordMeasurement(Method::Direct, 0.5, 50.0));
+        QVERIFY(!detail::recordMeasurement(Method::Direct, runClass, 0.5, 50.0));
     }
 
     // Interactive planning: a quick plan now, the measured one later; results right either way.

@@ -131,12 +131,15 @@ void learnFromRun(const detail::Job& job, Method method, int rank, RunReport& re
     if (!detail::engineOf(method).costTerms) return; // a method the planner does not price
     const CostModel* model = detail::cpuCostModelIfLoaded();
     if (!model) return;
-    auto estimates = detail::correctedEstimates(detail::estimateCpu(
-        *model, job.width, job.height, job.channels, job.kernel, detail::engineOf(method).needsFactors ? rank : -1,
-        job.threads));
+    const CorrectionClass runClass = correctionClassOf(job.kernel, job.threads);
+    auto estimates = detail::correctedEstimates(
+        detail::estimateCpu(*model, job.width, job.height, job.channels, job.kernel,
+                            detail::engineOf(method).needsFactors ? rank : -1, job.threads),
+        runClass);
     for (const MethodEstimate& e : estimates)
         if (e.method == method) {
-            if (auto note = detail::recordMeasurement(method, e.ms, rep.computeMs)) rep.notices.push_back(*note);
+            if (auto note = detail::recordMeasurement(method, runClass, e.ms, rep.computeMs))
+                rep.notices.push_back(*note);
             return;
         }
 }
@@ -208,7 +211,8 @@ template <class Source> void runEngine(const Source& in, const ConvolveParams& p
         bool calibrated = false;
         const CostModel& model = cpuCostModel(&calibrated);
         if (calibrated) clock.mark("calibrate planner (once per machine)", true);
-        return correctedEstimates(estimateCpu(model, in.width, in.height, channels, k, rank, threads));
+        return correctedEstimates(estimateCpu(model, in.width, in.height, channels, k, rank, threads),
+                                  correctionClassOf(k, threads));
     };
     Plan plan = makePlan(p, {in.width, in.height, in.channels, in.hasAlpha}, cpuCosts, rep, &clock);
     rep.threads = threads;

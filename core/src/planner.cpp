@@ -5,12 +5,14 @@
 // and the model is cached per CPU.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -119,42 +121,43 @@ constexpr double kCorrectionThreshold = 2.0; // ratios within [1/2, 2] are the m
 constexpr double kMinEstimateMs = 2.0;       // shorter runs are dominated by fixed costs
 constexpr double kMaxCorrection = 256.0; // a safety net, not a model
 std::mutex gCorrectionMutex;
-std::array<double, kMethodCount> gCorrection = [] {
-    std::array<double, kMethodCount> a{};
-    a.fill(1.0);
-    return a;
-}();
+std::map<std::pair<Method, CorrectionClass>, double> gCorrection; // absent: 1
 
-int correctionSlot(Method m) { return priced(methodInfo(m)) ? static_cast<int>(m) : -1; }
+double correctionOf(Method m, CorrectionClass c) // under gCorrectionMutex
+{
+    const auto it = gCorrection.find({m, c});
+    return it == gCorrection.end() ? 1.0 : it->second;
+}
 
 } // namespace
 
-std::vector<MethodEstimate> correctedEstimates(std::vector<MethodEstimate> estimates)
+std::vector<MethodEstimate> correctedEstimates(std::vector<MethodEstimate> estimates, CorrectionClass c)
 {
     std::lock_guard lock(gCorrectionMutex);
     for (MethodEstimate& e : estimates)
-        if (const int slot = correctionSlot(e.method); slot >= 0) e.ms *= gCorrection[slot];
+        if (priced(methodInfo(e.method))) e.ms *= correctionOf(e.method, c);
     return estimates;
 }
 
-std::optional<std::string> recordMeasurement(Method method, double estimateMs, double measuredMs)
+std::optional<std::string> recordMeasurement(Method method, CorrectionClass c, double estimateMs, double measuredMs)
 {
-    const int slot = correctionSlot(method);
-    if (slot < 0 || !(estimateMs >= kMinEstimateMs) || !(measuredMs > 0.0)) return std::nullopt;
+    if (!priced(methodInfo(method)) || !(estimateMs >= kMinEstimateMs) || !(measuredMs > 0.0)) return std::nullopt;
     const double ratio = measuredMs / estimateMs;
     if (ratio <= kCorrectionThreshold && ratio >= 1.0 / kCorrectionThreshold) return std::nullopt;
     double applied = 1.0;
     {
         std::lock_guard lock(gCorrectionMutex);
-        const double before = gCorrection[slot];
-        gCorrection[slot] = std::clamp(before * ratio, 1.0 / kMaxCorrection, kMaxCorrection);
-        applied = gCorrection[slot] / before;
+        const double before = correctionOf(method, c);
+        const double after = std::clamp(before * ratio, 1.0 / kMaxCorrection, kMaxCorrection);
+        gCorrection[{method, c}] = after;
+        applied = after / before;
     }
     std::ostringstream note;
     note.precision(3);
     note << "the planner estimated " << methodName(method) << " at " << estimateMs << " ms and it took "
          << measuredMs << " ms: its estimates for " << methodName(method) << " are scaled by " << applied
-         << " from now on";
+         << " from now on (runs on " << c.threads << " thread" << (c.threads == 1 ? "" : "s") << ", kernels of "
+         << (1 << c.tapsLog2) << "-" << (2 << c.tapsLog2) - 1 << " taps)";
     return note.str();
 }
 
@@ -277,18 +280,22 @@ double bestOfNs(int runs, const std::function<void()>& fn)
 
 const CostModel& cpuCostModel() { return detail::cpuCostModel(nullptr); }
 
-double plannerCorrection(Method m)
+CorrectionClass correctionClassOf(const Kernel& k, int threads)
 {
-    const int slot = detail::correctionSlot(m);
-    if (slot < 0) return 1.0;
+    const long long taps = std::max(1LL, static_cast<long long>(k.width) * k.height);
+    return {std::max(threads, 1), static_cast<int>(std::bit_width(static_cast<unsigned long long>(taps))) - 1};
+}
+
+double plannerCorrection(Method m, CorrectionClass c)
+{
     std::lock_guard lock(detail::gCorrectionMutex);
-    return detail::gCorrection[slot];
+    return detail::correctionOf(m, c);
 }
 
 void resetPlannerCorrections()
 {
     std::lock_guard lock(detail::gCorrectionMutex);
-    for (double& c : detail::gCorrection) c = 1.0;
+    detail::gCorrection.clear();
 }
 
 } // namespace convlab

@@ -20,11 +20,12 @@ const CostModel& cpuCostModel(bool* measuredNow);
 // The model if it is already known in this process (null otherwise: nothing is measured).
 const CostModel* cpuCostModelIfLoaded();
 
-// The estimates scaled by the corrections learnt from measured runs.
-std::vector<MethodEstimate> correctedEstimates(std::vector<MethodEstimate> estimates);
-// Records that `method`, estimated at `estimateMs` (corrected), took `measuredMs`. When they
-// differ by more than 2x (and the estimate is long enough to be measured reliably), the
-// method's correction is scaled by their ratio; the returned text says so.
-std::optional<std::string> recordMeasurement(Method method, double estimateMs, double measuredMs);
+// The estimates of a run of class c scaled by the corrections learnt from measured runs.
+std::vector<MethodEstimate> correctedEstimates(std::vector<MethodEstimate> estimates, CorrectionClass c);
+// Records that `method`, estimated at `estimateMs` (corrected) for a run of class c, took
+// `measuredMs`. When they differ by more than 2x (and the estimate is long enough to be measured
+// reliably), the correction of the method for that class is scaled by their ratio; the returned
+// text says so.
+std::optional<std::string> recordMeasurement(Method method, CorrectionClass c, double estimateMs, double measuredMs);
 
 } // namespace convlab::detail

@@ -3,6 +3,7 @@
 // the corrections learnt from runs, and how FFT sizes are planned (docs/architecture.md,
 // The plan step).
 #pragma once
+#include <compare>
 #include <array>
 #include <string>
 #include <vector>
@@ -42,8 +43,17 @@ const CostModel& cpuCostModel();
 
 // The planner corrects itself from what runs measure: when a method's measured time differs
 // from its (corrected) estimate by more than 2x, its estimates on this CPU are scaled by the
-// ratio from then on (for this process). 1.0 until then.
-double plannerCorrection(Method m);
+// ratio from then on (for this process), for runs of the same class: the same thread count and
+// kernel size class (taps rounded down to a power of two). A memory-bound 3x3 run on two
+// threads, slower than a model that divides all its work by the threads, says nothing about an
+// 11x11 kernel on one. 1.0 until then.
+struct CorrectionClass {
+    int threads = 1;
+    int tapsLog2 = 0;
+    auto operator<=>(const CorrectionClass&) const = default;
+};
+CorrectionClass correctionClassOf(const Kernel& k, int threads);
+double plannerCorrection(Method m, CorrectionClass c);
 void resetPlannerCorrections();
 
 // How the FFT method plans a transform size it has not planned before. MeasureNow: FFTW
