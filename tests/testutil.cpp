@@ -48,10 +48,19 @@ Kernel randomKernel(int w, int h, KernelKind kind, std::uint32_t seed)
 
 double relativeError(const Image& got, const Image& want, const Kernel& k, const Image& in)
 {
+    ConvolveParams p;
+    p.kernel = k;
+    return relativeError(got, want, in, p, 1.0);
+}
+
+double relativeError(const Image& got, const Image& want, const Image& in, const ConvolveParams& p,
+                     double effectiveScale)
+{
     if (!got.sameShape(want)) return INFINITY;
-    double maxIn = 0.0;
+    double maxIn = p.border.mode == BorderMode::Constant ? std::fabs(double(p.border.value)) : 0.0;
     for (float v : in.data) maxIn = std::max(maxIn, double(std::fabs(v)));
-    const double scale = std::max(k.absSum() * std::max(maxIn, 0.5), 1e-3);
+    const double scale =
+        std::max(std::fabs(effectiveScale) * p.kernel.absSum() * std::max(maxIn, 0.5) + std::fabs(p.offset), 1e-3);
     double worst = 0.0;
     for (std::size_t i = 0; i < got.data.size(); ++i) {
         const double e = std::fabs(double(got.data[i]) - double(want.data[i]));

@@ -28,6 +28,9 @@ Kernel randomKernel(int w, int h, KernelKind kind, std::uint32_t seed);
 // docs/semantics.md, Tolerances: |a-b| <= tol * sum|K| * max|in|. Returns the worst ratio
 // err / (sum|K| * max|in|) over the whole image (every pixel, every channel).
 double relativeError(const Image& got, const Image& want, const Kernel& k, const Image& in);
+// The same with the run's parameters: effective scale, offset and border constant.
+double relativeError(const Image& got, const Image& want, const Image& in, const ConvolveParams& p,
+                     double effectiveScale);
 
 // ---- the tables of convlab/modes.h, as the suites iterate them ----
 
