@@ -96,13 +96,16 @@ struct MethodEngine {
 // The engine of a method (throws convlab::Error for auto, which has none).
 const MethodEngine& engineOf(Method method);
 
-// Calibration helpers for the methods' `calibrate`: a 384 x 384 single-channel job of random
-// samples with a kw x kh kernel of equal taps, reflect border, one thread; the best wall time
-// of `runs` calls, in ns; and the values of the calibration image.
-Job calibrationJob(int kw, int kh);
-Image& calibrationOutput();
+// Calibration helpers for the methods' `calibrate`: a single-channel job of random samples
+// with a kw x kh kernel of equal taps, reflect border, one thread, on an image of the given
+// shape (Streaming: 4096 x 256, rows streamed through the caches as on large images; Tile:
+// 1024 x 144, one FFT tile); its output buffer and value count; and the best time of `runs`
+// calls in the calling thread's CPU time, in ns.
+enum class CalibrationShape { Streaming, Tile };
+Job calibrationJob(int kw, int kh, CalibrationShape shape = CalibrationShape::Streaming);
+Image& calibrationOutput(CalibrationShape shape = CalibrationShape::Streaming);
 double bestOfNs(int runs, const std::function<void()>& fn);
-double calibrationValues();
+double calibrationValues(CalibrationShape shape = CalibrationShape::Streaming);
 // The two constants of a method whose work per value is `workA` in run `a` and `workB` in run
 // `b` (taps, say): the difference of the two best times is the per-work cost, the rest of `a`'s
 // the per-value cost.

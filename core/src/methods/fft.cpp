@@ -495,14 +495,14 @@ CostTerms fftTerms(const RunShape& s)
     return {double(s.width) * s.height * s.channels, points, std::max(1, std::min(s.threads, t.tilesX * t.tilesY))};
 }
 
-// One tile of the whole calibration image with a 9x9 kernel. The gather and crop move the
+// One tile (the whole Tile calibration image) with a 9x9 kernel. The gather and crop move the
 // data as the direct pass does, so its per-value cost is taken from the direct method's
 // (measured before this one); the rest is the transform's.
 MethodCost calibrateFft(const CostModel& before)
 {
     StageClock clock(nullptr);
-    Image& out = calibrationOutput();
-    const Job f9 = calibrationJob(9, 9);
+    Image& out = calibrationOutput(CalibrationShape::Tile);
+    const Job f9 = calibrationJob(9, 9, CalibrationShape::Tile);
     runFft(f9, out, clock); // plans and spectra outside the timing
     const double tF = bestOfNs(5, [&] { runFft(f9, out, clock); });
     const Kernel k9 = f9.kernel;
