@@ -30,7 +30,8 @@ def main():
             peer = next((r for r in rows if r['side'] != 'convlab' and ours and r['method'] == ours['ratio_against']),
                         None)
             if ours and peer:
-                cells += ['%.1f (%s)' % (ours['median_ms'], ours['method'][5:-1]), '%.1f %s' % (
+                cells += ['%.1f (%s, %.0f%% of copy)' % (ours['median_ms'], ours['method'][5:-1], ours['bandwidth_pct']),
+                          '%.1f %s' % (
                     peer['median_ms'], peer['method'].replace('cv::', '')), '**%.2f**' % ours['ratio_vs_opencv']]
             else:
                 cells += ['—', '—', '—']
