@@ -42,6 +42,7 @@ cmake -S "$root" -B "$build" -G Ninja \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
   -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" \
   -DCONVLAB_WITH_GUI=OFF -DCONVLAB_WITH_CUDA=OFF -DCONVLAB_WITH_TESTS=ON -DCONVLAB_WITH_FUZZERS=$fuzz \
+  -DCONVLAB_WITH_PYTHON=OFF \
   -DPython3_EXECUTABLE=/usr/bin/python3 \
   "$@" >/dev/null
 cmake --build "$build" --parallel "$(nproc)"

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Installs the Debian 12 packages needed to build and test ConvLab. Idempotent and
-# non-interactive: packages already installed are left alone, apt runs only when one is missing.
+# Installs the Debian 12 packages needed to build and test ConvLab, then the virtual
+# environment .venv (from /usr/bin/python3) with what the Python module convlab, its tests and
+# its benchmark need from PyPI (python/requirements.txt). Idempotent and non-interactive:
+# packages already installed are left alone, apt runs only when one is missing, pip only when
+# the environment lacks a requirement.
 set -euo pipefail
 
 packages=(
@@ -11,6 +14,7 @@ packages=(
   libeigen3-dev libfftw3-dev libcli11-dev nlohmann-json3-dev
   xvfb xauth libgl1-mesa-dri
   python3-numpy python3-scipy python3-opencv
+  python3-venv python3-dev      # the Python module (python/): .venv below, nanobind's headers
   clang-14 libclang-rt-14-dev   # the sanitizer build and the libFuzzer targets (scripts/test.sh)
 )
 
@@ -20,22 +24,50 @@ for p in "${packages[@]}"; do
   [[ $status == "install ok installed" ]] || missing+=("$p")
 done
 
-if ((${#missing[@]} == 0)); then
-  echo "setup: all ${#packages[@]} packages already installed"
-  exit 0
-fi
-
-sudo=()
-if ((EUID != 0)); then
-  if command -v sudo >/dev/null 2>&1; then
-    sudo=(sudo)
-  else
-    echo "setup: not root and no sudo; install these packages as root: ${missing[*]}" >&2
-    exit 1
+install_debian_packages() {
+  if ((${#missing[@]} == 0)); then
+    echo "setup: all ${#packages[@]} packages already installed"
+    return
   fi
-fi
+  local sudo=()
+  if ((EUID != 0)); then
+    if command -v sudo >/dev/null 2>&1; then
+      sudo=(sudo)
+    else
+      echo "setup: not root and no sudo; install these packages as root: ${missing[*]}" >&2
+      exit 1
+    fi
+  fi
+  "${sudo[@]}" apt-get update
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y --no-install-recommends "${missing[@]}"
+  echo "setup: installed ${missing[*]}"
+}
 
-"${sudo[@]}" apt-get update
-"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
-  apt-get install -y --no-install-recommends "${missing[@]}"
-echo "setup: installed ${missing[*]}"
+# The build finds nanobind in .venv (cmake/ConvLabPython.cmake) and the python tests run with
+# its interpreter. Each pinned requirement is looked up in the environment first, so pip (and
+# the network) is used only when one is missing or of another version.
+install_python_environment() {
+  local root venv requirements
+  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+  venv="$root/.venv"
+  requirements="$root/python/requirements.txt"
+  [[ -x $venv/bin/python ]] || /usr/bin/python3 -m venv "$venv"
+  if "$venv/bin/python" - "$requirements" <<'EOF'; then
+import sys
+from importlib.metadata import PackageNotFoundError, version
+pins = [line.split("#")[0].strip().split("==") for line in open(sys.argv[1])]
+try:
+    sys.exit(any(version(name) != wanted for name, wanted in (p for p in pins if len(p) == 2)))
+except PackageNotFoundError:
+    sys.exit(1)
+EOF
+    echo "setup: .venv already has python/requirements.txt"
+    return
+  fi
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
+  echo "setup: installed python/requirements.txt into .venv"
+}
+
+install_debian_packages
+install_python_environment

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// convlab._convlab: the engine for Python (nanobind). The public API, with scipy.ndimage's
+// argument conventions, is python/convlab/__init__.py; this file takes arrays already checked
+// and converted there (float32, C order) and runs convlab::convolveInto without the GIL.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "convlab/border.h"
+#include "convlab/convolve.h"
+#include "convlab/error.h"
+#include "convlab/modes.h"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace {
+
+using Input = nb::ndarray<const float, nb::c_contig, nb::device::cpu>;
+using Weights = nb::ndarray<const float, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+using Output = nb::ndarray<float, nb::c_contig, nb::device::cpu>;
+using NumpyResult = nb::ndarray<nb::numpy, float>;
+
+// convlab::Image holds at most 4 channels; wider (H, W, C) arrays run in groups of channels,
+// which is exact because channels are filtered independently (docs/semantics.md, Values and
+// channels).
+constexpr int kMaxGroupChannels = 4;
+
+double millisecondsSince(std::chrono::steady_clock::time_point start)
+{
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The array's (height, width, channels): a 2-D array is one channel.
+struct Shape {
+    int height = 0;
+    int width = 0;
+    int channels = 1;
+    std::size_t pixels() const { return static_cast<std::size_t>(height) * width; }
+};
+
+Shape shapeOf(const Input& input)
+{
+    if (input.ndim() != 2 && input.ndim() != 3)
+        throw convlab::Error("input must be 2-D (H, W) or 3-D (H, W, C), got " + std::to_string(input.ndim()) +
+                             "-D");
+    Shape s;
+    s.height = static_cast<int>(std::min<std::size_t>(input.shape(0), convlab::kMaxImageSide + 1));
+    s.width = static_cast<int>(std::min<std::size_t>(input.shape(1), convlab::kMaxImageSide + 1));
+    if (input.ndim() == 3) {
+        if (input.shape(2) == 0 || input.shape(2) > std::size_t(1) << 20)
+            throw convlab::Error("input's channel axis has " + std::to_string(input.shape(2)) + " entries");
+        s.channels = static_cast<int>(input.shape(2));
+    }
+    convlab::checkImageSize(s.width, s.height, std::min(s.channels, kMaxGroupChannels));
+    return s;
+}
+
+// Everything the engine needs besides the image, from the arguments as Python passes them.
+convlab::ConvolveParams paramsFrom(const Weights& weights, std::string_view mode, double cval, int anchorX,
+                                   int anchorY, bool correlate, std::string_view method, std::string_view device,
+                                   int threads)
+{
+    convlab::ConvolveParams p;
+    const std::size_t kw = weights.shape(1), kh = weights.shape(0);
+    if (kw == 0 || kh == 0 || kw > convlab::kMaxKernelSide || kh > convlab::kMaxKernelSide)
+        throw convlab::Error("weights of shape (" + std::to_string(kh) + ", " + std::to_string(kw) +
+                             ") are outside 1.." + std::to_string(convlab::kMaxKernelSide) + " per side");
+    p.kernel = convlab::Kernel(static_cast<int>(kw), static_cast<int>(kh),
+                               std::vector<float>(weights.data(), weights.data() + kw * kh));
+    p.kernel.anchorX = anchorX;
+    p.kernel.anchorY = anchorY;
+    p.kernel.validate();
+    p.border = convlab::parseBorder(mode);
+    // "constant:VALUE" carries its own value; a plain name takes cval (scipy's argument).
+    if (mode.find_first_of(":=") == std::string_view::npos) p.border.value = static_cast<float>(cval);
+    if (p.border.mode == convlab::BorderMode::Constant && !std::isfinite(p.border.value))
+        throw convlab::Error("cval " + std::to_string(cval) + " is not a finite float");
+    p.semantics = correlate ? convlab::Semantics::Correlation : convlab::Semantics::Convolution;
+    p.method = convlab::parseMethod(method);
+    p.device = convlab::parseDevice(device);
+    p.threads = threads;
+    return p;
+}
+
+// Channels [first, first + n) of the interleaved (H, W, C) array into a planar image.
+void gatherChannels(const float* src, const Shape& s, int first, convlab::Image& dst)
+{
+    if (s.channels == 1) {
+        std::memcpy(dst.plane(0), src, s.pixels() * sizeof(float));
+        return;
+    }
+    for (int c = 0; c < dst.channels; ++c) {
+        float* plane = dst.plane(c);
+        const float* in = src + first + c;
+        for (std::size_t i = 0; i < s.pixels(); ++i) plane[i] = in[i * s.channels];
+    }
+}
+
+void scatterChannels(const convlab::Image& src, const Shape& s, int first, float* dst)
+{
+    if (s.channels == 1) {
+        std::memcpy(dst, src.plane(0), s.pixels() * sizeof(float));
+        return;
+    }
+    for (int c = 0; c < src.channels; ++c) {
+        const float* plane = src.plane(c);
+        float* out = dst + first + c;
+        for (std::size_t i = 0; i < s.pixels(); ++i) out[i * s.channels] = plane[i];
+    }
+}
+
+nb::dict reportDict(const convlab::RunReport& r, double copyInMs, double copyOutMs)
+{
+    nb::list estimates;
+    for (const convlab::MethodEstimate& e : r.estimates)
+    {
+        nb::dict d;
+        d["method"] = convlab::methodName(e.method);
+        d["ms"] = e.ms;
+        d["rank"] = e.rank;
+        estimates.append(d);
+    }
+    nb::list stages;
+    for (const convlab::StageTiming& st : r.stages)
+    {
+        nb::dict d;
+        d["name"] = st.name;
+        d["ms"] = st.ms;
+        d["once"] = st.once;
+        stages.append(d);
+    }
+    nb::list singular;
+    for (double v : r.singularValues) singular.append(v);
+    nb::list notices;
+    for (const std::string& n : r.notices) notices.append(n);
+    nb::dict d;
+    d["method"] = convlab::methodName(r.method);
+    d["device"] = convlab::deviceName(r.device);
+    d["reason"] = r.reason;
+    d["estimates"] = estimates;
+    d["rank"] = r.rank;
+    d["singular_values"] = singular;
+    d["effective_scale"] = r.effectiveScale;
+    d["notices"] = notices;
+    d["stages"] = stages;
+    d["total_ms"] = r.totalMs;
+    d["per_run_ms"] = convlab::perRunMs(r);
+    d["compute_ms"] = r.computeMs;
+    d["threads"] = r.threads;
+    d["copy_in_ms"] = copyInMs;
+    d["copy_out_ms"] = copyOutMs;
+    return d;
+}
+
+struct GroupRun {
+    convlab::RunReport report;
+    double copyInMs = 0.0;
+    double copyOutMs = 0.0;
+};
+
+// Filters `input` into `out` (both H x W x C floats, C order), channel group by channel group.
+// Runs without the GIL: touches no Python object.
+std::vector<GroupRun> filterInto(const float* input, const Shape& s, const convlab::ConvolveParams& params,
+                                 float* out)
+{
+    std::vector<GroupRun> runs;
+    convlab::Image in, result;
+    for (int first = 0; first < s.channels; first += kMaxGroupChannels) {
+        const int n = std::min(kMaxGroupChannels, s.channels - first);
+        GroupRun run;
+        auto start = std::chrono::steady_clock::now();
+        if (in.channels != n) in = convlab::Image(s.width, s.height, n);
+        gatherChannels(input, s, first, in);
+        run.copyInMs = millisecondsSince(start);
+        convlab::convolveInto(in, params, result, &run.report);
+        start = std::chrono::steady_clock::now();
+        scatterChannels(result, s, first, out);
+        run.copyOutMs = millisecondsSince(start);
+        runs.push_back(std::move(run));
+    }
+    return runs;
+}
+
+nb::object reportOf(const std::vector<GroupRun>& runs)
+{
+    nb::dict first = reportDict(runs.front().report, runs.front().copyInMs, runs.front().copyOutMs);
+    if (runs.size() > 1) {
+        nb::list all;
+        for (const GroupRun& r : runs) all.append(reportDict(r.report, r.copyInMs, r.copyOutMs));
+        first["channel_groups"] = all;
+    }
+    return first;
+}
+
+// A 2-D result handed to numpy as it is: the array owns the engine's image (no copy out).
+nb::tuple filterPlaneToNew(const float* input, const Shape& s, const convlab::ConvolveParams& params,
+                           bool wantReport)
+{
+    auto result = std::make_unique<convlab::Image>();
+    GroupRun run;
+    {
+        nb::gil_scoped_release unlocked;
+        auto start = std::chrono::steady_clock::now();
+        convlab::Image in(s.width, s.height, 1);
+        gatherChannels(input, s, 0, in);
+        run.copyInMs = millisecondsSince(start);
+        convlab::convolveInto(in, params, *result, &run.report);
+    }
+    float* data = result->data.data();
+    nb::capsule owner(result.get(), [](void* p) noexcept { delete static_cast<convlab::Image*>(p); });
+    result.release();
+    NumpyResult array(data, {static_cast<std::size_t>(s.height), static_cast<std::size_t>(s.width)}, owner);
+    nb::object report = wantReport ? reportOf({run}) : nb::none();
+    return nb::make_tuple(array, report);
+}
+
+nb::tuple filter(Input input, Weights weights, std::optional<Output> output, std::string_view mode, double cval,
+                 int anchorX, int anchorY, bool correlate, std::string_view method, std::string_view device,
+                 int threads, bool wantReport)
+{
+    const Shape s = shapeOf(input);
+    const convlab::ConvolveParams params =
+        paramsFrom(weights, mode, cval, anchorX, anchorY, correlate, method, device, threads);
+    if (!output && input.ndim() == 2) return filterPlaneToNew(input.data(), s, params, wantReport);
+
+    nb::object array;
+    float* out = nullptr;
+    if (output) {
+        bool same = output->ndim() == input.ndim();
+        for (std::size_t i = 0; same && i < input.ndim(); ++i) same = output->shape(i) == input.shape(i);
+        if (!same) throw convlab::Error("output's shape differs from the input's");
+        array = nb::cast(*output);
+        out = output->data();
+    } else {
+        auto* buffer = new float[s.pixels() * s.channels];
+        nb::capsule owner(buffer, [](void* p) noexcept { delete[] static_cast<float*>(p); });
+        NumpyResult created(buffer, {static_cast<std::size_t>(s.height), static_cast<std::size_t>(s.width),
+                                     static_cast<std::size_t>(s.channels)}, owner);
+        array = nb::cast(created);
+        out = buffer;
+    }
+    std::vector<GroupRun> runs;
+    {
+        nb::gil_scoped_release unlocked;
+        runs = filterInto(input.data(), s, params, out);
+    }
+    return nb::make_tuple(array, wantReport ? reportOf(runs) : nb::none());
+}
+
+// The samples the engine's border rule reads for coordinates [begin, end) of an axis of n:
+// borderIndex itself (docs/semantics.md, Border modes), -1 where the constant stands.
+nb::ndarray<nb::numpy, std::int64_t> borderIndices(long long begin, long long end, int n, std::string_view mode)
+{
+    if (n < 1) throw convlab::Error("axis length " + std::to_string(n) + " is not positive");
+    if (end < begin || end - begin > (long long)1 << 31) throw convlab::Error("bad coordinate range");
+    const convlab::BorderMode m = convlab::parseBorder(mode).mode;
+    const std::size_t count = static_cast<std::size_t>(end - begin);
+    auto* buffer = new std::int64_t[std::max<std::size_t>(count, 1)];
+    for (std::size_t i = 0; i < count; ++i) buffer[i] = convlab::borderIndex(begin + (long long)i, n, m);
+    nb::capsule owner(buffer, [](void* p) noexcept { delete[] static_cast<std::int64_t*>(p); });
+    return nb::ndarray<nb::numpy, std::int64_t>(buffer, 1, &count, owner);
+}
+
+nb::list borderModeTable()
+{
+    nb::list rows;
+    for (const convlab::BorderModeInfo& m : convlab::borderModes()) {
+        nb::list aliases;
+        for (const char* a : m.aliases) aliases.append(a);
+        nb::dict row;
+        row["name"] = m.name;
+        row["aliases"] = aliases;
+        row["takes_value"] = m.takesValue;
+        row["rule"] = m.rule;
+        row["example"] = m.example;
+        row["scipy"] = m.scipy ? nb::object(nb::str(m.scipy)) : nb::none();
+        rows.append(row);
+    }
+    return rows;
+}
+
+nb::list methodTable()
+{
+    nb::list rows;
+    for (const convlab::MethodInfo& m : convlab::methods())
+    {
+        nb::dict row;
+        row["name"] = m.name;
+        row["description"] = m.description;
+        rows.append(row);
+    }
+    return rows;
+}
+
+} // namespace
+
+NB_MODULE(_convlab, m)
+{
+    m.doc() = "ConvLab's convolution engine (use the convlab package, not this module)";
+    // ValueError's subclass, so scipy-style callers catching ValueError see engine errors.
+    nb::exception<convlab::Error>(m, "Error", PyExc_ValueError);
+    m.attr("__version__") = CONVLAB_VERSION;
+    m.def("filter", &filter, "input"_a, "weights"_a, "output"_a.none(), "mode"_a, "cval"_a, "anchor_x"_a,
+          "anchor_y"_a, "correlate"_a, "method"_a, "device"_a, "threads"_a, "report"_a);
+    m.def("border_indices", &borderIndices, "begin"_a, "end"_a, "n"_a, "mode"_a);
+    m.def("border_name", [](std::string_view mode) { return convlab::borderName(convlab::parseBorder(mode).mode); });
+    m.def("border_modes", &borderModeTable);
+    m.def("methods", &methodTable);
+    m.def("cuda_available", [] {
+        std::string reason;
+        const bool ok = convlab::cudaAvailable(&reason);
+        return nb::make_tuple(ok, reason);
+    });
+}

@@ -1,0 +1,271 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""convlab.convolve and convlab.correlate against scipy.ndimage: every mode name, origins,
+even and non-square kernels, kernels larger than the image, sizes from 1x1 to 1000x1500,
+channels, dtypes, the output argument, the report and the errors."""
+import threading
+import time
+import zlib
+
+import numpy as np
+import pytest
+
+import convlab
+from helpers import TOLERANCE, padded_oracle, relative_error, scipy_reflect_is_wrong, scipy_result
+
+SCIPY_MODES = ["reflect", "constant", "nearest", "mirror", "wrap", "grid-wrap", "grid-mirror", "grid-constant"]
+FUNCTIONS = ["convolve", "correlate"]
+SIZES = [(1, 1), (1, 7), (9, 1), (2, 3), (5, 5), (13, 4), (31, 37), (64, 48)]
+KERNELS = [(1, 1), (1, 2), (2, 1), (2, 2), (3, 3), (3, 4), (4, 3), (5, 2), (6, 6), (7, 12), (17, 9), (40, 3)]
+
+
+def random_case(rng, size, kernel):
+    data = rng.uniform(-2, 3, size).astype(np.float32)
+    weights = rng.uniform(-1, 1, kernel).astype(np.float32)
+    origin = tuple(int(rng.integers(-(k // 2), (k - 1) // 2 + 1)) for k in kernel[:2])
+    return data, weights, origin
+
+
+def check_against_scipy(function, data, weights, mode, cval, origin, **kwargs):
+    result, report = getattr(convlab, function)(data, weights, mode=mode, cval=cval, origin=origin,
+                                                return_report=True, **kwargs)
+    assert result.shape == data.shape
+    correlate = function == "correlate"
+    if scipy_reflect_is_wrong(data.shape[:2], weights.shape, origin, correlate, mode):
+        planes = data[..., None] if data.ndim == 2 else data
+        expected = np.stack([padded_oracle(planes[..., c], weights, "reflect", cval, origin, correlate)
+                             for c in range(planes.shape[2])], axis=-1).reshape(data.shape)
+    else:
+        expected = scipy_result(function, data, weights, mode, cval, origin)
+    error = relative_error(result, expected, weights, data, cval if "constant" in mode else 0.0)
+    assert error <= TOLERANCE[report["method"]], (function, mode, data.shape, weights.shape, origin,
+                                                  report["method"], error)
+    return result
+
+
+@pytest.mark.parametrize("mode", SCIPY_MODES)
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_every_scipy_mode_size_kernel_and_origin(function, mode):
+    rng = np.random.default_rng(zlib.crc32(f"{function} {mode}".encode()))
+    for size in SIZES:
+        for kernel in KERNELS:
+            data, weights, origin = random_case(rng, size, kernel)
+            check_against_scipy(function, data, weights, mode, 1.25, origin)
+
+
+@pytest.mark.parametrize("mode", SCIPY_MODES)
+def test_every_origin_of_an_even_kernel(mode):
+    rng = np.random.default_rng(7)
+    data = rng.uniform(-1, 1, (11, 10)).astype(np.float32)
+    weights = rng.uniform(-1, 1, (4, 6)).astype(np.float32)
+    for oy in range(-2, 2):
+        for ox in range(-3, 3):
+            for function in FUNCTIONS:
+                check_against_scipy(function, data, weights, mode, -0.5, (oy, ox))
+
+
+def test_a_scalar_origin_applies_to_both_axes():
+    rng = np.random.default_rng(3)
+    data, weights, _ = random_case(rng, (12, 15), (4, 5))
+    for function in FUNCTIONS:
+        for origin in (-2, -1, 0, 1):
+            pair = getattr(convlab, function)(data, weights, origin=(origin, origin))
+            assert np.array_equal(getattr(convlab, function)(data, weights, origin=origin), pair)
+            check_against_scipy(function, data, weights, "reflect", 0.0, (origin, origin))
+
+
+@pytest.mark.parametrize("method", ["direct", "separable", "fft", "reference", "auto"])
+@pytest.mark.parametrize("mode", ["reflect", "constant", "nearest", "mirror", "wrap"])
+def test_every_method_on_a_large_image(method, mode):
+    rng = np.random.default_rng(11)
+    data = rng.uniform(0, 255, (1000, 1500)).astype(np.float32)
+    kernel = (5, 4) if method != "reference" else (3, 2)
+    weights = rng.uniform(-1, 1, kernel).astype(np.float32)
+    for function in FUNCTIONS:
+        check_against_scipy(function, data, weights, mode, 7.0, (1, -1), method=method)
+
+
+def test_kernels_far_larger_than_the_image_in_every_mode():
+    rng = np.random.default_rng(5)
+    for mode in SCIPY_MODES:
+        for size in [(1, 1), (2, 3), (3, 2)]:
+            for kernel in [(25, 31), (64, 1), (1, 50)]:
+                for function in FUNCTIONS:
+                    data, weights, origin = random_case(rng, size, kernel)
+                    check_against_scipy(function, data, weights, mode, 2.0, origin)
+
+
+def test_scipy_reflect_cases_that_scipy_gets_wrong_follow_correlate1d():
+    # The oracle substituted in check_against_scipy is checked here against scipy's 1-D filter,
+    # which follows the periodic rule at any distance.
+    import scipy.ndimage as ndi
+    data = np.arange(1, 4, dtype=np.float32)[None, :]
+    weights = np.zeros((1, 31), np.float32)
+    weights[0, 0] = 1
+    expected = ndi.correlate1d(data[0].astype(np.float64), weights[0].astype(np.float64), mode="reflect")
+    assert scipy_reflect_is_wrong(data.shape, weights.shape, (0, 0), True, "reflect")
+    assert np.array_equal(convlab.correlate(data, weights, mode="reflect")[0], expected)
+    assert np.array_equal(padded_oracle(data, weights, "reflect", 0.0, (0, 0), True)[0], expected)
+
+
+@pytest.mark.parametrize("channels", [1, 3, 4, 6])
+def test_channels_are_filtered_one_by_one(channels):
+    rng = np.random.default_rng(channels)
+    data = rng.uniform(-1, 1, (23, 19, channels)).astype(np.float32)
+    weights = rng.uniform(-1, 1, (3, 4)).astype(np.float32)
+    for function in FUNCTIONS:
+        for mode in ["reflect", "mirror", "constant", "wrap", "nearest"]:
+            result = check_against_scipy(function, data, weights, mode, 0.5, (0, 1))
+            for c in range(channels):
+                alone = getattr(convlab, function)(data[:, :, c], weights, mode=mode, cval=0.5, origin=(0, 1))
+                assert np.array_equal(result[:, :, c], alone)
+
+
+def test_three_axis_weights_and_origin_as_scipy_writes_them():
+    rng = np.random.default_rng(2)
+    data = rng.uniform(-1, 1, (16, 12, 3)).astype(np.float32)
+    weights = rng.uniform(-1, 1, (3, 2)).astype(np.float32)
+    expected = convlab.convolve(data, weights, origin=(1, 0))
+    assert np.array_equal(convlab.convolve(data, weights[:, :, None], origin=(1, 0, 0)), expected)
+    with pytest.raises(ValueError, match="channel axis"):
+        convlab.convolve(data, weights[:, :, None], origin=(1, 0, 1))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.uint8, np.uint16, np.int16, np.bool_, np.float16])
+def test_dtypes_are_converted_and_the_result_dtype_is_documented(dtype):
+    rng = np.random.default_rng(4)
+    values = rng.uniform(0, 200, (20, 17))
+    data = values.astype(dtype)
+    weights = rng.uniform(-1, 1, (3, 3))
+    result = convlab.convolve(data, weights, mode="mirror")
+    assert result.dtype == (np.float64 if dtype == np.float64 else np.float32)
+    samples = data.astype(np.float32)
+    expected = scipy_result("convolve", samples, weights.astype(np.float32), "mirror", 0.0, (0, 0))
+    assert relative_error(result, expected, weights, samples) <= 1e-5
+
+
+def test_non_contiguous_and_read_only_inputs_give_the_same_result():
+    rng = np.random.default_rng(8)
+    base = rng.uniform(-1, 1, (40, 60)).astype(np.float32)
+    weights = rng.uniform(-1, 1, (5, 3)).astype(np.float32)
+    views = [base[::2, ::3], np.asfortranarray(base), base.T, base[5:30, 7:50]]
+    for view in views:
+        expected = convlab.correlate(np.ascontiguousarray(view), weights)
+        assert np.array_equal(convlab.correlate(view, weights), expected)
+    frozen = base.copy()
+    frozen.setflags(write=False)
+    assert np.array_equal(convlab.correlate(frozen, weights), convlab.correlate(base, weights))
+    untouched = base.copy()
+    convlab.correlate(base, weights)
+    assert np.array_equal(base, untouched)
+
+
+def test_output_array_or_dtype():
+    rng = np.random.default_rng(9)
+    data = rng.uniform(0, 10, (30, 20, 2)).astype(np.float32)
+    weights = rng.uniform(0, 1, (3, 3)).astype(np.float32)
+    expected = convlab.convolve(data, weights)
+    out = np.full(data.shape, np.nan, np.float32)
+    assert convlab.convolve(data, weights, output=out) is out
+    assert np.array_equal(out, expected)
+    wide = np.zeros(data.shape, np.float64)
+    assert convlab.convolve(data, weights, output=wide) is wide
+    assert np.array_equal(wide, expected.astype(np.float64))
+    as_dtype = convlab.convolve(data, weights, output=np.float64)
+    assert as_dtype.dtype == np.float64 and np.array_equal(as_dtype, expected)
+    assert np.array_equal(convlab.convolve(data, weights, output=np.uint8), expected.astype(np.uint8))
+    plane = np.zeros((30, 20), np.float32)
+    with pytest.raises(ValueError, match="shape"):
+        convlab.convolve(data, weights, output=plane)
+
+
+def test_convlab_mode_names_and_a_constant_written_in_the_mode():
+    rng = np.random.default_rng(10)
+    data, weights, origin = random_case(rng, (14, 9), (4, 5))
+    for convlab_name, scipy_name in [("replicate", "nearest"), ("reflect101", "mirror"), ("symmetric", "reflect"),
+                                     ("circular", "wrap"), ("BORDER_REFLECT_101", "mirror"), ("edge", "nearest")]:
+        assert np.array_equal(convlab.convolve(data, weights, mode=convlab_name, origin=origin),
+                              convlab.convolve(data, weights, mode=scipy_name, origin=origin))
+    assert np.array_equal(convlab.convolve(data, weights, mode="constant:2.5", cval=9.0),
+                          convlab.convolve(data, weights, mode="constant", cval=2.5))
+    assert convlab.border_name("grid-mirror") == "reflect" and convlab.border_name("nearest") == "replicate"
+
+
+def test_the_report_says_what_ran_and_why():
+    rng = np.random.default_rng(12)
+    data = rng.uniform(0, 1, (200, 300, 3)).astype(np.float32)
+    weights = np.array([[1, 1, 1], [1, -8, 1], [1, 1, 1]], np.float32)
+    result, report = convlab.convolve(data, weights, return_report=True)
+    assert report["method"] in ("direct", "separable", "fft") and report["reason"]
+    assert {e["method"] for e in report["estimates"]} == {"direct", "separable", "fft"}
+    # The stages add up to the total but for an "other" below 0.01 ms (docs/semantics.md).
+    assert abs(sum(s["ms"] for s in report["stages"]) - report["total_ms"]) <= 0.01 + 1e-9
+    assert report["copy_in_ms"] >= 0 and report["copy_out_ms"] >= 0
+    forced = convlab.convolve(data, weights, method="fft", device="cpu", threads=1, return_report=True)[1]
+    assert forced["method"] == "fft" and forced["reason"] and forced["threads"] == 1
+    wide = np.repeat(data, 2, axis=2)
+    groups = convlab.convolve(wide, weights, return_report=True)[1]["channel_groups"]
+    assert len(groups) == 2
+    assert convlab.convolve(data, weights, return_report=False).shape == result.shape
+
+
+def test_the_engine_runs_without_the_gil():
+    data = np.random.default_rng(13).uniform(0, 1, (1500, 1500)).astype(np.float32)
+    weights = np.ones((9, 9), np.float32)
+    done = threading.Event()
+    worker = threading.Thread(target=lambda: (convlab.convolve(data, weights, method="reference", threads=1),
+                                               done.set()))
+    ticks = 0
+    worker.start()
+    while not done.is_set():
+        ticks += 1
+        time.sleep(0.001)
+    worker.join()
+    # With the GIL held for the whole run this thread could not have counted during it.
+    assert ticks >= 10
+
+
+def test_bad_arguments_raise_with_a_clear_message():
+    data = np.zeros((8, 8), np.float32)
+    weights = np.ones((3, 3), np.float32)
+    with pytest.raises(ValueError, match=r"2-D \(H, W\) or 3-D"):
+        convlab.convolve(np.zeros(8, np.float32), weights)
+    with pytest.raises(ValueError, match=r"2-D \(H, W\) or 3-D"):
+        convlab.convolve(np.zeros((2, 2, 2, 2), np.float32), weights)
+    with pytest.raises(ValueError, match=r"weights must be"):
+        convlab.convolve(data, np.ones(3))
+    with pytest.raises(ValueError, match="empty"):
+        convlab.convolve(np.zeros((0, 4), np.float32), weights)
+    bad = weights.copy()
+    bad[1, 2] = np.nan
+    with pytest.raises(ValueError, match=r"row 1.*column 2.*not finite|not finite"):
+        convlab.convolve(data, bad)
+    with pytest.raises(ValueError, match=r"unknown border mode 'sideways'.*valid: .*replicate.*scipy's names"):
+        convlab.convolve(data, weights, mode="sideways")
+    with pytest.raises(TypeError, match="dtype object"):
+        convlab.convolve(np.array([[1, "a"], [2, 3]], dtype=object), weights)
+    with pytest.raises(TypeError, match="dtype complex"):
+        convlab.convolve(data.astype(np.complex64), weights)
+    with pytest.raises(TypeError, match="weights has dtype"):
+        convlab.convolve(data, np.array([["x"]]))
+    with pytest.raises(ValueError, match=r"origin 2 along axis 1 is outside -1..1"):
+        convlab.convolve(data, weights, origin=(0, 2))
+    with pytest.raises(TypeError, match="origin must be integers"):
+        convlab.convolve(data, weights, origin=(0.5, 0))
+    with pytest.raises(ValueError, match="unknown method 'fastest'"):
+        convlab.convolve(data, weights, method="fastest")
+    with pytest.raises(ValueError, match="not a finite"):
+        convlab.convolve(data, weights, mode="constant", cval=float("nan"))
+    with pytest.raises(ValueError, match="outside 1..1025"):
+        convlab.convolve(data, np.ones((1, 1026), np.float32))
+    with pytest.raises(TypeError, match="mode must be a string"):
+        convlab.convolve(data, weights, mode=3)
+    assert issubclass(convlab.Error, ValueError)
+
+
+def test_tables_come_from_the_engine():
+    names = [m["name"] for m in convlab.border_modes()]
+    assert names == ["constant", "replicate", "reflect", "mirror", "wrap"]
+    assert {m["scipy"] for m in convlab.border_modes()} == {"constant", "nearest", "reflect", "mirror", "wrap"}
+    for m in convlab.border_modes():
+        assert convlab.border_name(m["scipy"]) == m["name"]
+    assert "fft" in [m["name"] for m in convlab.methods()]
