@@ -1029,7 +1029,7 @@ Teaching and comparison (these replace the ordinary run):
   convlab-cli --analyze -k SPEC [--response FILE [--response-size N] [--log]]   sum, symmetry,
                           rank and factors, low/high/band-pass; FILE gets |H| (zero frequency
                           at the centre; image files min-max normalized, .npy/.tif floats)
-  convlab-cli --export scipy|opencv-python|opencv-cpp|cupy -k SPEC [-b ...] [--correlate] ...
+  convlab-cli --export scipy|opencv-python|opencv-cpp|cupy|dask -k SPEC [-b ...] [--correlate] ...
                           a snippet that reproduces the result with that library
   convlab-cli INPUT OUTPUT --pad-preview MARGIN [-b MODE]   the image extended by the border rule
   convlab-cli SOURCE FILTERED --estimate-kernel WxH [--correlate] [--anchor X,Y] [-b MODE]
@@ -1107,7 +1107,7 @@ int runCli(int argc, char** argv)
         ->needs(response);
     app.add_flag("--log", o.logResponse, "response in dB (20 log10 |H|)")->needs(response);
     CLI::Option* exportOpt =
-        app.add_option("--export", o.exportTarget, "print code for scipy | opencv-python | opencv-cpp | cupy")
+        app.add_option("--export", o.exportTarget, "print code for " + exportTargetNames(" | "))
             ->type_name("TARGET");
     CLI::Option* pad = app.add_option("--pad-preview", o.padMargin, "write INPUT extended by MARGIN with the border rule")
                            ->type_name("MARGIN")

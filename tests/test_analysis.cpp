@@ -127,7 +127,8 @@ bool targetHasMode(ExportTarget target, BorderMode mode)
     const BorderModeInfo& info = borderModeInfo(mode);
     switch (target) {
     case ExportTarget::Scipy:
-    case ExportTarget::Cupy: return info.scipy != nullptr;
+    case ExportTarget::Cupy:
+    case ExportTarget::Dask: return info.scipy != nullptr;
     case ExportTarget::OpencvPython:
     case ExportTarget::OpencvCpp: return info.opencv != nullptr;
     }
@@ -485,8 +486,10 @@ private slots:
 
     void exportNames()
     {
-        for (ExportTarget t : {ExportTarget::Scipy, ExportTarget::OpencvPython, ExportTarget::OpencvCpp, ExportTarget::Cupy})
+        for (ExportTarget t : {ExportTarget::Scipy, ExportTarget::OpencvPython, ExportTarget::OpencvCpp, ExportTarget::Cupy,
+                               ExportTarget::Dask})
             QCOMPARE(parseExportTarget(exportTargetName(t)), t);
+        QCOMPARE(exportTargetNames(" | "), std::string("scipy | opencv-python | opencv-cpp | cupy | dask"));
         QVERIFY(errorOf([] { parseExportTarget("matlab"); }).contains(QLatin1String("'matlab'")));
         ConvolveParams p;
         p.kernel = parseKernelText("1 2 1");
@@ -494,6 +497,15 @@ private slots:
         const std::string cupy = exportCode(p, ExportTarget::Cupy);
         QVERIFY(cupy.find("cupyx.scipy import ndimage") != std::string::npos);
         QVERIFY(cupy.find("ndimage.convolve(src, cp.asarray(k), mode=\"wrap\", origin=origin)") != std::string::npos);
+        // dask: convlab.dask, else dask-image with the same arguments (run by python/tests/test_export.py).
+        p.semantics = Semantics::Correlation;
+        p.border = parseBorder("constant:2.5");
+        const std::string dask = exportCode(p, ExportTarget::Dask);
+        QVERIFY(dask.find("out = convlab.dask.correlate(src, k, mode=\"constant\", cval=2.5, origin=origin)") !=
+                std::string::npos);
+        QVERIFY(dask.find("out = ndfilters.correlate(src.astype(np.float64), kk.astype(np.float64), "
+                          "mode=\"constant\", cval=2.5, origin=oo)") != std::string::npos);
+        p.semantics = Semantics::Convolution;
         p.normalize = true;
         p.kernel = parseKernelText("1 0 -1");
         QVERIFY(exportCode(p, ExportTarget::Scipy).find("# note: zero-sum kernel left unnormalized") != std::string::npos);

@@ -740,7 +740,7 @@ private slots:
     void exportCode_data()
     {
         QTest::addColumn<QString>("target");
-        for (const char* t : {"scipy", "opencv-python", "opencv-cpp", "cupy"}) QTest::newRow(t) << QString::fromLatin1(t);
+        for (const char* t : {"scipy", "opencv-python", "opencv-cpp", "cupy", "dask"}) QTest::newRow(t) << QString::fromLatin1(t);
     }
 
     void exportCode()

@@ -290,6 +290,9 @@ void TestTeachingUi::exportDialogShowsExportCode()
         QVERIFY(dlg->text(t).contains("mirror") || dlg->text(t).contains("REFLECT_101") ||
                 dlg->text(t).contains("REFLECT101"));
     }
+    QVERIFY(dlg->text(ExportTarget::Dask).contains("convlab.dask.correlate(src, k, mode=\"mirror\""));
+    dlg->setCurrentTarget(ExportTarget::Dask);
+    QCOMPARE(dlg->currentTarget(), ExportTarget::Dask);
     dlg->setCurrentTarget(ExportTarget::OpencvCpp);
     dlg->copy();
     QCOMPARE(QGuiApplication::clipboard()->text(),

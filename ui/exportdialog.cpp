@@ -14,8 +14,13 @@
 #include "convlab/error.h"
 
 // The tabs are indexed by the enum's value.
-static_assert(int(ExportDialog::kTargets[0]) == 0 && int(ExportDialog::kTargets[1]) == 1 &&
-              int(ExportDialog::kTargets[2]) == 2 && int(ExportDialog::kTargets[3]) == 3);
+static constexpr bool tabsFollowTheEnum()
+{
+    for (int i = 0; i < ExportDialog::kTargetCount; ++i)
+        if (int(ExportDialog::kTargets[i]) != i) return false;
+    return true;
+}
+static_assert(tabsFollowTheEnum());
 
 ExportDialog::ExportDialog(QWidget* parent) : QDialog(parent)
 {
@@ -24,8 +29,9 @@ ExportDialog::ExportDialog(QWidget* parent) : QDialog(parent)
     summary_->setWordWrap(true);
     tabs_ = new QTabWidget;
     const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
-    const QString titles[] = {tr("scipy.ndimage"), tr("OpenCV (Python)"), tr("OpenCV (C++)"), tr("CuPy")};
-    for (int i = 0; i < 4; ++i) {
+    const QString titles[kTargetCount] = {tr("scipy.ndimage"), tr("OpenCV (Python)"), tr("OpenCV (C++)"), tr("CuPy"),
+                                          tr("Dask")};
+    for (int i = 0; i < kTargetCount; ++i) {
         editors_[i] = new QPlainTextEdit;
         editors_[i]->setReadOnly(true);
         editors_[i]->setFont(mono);
@@ -53,13 +59,14 @@ void ExportDialog::setParams(const convlab::ConvolveParams& p)
 {
     const convlab::Kernel& k = p.kernel;
     summary_->setText(tr("The current filter: %1×%2 kernel%3, %4, border %5. Python snippets take a float32 "
-                         "array <tt>img</tt> and leave <tt>out</tt>; alpha is filtered like any channel.")
+                         "array <tt>img</tt> and leave <tt>out</tt> (Dask: a lazy dask array); alpha is filtered "
+                         "like any channel.")
                           .arg(k.width)
                           .arg(k.height)
                           .arg(k.name.empty() ? QString() : QStringLiteral(" '%1'").arg(QString::fromStdString(k.name).toHtmlEscaped()))
                           .arg(p.semantics == convlab::Semantics::Convolution ? tr("convolution") : tr("correlation"))
                           .arg(QString::fromStdString(convlab::borderName(p.border.mode))));
-    for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < kTargetCount; ++i) {
         QString text;
         try {
             text = QString::fromStdString(convlab::exportCode(p, kTargets[i]));

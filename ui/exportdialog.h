@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The current filter written for other libraries (convlab::exportCode): scipy.ndimage,
-// OpenCV from Python and C++, and CuPy, one tab each, read-only, with a Copy button.
+// OpenCV from Python and C++, CuPy and dask (convlab.dask, or dask-image without ConvLab), one
+// tab each, read-only, with a Copy button.
 #pragma once
 #include <QDialog>
+#include <iterator>
 
 #include "convlab/export.h"
 
@@ -14,7 +16,9 @@ class ExportDialog : public QDialog {
     Q_OBJECT
 public:
     static constexpr convlab::ExportTarget kTargets[] = {convlab::ExportTarget::Scipy, convlab::ExportTarget::OpencvPython,
-                                                         convlab::ExportTarget::OpencvCpp, convlab::ExportTarget::Cupy};
+                                                         convlab::ExportTarget::OpencvCpp, convlab::ExportTarget::Cupy,
+                                                         convlab::ExportTarget::Dask};
+    static constexpr int kTargetCount = int(std::size(kTargets));
 
     explicit ExportDialog(QWidget* parent = nullptr);
 
@@ -29,6 +33,6 @@ public:
 private:
     QLabel* summary_;
     QTabWidget* tabs_;
-    QPlainTextEdit* editors_[4];
+    QPlainTextEdit* editors_[kTargetCount];
     QLabel* status_;
 };

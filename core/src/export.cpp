@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Code export: the current filter as a snippet for scipy.ndimage, cupyx.scipy.ndimage or
-// OpenCV (Python and C++). The translations, checked against the engine by the tests:
+// Code export: the current filter as a snippet for scipy.ndimage, cupyx.scipy.ndimage,
+// OpenCV (Python and C++) or dask. The translations, checked against the engine by the tests:
 //  - scipy/cupyx: correlate/convolve with origin = anchor - size // 2 on both axes (the same
 //    formula for both functions); the mode= of the border mode's row in borderModes()
 //    (convlab/modes.h), plus cval for a mode that takes a value.
@@ -8,6 +8,8 @@
 //    ways and mirrors the anchor; the row's OpenCV flag goes to filter2D when filter2D applies
 //    it (its constant is zero), else copyMakeBorder pads by the kernel's reach first, filter2D
 //    runs on the padded image, and the padding is cropped away.
+//  - dask: convlab.dask with scipy's arguments (the same origin and mode=), or, without the
+//    module, dask_image.ndfilters, which takes the same arguments.
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -21,11 +23,12 @@
 namespace convlab {
 namespace {
 
-constexpr std::array<std::pair<ExportTarget, const char*>, 4> kTargets{{
+constexpr std::array<std::pair<ExportTarget, const char*>, 5> kTargets{{
     {ExportTarget::Scipy, "scipy"},
     {ExportTarget::OpencvPython, "opencv-python"},
     {ExportTarget::OpencvCpp, "opencv-cpp"},
     {ExportTarget::Cupy, "cupy"},
+    {ExportTarget::Dask, "dask"},
 }};
 
 // Shortest spelling that reads back as the same value.
@@ -82,13 +85,44 @@ std::string numpyKernel(const Kernel& k)
     return s.str();
 }
 
+// The border mode's scipy.ndimage name; an error where scipy has none.
+const BorderModeInfo& scipyBorder(const Border& b)
+{
+    const BorderModeInfo& border = borderModeInfo(b.mode);
+    if (!border.scipy)
+        throw Error(std::string("scipy.ndimage has no border mode like ConvLab's '") + border.name + "'");
+    return border;
+}
+
+// scipy's origin of the kernel's anchor, as a Python tuple line.
+std::string scipyOrigin(const Kernel& k)
+{
+    std::ostringstream s;
+    s << "# origin = anchor - size // 2, as (row, column); the same rule for convolve and correlate.\n";
+    s << "origin = (" << k.ay() - k.height / 2 << ", " << k.ax() - k.width / 2 << ")\n";
+    return s.str();
+}
+
+// The arguments after the kernel in a scipy-style call: mode=, cval= where it applies, origin=.
+std::string scipyArguments(const BorderModeInfo& border, const Border& b, const char* origin)
+{
+    std::string s = std::string("mode=\"") + border.scipy + '"';
+    if (border.takesValue) s += ", cval=" + shortest(b.value);
+    return s + ", origin=" + origin;
+}
+
+std::string scaled(const Plan& plan, const char* value)
+{
+    std::ostringstream s;
+    s << '(' << shortest(plan.scale) << " * " << value << " + " << shortest(plan.p.offset) << ')';
+    return s.str();
+}
+
 std::string scipyLike(const Plan& plan, bool cupy)
 {
     const ConvolveParams& p = plan.p;
     const Kernel& k = p.kernel;
-    const BorderModeInfo& border = borderModeInfo(p.border.mode);
-    if (!border.scipy)
-        throw Error(std::string("scipy.ndimage has no border mode like ConvLab's '") + border.name + "'");
+    const BorderModeInfo& border = scipyBorder(p.border);
     std::ostringstream s;
     s << header(plan, "#");
     s << "import numpy as np\n";
@@ -96,17 +130,41 @@ std::string scipyLike(const Plan& plan, bool cupy)
     else s << "from scipy import ndimage\n";
     s << "\n# ConvLab kernels hold float32 values; the filter runs in float64.\n";
     s << "k = " << numpyKernel(k) << ".astype(np.float64)\n";
-    s << "# origin = anchor - size // 2, as (row, column); the same rule for convolve and correlate.\n";
-    s << "origin = (" << k.ay() - k.height / 2 << ", " << k.ax() - k.width / 2 << ")\n";
+    s << scipyOrigin(k);
     s << "src = " << (cupy ? "cp" : "np") << ".asarray(img, dtype=" << (cupy ? "cp" : "np") << ".float64)\n";
     s << "if src.ndim == 3:  # (H, W, C): a size-1 kernel axis filters each channel on its own\n"
       << "    k, origin = k[:, :, None], origin + (0,)\n";
     s << "out = ndimage." << (plan.convolution() ? "convolve" : "correlate") << "(src, "
-      << (cupy ? "cp.asarray(k)" : "k") << ", mode=\"" << border.scipy << '"';
-    if (border.takesValue) s << ", cval=" << shortest(p.border.value);
-    s << ", origin=origin)\n";
-    s << "out = (" << shortest(plan.scale) << " * out + " << shortest(p.offset) << ")"
-      << (cupy ? ".get().astype(np.float32)\n" : ".astype(np.float32)\n");
+      << (cupy ? "cp.asarray(k)" : "k") << ", " << scipyArguments(border, p.border, "origin") << ")\n";
+    s << "out = " << scaled(plan, "out") << (cupy ? ".get().astype(np.float32)\n" : ".astype(np.float32)\n");
+    return s.str();
+}
+
+// convlab.dask where it is installed, else dask_image.ndfilters with the same arguments: both
+// read scipy's mode names and origin, and keep the input's chunks.
+std::string daskCode(const Plan& plan)
+{
+    const ConvolveParams& p = plan.p;
+    const Kernel& k = p.kernel;
+    const BorderModeInfo& border = scipyBorder(p.border);
+    const char* function = plan.convolution() ? "convolve" : "correlate";
+    std::ostringstream s;
+    s << header(plan, "#");
+    s << "import numpy as np\nimport dask.array as da\n\n";
+    s << "k = " << numpyKernel(k) << '\n';
+    s << scipyOrigin(k);
+    s << "src = da.asarray(img)  # (H, W) or (H, W, C), any chunks; the result keeps them\n";
+    s << "try:\n";
+    s << "    import convlab.dask  # ConvLab's engine on every chunk, float32, every border mode exact\n";
+    s << "    out = convlab.dask." << function << "(src, k, " << scipyArguments(border, p.border, "origin")
+      << ")\n";
+    s << "except ImportError:\n";
+    s << "    # Without ConvLab: scipy.ndimage on every chunk (dask-image), in float64.\n";
+    s << "    from dask_image import ndfilters\n";
+    s << "    kk, oo = (k[:, :, None], origin + (0,)) if src.ndim == 3 else (k, origin)\n";
+    s << "    out = ndfilters." << function << "(src.astype(np.float64), kk.astype(np.float64), "
+      << scipyArguments(border, p.border, "oo") << ")\n";
+    s << "out = " << scaled(plan, "out") << ".astype(np.float32)  # lazy: out.compute() runs it\n";
     return s.str();
 }
 
@@ -157,8 +215,7 @@ std::string opencvPython(const Plan& plan)
     } else {
         s << "out = cv2.filter2D(src, -1, k, anchor=anchor, borderType=cv2." << b.flag << ")\n";
     }
-    s << "out = (" << shortest(plan.scale) << " * out + " << shortest(p.offset)
-      << ").astype(np.float32).reshape(src.shape)\n";
+    s << "out = " << scaled(plan, "out") << ".astype(np.float32).reshape(src.shape)\n";
     return s.str();
 }
 
@@ -211,12 +268,16 @@ std::string opencvCpp(const Plan& plan)
 
 ExportTarget parseExportTarget(std::string_view text)
 {
-    std::string names;
-    for (const auto& [t, name] : kTargets) {
+    for (const auto& [t, name] : kTargets)
         if (text == name) return t;
-        names += std::string(names.empty() ? "" : ", ") + name;
-    }
-    throw Error("unknown export target '" + std::string(text) + "' (expected " + names + ")");
+    throw Error("unknown export target '" + std::string(text) + "' (expected " + exportTargetNames(", ") + ")");
+}
+
+std::string exportTargetNames(std::string_view separator)
+{
+    std::string names;
+    for (const auto& [t, name] : kTargets) names += (names.empty() ? "" : std::string(separator)) + name;
+    return names;
 }
 
 std::string exportTargetName(ExportTarget t)
@@ -238,6 +299,7 @@ std::string exportCode(const ConvolveParams& p, ExportTarget target)
     case ExportTarget::Cupy: return scipyLike(plan, true);
     case ExportTarget::OpencvPython: return opencvPython(plan);
     case ExportTarget::OpencvCpp: return opencvCpp(plan);
+    case ExportTarget::Dask: return daskCode(plan);
     }
     return {};
 }
