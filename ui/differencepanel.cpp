@@ -29,7 +29,7 @@ void DifferencePanel::follow(WorkbenchDocument* doc)
         setRunning(true);
         doc->compare(method(), device());
     });
-    connect(doc, &WorkbenchDocument::comparisonChanged, this, [this, doc] {
+    const auto showComparison = [this, doc] {
         const WorkbenchDocument::Comparison* c = doc->comparison();
         if (!c) {
             // Whatever was compared is of older parameters or another image.
@@ -39,8 +39,17 @@ void DifferencePanel::follow(WorkbenchDocument* doc)
         }
         const WorkbenchDocument::Result& a = *doc->result();
         setRunning(false);
-        showStats(c->stats, pathLabel(a.params, a.report), pathLabel(c->paramsB, c->reportB));
-    });
+        // View > Channel: the figures of the channel on screen alone.
+        const int channel = doc->displayChannel();
+        const bool one = channel >= 0 && channel < int(c->channelStats.size());
+        const QString scope = one ? tr("channel %1 only").arg(WorkbenchDocument::channelName(
+                                        channel, a.image->channels, a.image->hasAlpha))
+                                  : QString();
+        showStats(one ? c->channelStats[std::size_t(channel)] : c->stats, pathLabel(a.params, a.report),
+                  pathLabel(c->paramsB, c->reportB), scope);
+    };
+    connect(doc, &WorkbenchDocument::comparisonChanged, this, showComparison);
+    connect(doc, &WorkbenchDocument::displayChannelChanged, this, showComparison);
     connect(doc, &WorkbenchDocument::comparisonFailed, this, [this](const QString& m) {
         setRunning(false);
         showMessage(m);
@@ -97,10 +106,12 @@ void DifferencePanel::showMessage(const QString& text)
     locate_->hide();
 }
 
-void DifferencePanel::showStats(const convlab::DiffStats& s, const QString& pathA, const QString& pathB)
+void DifferencePanel::showStats(const convlab::DiffStats& s, const QString& pathA, const QString& pathB,
+                                const QString& scope)
 {
     const QString psnr = std::isinf(s.psnr) ? tr("∞ (identical)") : tr("%1 dB").arg(s.psnr, 0, 'f', 2);
-    stats_->setText(tr("A: %1\nB: %2\nmax |A−B|  %3\nmean |A−B|  %4\nRMSE  %5\nPSNR  %6")
+    stats_->setText((scope.isEmpty() ? QString() : scope + '\n') +
+                    tr("A: %1\nB: %2\nmax |A−B|  %3\nmean |A−B|  %4\nRMSE  %5\nPSNR  %6")
                         .arg(pathA, pathB)
                         .arg(s.maxAbs, 0, 'g', 6)
                         .arg(s.meanAbs, 0, 'g', 6)
@@ -124,3 +135,5 @@ convlab::Image DifferencePanel::difference(const convlab::Image& a, const convla
     for (std::size_t i = 0; i < d.data.size(); ++i) d.data[i] = a.data[i] - b.data[i];
     return d;
 }
+
+QString DifferencePanel::statsText() const { return stats_->text(); }

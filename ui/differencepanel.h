@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Compares the held result (path A: the method and backend of the Controls panel) with a second
 // path B run in the background on the same parameters: max/mean abs, RMSE, PSNR and where the
-// largest difference lies.
+// largest difference lies; of the channel on screen alone when View > Channel picks one.
 #pragma once
 #include <QWidget>
 
@@ -26,7 +26,11 @@ public:
     convlab::Method method() const;
     convlab::Device device() const;
     void setRunning(bool running);
-    void showStats(const convlab::DiffStats& s, const QString& pathA, const QString& pathB);
+    // `scope`, when given, heads the figures ("channel G only").
+    void showStats(const convlab::DiffStats& s, const QString& pathA, const QString& pathB,
+                   const QString& scope = QString());
+    // The figures shown (for the tests).
+    QString statsText() const;
     void showMessage(const QString& text);
 
     // a - b per channel, as float (shape of a and b).

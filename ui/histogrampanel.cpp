@@ -67,6 +67,11 @@ public:
         log_ = on;
         update();
     }
+    void setChannel(int c)
+    {
+        channel_ = c;
+        update();
+    }
 
 protected:
     void paintEvent(QPaintEvent*) override
@@ -107,13 +112,17 @@ private:
         const int channels = int(h.channels.size());
         // Scaled to the tallest colour bin: an alpha plane of one level would flatten the rest.
         std::uint64_t top = 1;
-        for (int c = 0; c < colourChannels(channels); ++c)
-            for (std::uint64_t n : h.channels[std::size_t(c)].counts) top = std::max(top, n);
+        if (channel_ >= 0 && channel_ < channels)
+            for (std::uint64_t n : h.channels[std::size_t(channel_)].counts) top = std::max(top, n);
+        else
+            for (int c = 0; c < colourChannels(channels); ++c)
+                for (std::uint64_t n : h.channels[std::size_t(c)].counts) top = std::max(top, n);
         const auto heightOf = [&](std::uint64_t n) {
             const double t = log_ ? std::log1p(double(n)) / std::log1p(double(top)) : double(n) / double(top);
             return r.bottom() - std::min(t, 1.0) * (r.height() - 2);
         };
         for (int c = channels - 1; c >= 0; --c) {
+            if (channel_ >= 0 && c != channel_) continue;
             const std::vector<std::uint64_t>& counts = h.channels[std::size_t(c)].counts;
             QPainterPath path;
             path.moveTo(xAt(h.lo), r.bottom());
@@ -154,6 +163,7 @@ private:
     std::shared_ptr<const convlab::Histogram> histogram_;
     std::vector<HistogramPanel::Marker> markers_;
     bool log_ = false;
+    int channel_ = -1;
 };
 
 HistogramPanel::HistogramPanel(QWidget* parent) : QWidget(parent)
@@ -196,6 +206,8 @@ void HistogramPanel::follow(WorkbenchDocument* doc)
         setImage(Which::Result, doc->result() ? doc->result()->image : nullptr);
     });
     connect(doc, &WorkbenchDocument::sourceChanged, this, [this, doc] { setImage(Which::Source, doc->source()); });
+    connect(doc, &WorkbenchDocument::displayChannelChanged, this, &HistogramPanel::setChannel);
+    setChannel(doc->displayChannel());
     setImage(Which::Source, doc->source());
     setImage(Which::Result, doc->result() ? doc->result()->image : nullptr);
 }
@@ -214,6 +226,13 @@ void HistogramPanel::setMapping(ImageView::Mapping m)
 }
 
 void HistogramPanel::setLogCounts(bool on) { log_->setChecked(on); }
+
+void HistogramPanel::setChannel(int c)
+{
+    channel_ = c;
+    for (Which which : {Which::Result, Which::Source}) slot(which).plot->setChannel(c);
+    emit updated();
+}
 
 bool HistogramPanel::pending() const { return result_.latest.pending() || source_.latest.pending(); }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Histograms of the result and of the source, per channel, with the values the view's display
+// Histograms of the result and of the source, per channel (or the one View > Channel picks), with the values the view's display
 // mapping sends to black and white (and to the middle of the diverging and offset maps) marked,
 // updated as the result, the source and the mapping change. Non-finite values are counted
 // apart and listed under each plot. The counts come from convlab::imageHistogram; images of
@@ -41,6 +41,9 @@ public:
     void followView(ImageView* view);
     void setMapping(ImageView::Mapping m);
     ImageView::Mapping mapping() const { return mapping_; }
+    // Draws channel c alone (View > Channel; -1: every channel). The counts keep every channel.
+    void setChannel(int c);
+    int channel() const { return channel_; }
 
     // Counts `image` now or on the worker (null: nothing to show).
     void setImage(Which which, std::shared_ptr<const convlab::Image> image);
@@ -78,5 +81,6 @@ private:
     QThreadPool pool_;
     Slot result_, source_;
     ImageView::Mapping mapping_ = ImageView::Mapping::Clamp;
+    int channel_ = -1;
     QCheckBox* log_;
 };

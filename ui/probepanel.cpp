@@ -47,7 +47,10 @@ void ProbePanel::follow(WorkbenchDocument* doc)
     connect(doc, &WorkbenchDocument::resultChanged, this, [this, doc] {
         const WorkbenchDocument::Result& r = *doc->result();
         setRun(r.source, r.params, r.image, r.report.method);
+        setChannel(doc->displayChannel()); // a new image refills the channels
     });
+    // View > Channel: the probe takes apart the channel on screen (All leaves its choice).
+    connect(doc, &WorkbenchDocument::displayChannelChanged, this, &ProbePanel::setChannel);
 }
 
 ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent)

@@ -98,8 +98,33 @@ void WorkbenchDocument::assignSource(SourceRecord record)
     render_->releaseSpareBuffers();
     compare_->releaseSpareBuffers();
     clearComparison();
+    if (displayChannel_ >= source_->channels) {
+        displayChannel_ = -1;
+        emit displayChannelChanged(-1);
+    }
     emit sourceChanged();
     requestRender();
+}
+
+void WorkbenchDocument::setDisplayChannel(int c)
+{
+    const int channels = source_ ? source_->channels : 0;
+    if (c < -1 || c >= channels)
+        throw convlab::Error("channel " + std::to_string(c) + " is not one of the image's " +
+                             std::to_string(channels) + " channels");
+    if (c == displayChannel_) return;
+    displayChannel_ = c;
+    emit displayChannelChanged(c);
+}
+
+QString WorkbenchDocument::channelName(int c, int channels, bool hasAlpha)
+{
+    const bool alpha = hasAlpha && channels > 1;
+    if (alpha && c == channels - 1) return tr("A");
+    const int colour = channels - int(alpha);
+    if (colour == 3 && c < 3) return QStringList{tr("R"), tr("G"), tr("B")}.value(c);
+    if (colour == 1 && c == 0) return tr("Grey");
+    return QString::number(c);
 }
 
 // One chain step: the source before and after. A step applies only to the image it was made
@@ -286,6 +311,7 @@ void WorkbenchDocument::onCompareReady(quint64)
     job->generation = comparedA_->generation;
     workers_.start([this, a, b, job, ticket] {
         job->stats = convlab::compareImages(*a, *b);
+        for (int c = 0; c < a->channels; ++c) job->channelStats.push_back(convlab::compareImages(*a, *b, c));
         job->difference = std::make_shared<const convlab::Image>(DifferencePanel::difference(*a, *b));
         QMetaObject::invokeMethod(
             this,

@@ -14,6 +14,7 @@
 #include <QThreadPool>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "convlab/compare.h"
 #include "convlab/convolve.h"
@@ -52,6 +53,7 @@ public:
     struct Comparison {
         std::shared_ptr<const convlab::Image> difference; // a - b
         convlab::DiffStats stats;
+        std::vector<convlab::DiffStats> channelStats; // the same for each channel alone
         convlab::RunReport reportB;
         convlab::ConvolveParams paramsB;
         Generation generation; // A's
@@ -117,6 +119,16 @@ public:
     void compare(convlab::Method method, convlab::Device device);
     bool comparing() const { return comparing_.pending(); }
 
+    // ---- what the view shows ----
+    // View > Channel: -1 shows every channel, c >= 0 channel c alone, as grey. The view, the
+    // probe, the Difference and the Histogram panels follow it. A source without channel c
+    // sets it back to -1. Throws convlab::Error for a channel the source does not have.
+    void setDisplayChannel(int c);
+    int displayChannel() const { return displayChannel_; }
+    // A channel's short name: "R", "G", "B" of colour images, "Grey" of one-channel ones, "A"
+    // for alpha, else its number.
+    static QString channelName(int c, int channels, bool hasAlpha);
+
     // Cancels the render, the comparison and the open in flight.
     void cancel();
     bool busy() const;
@@ -139,6 +151,7 @@ signals:
     void openStarted(const QString& path);
     void openFailed(const QString& path, const QString& message);
     void busyChanged(bool busy);
+    void displayChannelChanged(int channel);
 
 private:
     friend class SourceCommand;
@@ -172,4 +185,5 @@ private:
     LatestOnly opening_, comparing_;
     QThreadPool workers_; // decoding and comparing, off the UI thread
     bool wasBusy_ = false;
+    int displayChannel_ = -1;
 };

@@ -23,16 +23,20 @@ int nonFiniteKind(float v)
 
 } // namespace
 
-DiffStats compareImages(const Image& a, const Image& b)
+DiffStats compareImages(const Image& a, const Image& b, int channel)
 {
     if (!a.sameShape(b))
         throw Error("cannot compare a " + std::to_string(a.width) + "x" + std::to_string(a.height) + "x" +
                     std::to_string(a.channels) + " image with a " + std::to_string(b.width) + "x" +
                     std::to_string(b.height) + "x" + std::to_string(b.channels) + " one");
+    if (channel < -1 || channel >= a.channels)
+        throw Error("cannot compare channel " + std::to_string(channel) + " of images with " +
+                    std::to_string(a.channels) + " channels");
     DiffStats s;
     double sumAbs = 0.0, sumSq = 0.0, peak = 0.0;
     bool located = false;
-    for (int c = 0; c < a.channels; ++c) {
+    const int first = channel < 0 ? 0 : channel, end = channel < 0 ? a.channels : channel + 1;
+    for (int c = first; c < end; ++c) {
         const float* pa = a.plane(c);
         const float* pb = b.plane(c);
         for (std::size_t i = 0; i < a.planeSize(); ++i) {

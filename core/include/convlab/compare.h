@@ -22,7 +22,9 @@ struct DiffStats {
     // different kind (NaN, +inf, -inf). 0 when the two agree on every non-finite value.
     long long nonFiniteMismatch = 0;
 };
-DiffStats compareImages(const Image& a, const Image& b);
+// `channel` >= 0 limits every figure to that channel (maxC is then it); -1 covers them all.
+// Throws convlab::Error for a shape mismatch or a channel the images do not have.
+DiffStats compareImages(const Image& a, const Image& b, int channel = -1);
 
 // How one result differs from another where only the border rule changed (the border-mode
 // lab): the pixels where any channel differs (|d| > 0, NaN included), and the band that holds
