@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The workbench's conveniences, driven as a user drives them: before/after with Space and the
 // Show Original toggle; chained filters (Use Result as Source) and their undo; the kernel as
-// text beside the grid; Help's shortcut list and teaching guide.
+// text beside the grid; Help's shortcut list and teaching guide; the pixel grid when zoomed in.
 // Run under Xvfb (xvfb-run -a): the image view is a QOpenGLWidget.
 #include <QAction>
 #include <QLabel>
 #include <QFile>
 #include <QMap>
+#include <QSet>
 #include <QMenu>
 #include <QMenuBar>
 #include <QTableWidget>
@@ -19,6 +20,7 @@
 #include <QTest>
 #include <QUndoStack>
 #include <algorithm>
+#include <cmath>
 #include <memory>
 
 #include "convlab/convolve.h"
@@ -27,6 +29,7 @@
 #include "kerneldocument.h"
 #include "kerneltextedit.h"
 #include "helpdialogs.h"
+#include "pixelgrid.h"
 #include "mainwindow.h"
 #include "probepanel.h"
 #include "rendercontroller.h"
@@ -58,11 +61,15 @@ Kernel gainKernel(float gain, const char* name = "")
     return k;
 }
 
-// The grey level drawn at the centre of the view.
+// The grey level drawn in the middle of the image pixel at the centre of the view (zoomed in,
+// a grid line may run through the view's centre).
 int centreGrey(ImageView* view)
 {
     const QImage frame = view->grabFramebuffer();
-    return qGray(frame.pixel(frame.width() / 2, frame.height() / 2));
+    const QPointF p = view->widgetToImage(QPointF(view->width() / 2.0, view->height() / 2.0));
+    const QPointF mid = view->origin() + (QPointF(std::floor(p.x()), std::floor(p.y())) + QPointF(0.5, 0.5)) * view->zoom();
+    const double r = view->devicePixelRatioF();
+    return qGray(frame.pixel(int(mid.x() * r), int(mid.y() * r)));
 }
 
 QAction* findAction(QWidget* w, const QString& text)
@@ -98,6 +105,8 @@ private slots:
     void shortcutsListEveryAction();
     void noTwoCommandsShareAKey();
     void guideIsTheDocsFile();
+    void pixelGridBeyond8x();
+    void pixelValuesBeyond32x();
 
 private:
     bool renderAfter(const std::function<void()>& action)
@@ -129,11 +138,11 @@ private:
         QTest::keyClick(box, Qt::Key_Return, Qt::ControlModifier);
     }
     QUndoStack* undoStack() const { return w_->kernelDocument()->undoStack(); }
-    // Every sample of the source equals v.
+    // Every sample of the source equals v (to float rounding: the method auto picks may differ).
     bool sourceIs(float v) const
     {
         const auto& d = w_->sourceImage()->data;
-        return std::all_of(d.begin(), d.end(), [v](float x) { return x == v; });
+        return std::all_of(d.begin(), d.end(), [v](float x) { return std::abs(x - v) <= 1e-5f * std::abs(v); });
     }
 
     std::unique_ptr<MainWindow> w_;
@@ -160,6 +169,8 @@ void TestConveniences::init()
     w_->activateWindow();
     QVERIFY(QTest::qWaitForWindowActive(w_.get()));
     w_->kernelDocument()->setKernel(gainKernel(kGain, "half"), "gain"); // no image yet: no render
+    // The small image is fitted at more than 8x: no grid lines where colours are read.
+    view()->setPixelGridEnabled(false);
     QVERIFY(renderAfter([&] { w_->setSourceImage(flatGrey(40, 30, kSourceGrey), "grey"); }));
     QTRY_VERIFY_WITH_TIMEOUT(std::abs(centreGrey(view()) - int(kSourceGrey * kGain)) <= 2, kWaitMs);
     view()->setFocus();
@@ -255,7 +266,7 @@ void TestConveniences::resultBecomesTheSource()
     QVERIFY(w_->workbench()->path().isEmpty());
     // The kernel stays: the new result is the filter applied twice.
     QCOMPARE(w_->kernelDocument()->kernel().values, half.values);
-    QCOMPARE(w_->workbench()->result()->image->at(0, 10, 10), kSourceGrey * kGain * kGain);
+    QVERIFY(std::abs(w_->workbench()->result()->image->at(0, 10, 10) - kSourceGrey * kGain * kGain) <= 1e-3f);
     QVERIFY(chainStep());
     QCOMPARE(w_->workbench()->title(), QStringLiteral("grey › half 3x3 › half 3x3"));
     // An unnamed kernel is named by its size.
@@ -502,6 +513,98 @@ void TestConveniences::guideIsTheDocsFile()
         QVERIFY2(shown.contains(QString::fromLatin1(panel)), panel);
     QVERIFY(!shown.contains(QStringLiteral("SPDX"))); // the licence comment is not text
     QVERIFY(!shown.contains(QStringLiteral("**")));  // Markdown drawn, not shown
+}
+
+namespace {
+
+// A view of 256x192 showing `result` over `source`, zoomed to `zoom` about its centre.
+std::unique_ptr<ImageView> zoomedView(const Image& source, const Image& result, double zoom)
+{
+    auto v = std::make_unique<ImageView>();
+    v->setSource(source);
+    v->setResult(result);
+    v->resize(256, 192);
+    v->show();
+    if (!QTest::qWaitForWindowExposed(v.get())) return nullptr;
+    v->setZoom(zoom, QPointF(128, 96));
+    return v;
+}
+
+// The grey drawn at widget column x, row y.
+int greyAt(ImageView& v, int x, int y) { return qGray(v.grabFramebuffer().pixel(x, y)); }
+
+} // namespace
+
+void TestConveniences::pixelGridBeyond8x()
+{
+    const Image flat = flatGrey(12, 9, 240.0f);
+    auto v = zoomedView(flat, flat, ImageView::kGridZoom);
+    QVERIFY(v);
+    // The image edge nearest the centre column: where a grid line would be.
+    auto lineColumn = [&v] {
+        const double z = v->zoom(), o = v->origin().x();
+        return int(std::floor(o + std::ceil((128 - o) / z) * z));
+    };
+    QVERIFY(!v->pixelGridShown());
+    QCOMPARE(greyAt(*v, lineColumn(), 96), 240); // 8x: no grid
+    v->setZoom(16.0, QPointF(128, 96));
+    QVERIFY(v->pixelGridShown());
+    const int line = greyAt(*v, lineColumn(), 96);
+    QVERIFY2(line < 200, qPrintable(QString::number(line))); // grey over the light image
+    QCOMPARE(greyAt(*v, lineColumn() + 8, 96), 240);         // the cells stay as they were
+    // View > Pixel Grid off.
+    v->setPixelGridEnabled(false);
+    QVERIFY(!v->pixelGridShown());
+    QCOMPARE(greyAt(*v, lineColumn(), 96), 240);
+}
+
+void TestConveniences::pixelValuesBeyond32x()
+{
+    Image source(12, 9, 3, SampleDepth::U8), result(12, 9, 3, SampleDepth::U8);
+    for (int c = 0; c < 3; ++c)
+        for (int y = 0; y < 9; ++y)
+            for (int x = 0; x < 12; ++x) {
+                source.at(c, y, x) = float(10 * x + y + c);
+                result.at(c, y, x) = -0.125f * float(x + 1) + float(c);
+            }
+    auto v = zoomedView(source, result, 24.0);
+    QVERIFY(v);
+    PixelGrid grid(v.get());
+    const QPoint cell = v->widgetToImage(QPointF(128, 96)).toPoint();
+    QVERIFY(v->pixelGridShown());
+    QVERIFY(grid.cellText(cell.x(), cell.y()).isEmpty()); // 24x: lines only
+    const QImage linesOnly = v->grabFramebuffer();
+
+    v->setZoom(40.0, QPointF(128, 96));
+    const QPoint at = v->widgetToImage(QPointF(128, 96)).toPoint();
+    auto expected = [&at](const Image& im) {
+        QStringList lines;
+        for (int c = 0; c < 3; ++c) lines << QString::number(im.at(c, at.y(), at.x()));
+        return lines.join('\n');
+    };
+    QCOMPARE(grid.cellText(at.x(), at.y()), expected(result));
+    QVERIFY(grid.valueFontPx(3) >= 7);
+    // The text is drawn: the cell's centre is no longer one flat colour.
+    const QImage frame = v->grabFramebuffer();
+    const double z = v->zoom();
+    const QPointF corner = v->origin() + QPointF(at.x() * z, at.y() * z);
+    QSet<QRgb> colours;
+    for (int dy = 8; dy < 32; ++dy)
+        for (int dx = 8; dx < 32; ++dx) colours.insert(frame.pixel(int(corner.x()) + dx, int(corner.y()) + dy));
+    QVERIFY2(colours.size() > 3, qPrintable(QString::number(colours.size())));
+    Q_UNUSED(linesOnly);
+    // The original's values while it is shown, and on the left of Split.
+    v->setOriginalShown(true);
+    QCOMPARE(grid.cellText(at.x(), at.y()), expected(source));
+    v->setOriginalShown(false);
+    v->setViewMode(ImageView::ViewMode::Split);
+    v->setSplitPosition(1.0);
+    QCOMPARE(grid.cellText(at.x(), at.y()), expected(source));
+    v->setSplitPosition(0.0);
+    QCOMPARE(grid.cellText(at.x(), at.y()), expected(result));
+    // Outside the image: nothing.
+    QVERIFY(grid.cellText(-1, 0).isEmpty());
+    QVERIFY(grid.cellText(12, 0).isEmpty());
 }
 
 QTEST_MAIN(TestConveniences)

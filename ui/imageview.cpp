@@ -9,7 +9,9 @@
 #include <QOpenGLContext>
 #include <QOpenGLFunctions_3_3_Core>
 #include <QOpenGLShaderProgram>
+#include <QOpenGLPaintDevice>
 #include <QOpenGLVersionFunctionsFactory>
+#include <QPainter>
 #include <QSize>
 #include <QStyleHints>
 #include <QSurfaceFormat>
@@ -23,6 +25,7 @@
 #include <string>
 
 #include "colorbar.h"
+#include "pixelgrid.h"
 #include "convlab/error.h"
 #include "convlab/imagestats.h"
 
@@ -172,6 +175,7 @@ struct ImageView::State {
     QLabel* splitLeft = nullptr;  // "original" and "result" at the foot of the split halves
     QLabel* splitRight = nullptr;
     QLabel* originalLabel = nullptr; // "original" while it replaces the mode's picture
+    bool gridEnabled = true;         // View > Pixel Grid
     bool overlaysQueued = false;  // a refresh of the overlays is posted
 
     // The driver's limit, lowered by the test override.
@@ -554,6 +558,20 @@ void ImageView::paintGL()
     gl->glDrawArrays(GL_TRIANGLES, 0, 3);
     gl->glBindVertexArray(0);
     p.release();
+    for (int unit = 0; unit < 3; ++unit) {
+        gl->glActiveTexture(GL_TEXTURE0 + unit);
+        gl->glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
+    }
+    gl->glActiveTexture(GL_TEXTURE0);
+    if (pixelGridShown()) {
+        // Into this frame, over the picture (QPainter's GL engine sets and restores its state).
+        // A painter on the widget itself would be redirected while the window is grabbed (and
+        // drawn under the picture); the paint device writes the framebuffer bound now.
+        QOpenGLPaintDevice device(size() * devicePixelRatioF());
+        device.setDevicePixelRatio(devicePixelRatioF());
+        QPainter painter(&device);
+        PixelGrid(this).paint(painter);
+    }
 
     if (uploaded) {
         gl->glFinish();
@@ -952,6 +970,22 @@ void ImageView::assignTransform(double zoom, QPointF origin)
     emit viewChanged(zoom, origin);
 }
 
+void ImageView::setPixelGridEnabled(bool on)
+{
+    d->gridEnabled = on;
+    update();
+}
+
+bool ImageView::pixelGridEnabled() const
+{
+    return d->gridEnabled;
+}
+
+bool ImageView::pixelGridShown() const
+{
+    return d->gridEnabled && d->zoom > kGridZoom && d->reference().channels > 0;
+}
+
 QPointF ImageView::origin() const
 {
     return d->origin;
@@ -1110,6 +1144,12 @@ QVector<float> ImageView::resultValues(int x, int y) const
 QVector<float> ImageView::sourceValues(int x, int y) const
 {
     return valuesAt(d->source, x, y);
+}
+
+QSize ImageView::imageSize() const
+{
+    const Slot& ref = d->reference();
+    return ref.channels ? QSize(ref.width, ref.height) : QSize();
 }
 
 unsigned int ImageView::resultBuffer(int width, int height, int channels)

@@ -104,6 +104,15 @@ public:
     bool originalShown() const;
     // What is on screen: Original while the original is shown, else viewMode().
     ViewMode shownMode() const;
+
+    // The pixel grid (pixelgrid.h): zoomed in beyond kGridZoom every pixel is outlined, beyond
+    // kGridValuesZoom its values are written into it. On unless turned off (View > Pixel Grid).
+    static constexpr double kGridZoom = 8.0;
+    static constexpr double kGridValuesZoom = 32.0;
+    void setPixelGridEnabled(bool on);
+    bool pixelGridEnabled() const;
+    // Whether the grid is drawn now (enabled, an image, zoomed in enough).
+    bool pixelGridShown() const;
     // Split position in [0,1] of the widget width (original left, result right).
     void setSplitPosition(double t);
     double splitPosition() const;
@@ -139,6 +148,9 @@ public:
     // readout); empty when (x,y) is outside.
     QVector<float> resultValues(int x, int y) const;
     QVector<float> sourceValues(int x, int y) const;
+    // The size of the image the view is laid out for (the result, else the source, else the
+    // difference); empty without one.
+    QSize imageSize() const;
 
     // GPU producer interface: the PBO id (0 before initializeGL) sized for width*height*channels
     // float32 values, and the notification that it holds a new result of that shape.

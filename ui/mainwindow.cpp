@@ -367,7 +367,12 @@ void MainWindow::buildMenus()
     original->setCheckable(true);
     original->setShortcut(QKeySequence(Qt::Key_O));
     original->setStatusTip(tr("Before/after: the original in place of the result, whatever the view mode"));
-    for (QAction* a : {fit, actual, original}) {
+    QAction* grid = viewMenu->addAction(tr("Pixel G&rid"), view_, &ImageView::setPixelGridEnabled);
+    grid->setCheckable(true);
+    grid->setChecked(view_->pixelGridEnabled());
+    grid->setShortcut(QKeySequence(Qt::Key_G));
+    grid->setStatusTip(tr("Zoomed in beyond 800%: outline every pixel; beyond 3200%: write its values into it"));
+    for (QAction* a : {fit, actual, original, grid}) {
         a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
         view_->addAction(a);
     }
