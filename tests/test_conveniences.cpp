@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The workbench's conveniences, driven as a user drives them: before/after with Space and the
 // Show Original toggle; chained filters (Use Result as Source) and their undo; the kernel as
-// text beside the grid; Help's shortcut list and teaching guide; the pixel grid when zoomed in.
+// text beside the grid; Help's shortcut list and teaching guide; the pixel grid when zoomed in;
+// the border-mode lab's magnified corners and edges, and its keys.
 // Run under Xvfb (xvfb-run -a): the image view is a QOpenGLWidget.
 #include <QAction>
+#include <QApplication>
 #include <QLabel>
 #include <QFile>
 #include <QMap>
@@ -28,6 +30,7 @@
 #include "imageview.h"
 #include "kerneldocument.h"
 #include "kerneltextedit.h"
+#include "borderlab.h"
 #include "helpdialogs.h"
 #include "pixelgrid.h"
 #include "mainwindow.h"
@@ -107,6 +110,9 @@ private slots:
     void guideIsTheDocsFile();
     void pixelGridBeyond8x();
     void pixelValuesBeyond32x();
+    void labMagnifiesEveryCornerAndEdge();
+    void labShowsAOnePixelBand();
+    void labClosesWithEscAndCtrlW();
 
 private:
     bool renderAfter(const std::function<void()>& action)
@@ -605,6 +611,106 @@ void TestConveniences::pixelValuesBeyond32x()
     // Outside the image: nothing.
     QVERIFY(grid.cellText(-1, 0).isEmpty());
     QVERIFY(grid.cellText(12, 0).isEmpty());
+}
+
+namespace {
+
+// Where each focus puts the middle of its corner or edge, in image pixels of a w x h image.
+QPointF focusPoint(BorderLabWindow::EdgeFocus f, double w, double h)
+{
+    using F = BorderLabWindow::EdgeFocus;
+    const double x = f == F::TopLeft || f == F::Left || f == F::BottomLeft    ? 0
+                     : f == F::TopRight || f == F::Right || f == F::BottomRight ? w
+                                                                                : w / 2;
+    const double y = f == F::TopLeft || f == F::Top || f == F::TopRight          ? 0
+                     : f == F::BottomLeft || f == F::Bottom || f == F::BottomRight ? h
+                                                                                   : h / 2;
+    return {x, y};
+}
+
+} // namespace
+
+void TestConveniences::labMagnifiesEveryCornerAndEdge()
+{
+    QVERIFY(renderAfter([&] { w_->setSourceImage(test::randomImage(64, 48, 1, 11), "random"); }));
+    BorderLabWindow* lab = w_->showBorderLab();
+    QVERIFY(lab && QTest::qWaitForWindowExposed(lab));
+    QTRY_VERIFY_WITH_TIMEOUT(!lab->busy(), kWaitMs);
+    using F = BorderLabWindow::EdgeFocus;
+    for (F f : {F::TopLeft, F::Top, F::TopRight, F::Left, F::Right, F::BottomLeft, F::Bottom, F::BottomRight}) {
+        lab->setEdgeFocus(f);
+        for (BorderMode mode : BorderLabWindow::kModes) {
+            ImageView* v = lab->view(mode);
+            // Magnified: the span of image pixels across the view's smaller side, so each
+            // pixel is many screen pixels wide (and outlined by the grid).
+            QCOMPARE(v->zoom(), std::min(v->width(), v->height()) / double(lab->edgeFocusSpan()));
+            QVERIFY(v->zoom() > ImageView::kGridZoom);
+            QCOMPARE(v->origin(), lab->view(BorderLabWindow::kModes[0])->origin());
+            // The corner or the middle of the edge is on screen, with the outside beyond it.
+            const QPointF at = v->origin() + focusPoint(f, 64, 48) * v->zoom();
+            QVERIFY2(QRectF(0, 0, v->width(), v->height()).contains(at), qPrintable(QString::number(int(f))));
+        }
+    }
+    // A new image is magnified the same way once computed.
+    lab->setEdgeFocus(F::BottomRight);
+    QVERIFY(renderAfter([&] { w_->setSourceImage(test::randomImage(40, 30, 1, 12), "smaller"); }));
+    QTRY_VERIFY_WITH_TIMEOUT(!lab->busy(), kWaitMs);
+    ImageView* v = lab->view(BorderMode::Wrap);
+    const QPointF corner = v->origin() + QPointF(40, 30) * v->zoom();
+    QVERIFY(QRectF(0, 0, v->width(), v->height()).contains(corner));
+    // Back to the whole image.
+    lab->setEdgeFocus(F::Whole);
+    QVERIFY(v->widgetToImage(QPointF(0, 0)).x() <= 0.0 && v->widgetToImage(QPointF(0, 0)).y() <= 0.0);
+    const QPointF far = v->widgetToImage(QPointF(v->width(), v->height()));
+    QVERIFY(far.x() >= 40.0 && far.y() >= 30.0);
+}
+
+void TestConveniences::labShowsAOnePixelBand()
+{
+    // A 3x3 kernel: wrap and reflect differ in the outermost column only.
+    Kernel box(3, 3, std::vector<float>(9, 1.0f / 9.0f));
+    QVERIFY(renderAfter([&] { w_->kernelDocument()->setKernel(box, "box"); }));
+    QVERIFY(renderAfter([&] { w_->setSourceImage(test::randomImage(64, 48, 1, 13), "random"); }));
+    BorderLabWindow* lab = w_->showBorderLab();
+    QVERIFY(lab && QTest::qWaitForWindowExposed(lab));
+    lab->setReferenceMode(BorderMode::Reflect);
+    lab->setShowDifferences(true);
+    lab->setEdgeFocus(BorderLabWindow::EdgeFocus::Left);
+    QTRY_VERIFY_WITH_TIMEOUT(!lab->busy(), kWaitMs);
+    QCOMPARE(lab->difference(BorderMode::Wrap).bandX, 1);
+    ImageView* v = lab->view(BorderMode::Wrap);
+    QTRY_VERIFY_WITH_TIMEOUT(v->hasDifference(), kWaitMs);
+    const QImage frame = v->grabFramebuffer();
+    const double r = v->devicePixelRatioF();
+    auto shown = [&](int x, int y) {
+        const QPointF mid = v->origin() + QPointF(x + 0.5, y + 0.5) * v->zoom();
+        return frame.pixel(int(mid.x() * r), int(mid.y() * r));
+    };
+    // Column 0 lights up where the modes differ, column 1 is black everywhere: a band of one
+    // image pixel drawn many screen pixels wide.
+    const Image& a = *lab->result(BorderMode::Wrap);
+    const Image& b = *lab->result(BorderMode::Reflect);
+    int lit = 0;
+    for (int y = 20; y < 28; ++y) {
+        if (a.at(0, y, 0) != b.at(0, y, 0) && qGray(shown(0, y)) > 40) ++lit;
+        QCOMPARE(qGray(shown(1, y)), 0);
+    }
+    QVERIFY2(lit >= 4, qPrintable(QString::number(lit)));
+    QVERIFY(v->zoom() >= 8.0);
+}
+
+void TestConveniences::labClosesWithEscAndCtrlW()
+{
+    for (const QKeySequence& key : {QKeySequence(QStringLiteral("Ctrl+W")), QKeySequence(Qt::Key_Escape)}) {
+        BorderLabWindow* lab = w_->showBorderLab();
+        QVERIFY(lab);
+        // The keys act in the lab's own window only (its window has to be the active one).
+        lab->activateWindow();
+        QTRY_COMPARE(QApplication::activeWindow(), static_cast<QWidget*>(lab));
+        QTest::keySequence(lab, key);
+        QTRY_VERIFY2(!lab->isVisible(), qPrintable(key.toString()));
+        QVERIFY(w_->isVisible()); // only the lab
+    }
 }
 
 QTEST_MAIN(TestConveniences)

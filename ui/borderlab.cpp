@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "borderlab.h"
 
+#include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QGridLayout>
@@ -99,6 +100,13 @@ void BorderLabWindow::buildUi()
     differencesBox_ = new QCheckBox(tr("Show &differences against the reference"));
     mappingBox_ = new QComboBox;
     mappingBox_->addItems({tr("Clamp"), tr("Absolute value"), tr("Normalize"), tr("Offset"), tr("Diverging")});
+    focusBox_ = new QComboBox;
+    focusBox_->addItems({tr("Whole image"), tr("Top-left corner"), tr("Top edge"), tr("Top-right corner"),
+                         tr("Left edge"), tr("Right edge"), tr("Bottom-left corner"), tr("Bottom edge"),
+                         tr("Bottom-right corner")});
+    focusBox_->setToolTip(tr("Magnify a corner or an edge in every view: a band one pixel wide becomes plain"));
+    auto* focusLabel = new QLabel(tr("Ma&gnify:"));
+    focusLabel->setBuddy(focusBox_);
     auto* fit = new QPushButton(tr("&Fit"));
     auto* actual = new QPushButton(tr("&1:1"));
     auto* refLabel = new QLabel(tr("&Reference mode:"));
@@ -109,6 +117,8 @@ void BorderLabWindow::buildUi()
     top->addWidget(referenceBox_);
     top->addWidget(differencesBox_);
     top->addStretch();
+    top->addWidget(focusLabel);
+    top->addWidget(focusBox_);
     top->addWidget(mapLabel);
     top->addWidget(mappingBox_);
     top->addWidget(fit);
@@ -162,7 +172,19 @@ void BorderLabWindow::buildUi()
         for (Panel& p : panels_)
             p.view->setMapping(static_cast<ImageView::Mapping>(i));
     });
+    connect(focusBox_, &QComboBox::currentIndexChanged, this,
+            [this](int i) { setEdgeFocus(static_cast<EdgeFocus>(std::clamp(i, 0, 8))); });
     connect(fit, &QPushButton::clicked, this, [this] { forEachView(&ImageView::fitToWindow); });
+    // The lab is a window of its own: these keys act only while it is the active one.
+    auto closeKey = [this](const QString& text, const QKeySequence& key) {
+        auto* a = new QAction(text, this);
+        a->setShortcut(key);
+        a->setShortcutContext(Qt::WindowShortcut);
+        connect(a, &QAction::triggered, this, &QWidget::close);
+        addAction(a);
+    };
+    closeKey(tr("Close the Border-Mode Lab"), QKeySequence(Qt::Key_Escape));
+    closeKey(tr("Close the Border-Mode Lab"), QKeySequence(tr("Ctrl+W")));
     connect(actual, &QPushButton::clicked, this, [this] { forEachView(&ImageView::actualSize); });
 }
 
@@ -183,6 +205,70 @@ void BorderLabWindow::followView(int index, double zoom, QPointF origin)
     for (int i = 0; i < kModeCount; ++i)
         if (i != index)
             panels_[i].view->setViewTransform(zoom, origin);
+    syncing_ = false;
+}
+
+int BorderLabWindow::edgeFocusSpan() const
+{
+    int reach = 1;
+    try {
+        params_.kernel.validate();
+        const convlab::Kernel& k = params_.kernel;
+        reach = std::max({k.ax(), k.width - 1 - k.ax(), k.ay(), k.height - 1 - k.ay(), 1});
+    } catch (const convlab::Error&) {
+    }
+    return std::max(12, 4 * reach + 4);
+}
+
+void BorderLabWindow::setEdgeFocus(EdgeFocus focus)
+{
+    focus_ = focus;
+    {
+        const QSignalBlocker block(focusBox_);
+        focusBox_->setCurrentIndex(static_cast<int>(focus));
+    }
+    focusedInput_ = nullptr;
+    applyEdgeFocus();
+}
+
+void BorderLabWindow::applyEdgeFocus()
+{
+    if (!preview_)
+        return; // refresh() comes back here once there is an input
+    focusedInput_ = preview_.get();
+    if (focus_ == EdgeFocus::Whole) {
+        forEachView(&ImageView::fitToWindow);
+        return;
+    }
+    // Every view has the same size; the image edge lands this many image pixels inside the view,
+    // and a right edge also clears the colour bar the difference maps carry on that side.
+    constexpr double kOutside = 2.0;
+    constexpr double kColourBarRoom = 80.0;
+    const ImageView* v = panels_[0].view;
+    const double w = preview_->width, h = preview_->height, vw = v->width(), vh = v->height();
+    const double zoom = std::min(vw, vh) / edgeFocusSpan();
+    const double m = kOutside * zoom;
+    // Where the image's left (top) edge goes: against the view's near side, centred on the
+    // middle of the image, or the right (bottom) edge against the far side.
+    auto place = [m](int side, double image, double view, double z, double farRoom) {
+        return side < 0 ? m : side > 0 ? view - m - farRoom - image * z : view / 2 - image * z / 2;
+    };
+    int sx = 0, sy = 0;
+    switch (focus_) {
+    case EdgeFocus::TopLeft: sx = -1, sy = -1; break;
+    case EdgeFocus::Top: sy = -1; break;
+    case EdgeFocus::TopRight: sx = 1, sy = -1; break;
+    case EdgeFocus::Left: sx = -1; break;
+    case EdgeFocus::Right: sx = 1; break;
+    case EdgeFocus::BottomLeft: sx = -1, sy = 1; break;
+    case EdgeFocus::Bottom: sy = 1; break;
+    case EdgeFocus::BottomRight: sx = 1, sy = 1; break;
+    case EdgeFocus::Whole: break;
+    }
+    const QPointF origin(std::round(place(sx, w, vw, zoom, kColourBarRoom)), std::round(place(sy, h, vh, zoom, 0.0)));
+    syncing_ = true;
+    for (Panel& p : panels_)
+        p.view->setViewTransform(zoom, origin);
     syncing_ = false;
 }
 
@@ -226,6 +312,8 @@ void BorderLabWindow::refresh()
         preparePreview();
         return; // onPreviewReady comes back here
     }
+    if (focusedInput_ != preview_.get())
+        applyEdgeFocus(); // a new input: the corner or edge of this one
     if (startedVersion_ != inputVersion_)
         start();
 }
@@ -289,6 +377,7 @@ void BorderLabWindow::releaseComputed()
         previewCancel_->store(true);
     previewCancel_.reset();
     preview_.reset();
+    focusedInput_ = nullptr; // a new preview may take the old one's address
     startedVersion_ = 0;
     comparing_ = false;
     for (int i = 0; i < kModeCount; ++i) {

@@ -2,7 +2,8 @@
 // The border-mode lab: the same filter under each border mode of convlab::borderModes() side by
 // side (one view per row of the table), with synchronised zoom and pan, difference maps against
 // a reference mode, and the band along the edges where the modes can differ (as wide as the
-// kernel reaches past a pixel).
+// kernel reaches past a pixel). A corner or an edge can be magnified in every view at once, so
+// that a band one pixel wide is plain to see. Esc and Ctrl+W close the lab.
 //
 // The lab works on a preview: a source above kPreviewMaxPixels is area-averaged down once (on a
 // worker thread) and the filters run on that. It computes only while it is on screen
@@ -58,6 +59,15 @@ public:
     // While the lab is off screen it keeps only a weak reference to the source (the caller
     // holds it), so that a replaced image is not kept alive by a hidden lab.
     void setSource(std::shared_ptr<const convlab::Image> source);
+
+    // What every view shows: the whole image, or a corner or the middle of an edge magnified
+    // (the image edge a few pixels in from the view's, so the outside is seen too).
+    enum class EdgeFocus { Whole, TopLeft, Top, TopRight, Left, Right, BottomLeft, Bottom, BottomRight };
+    void setEdgeFocus(EdgeFocus focus);
+    EdgeFocus edgeFocus() const { return focus_; }
+    // The image pixels across the smaller side of a view when magnified: four times the
+    // kernel's reach past a pixel and a little more, at least 12.
+    int edgeFocusSpan() const;
 
     void setReferenceMode(convlab::BorderMode mode);
     convlab::BorderMode referenceMode() const;
@@ -120,6 +130,8 @@ private:
     void applyViewModes();
     void updateNote();
     void followView(int index, double zoom, QPointF origin);
+    // Sets every view's transform for focus_ on the image computed (nothing before there is one).
+    void applyEdgeFocus();
     void forEachView(void (ImageView::*fn)());
     static int indexOf(convlab::BorderMode mode);
 
@@ -148,6 +160,9 @@ private:
     QComboBox* referenceBox_ = nullptr;
     QCheckBox* differencesBox_ = nullptr;
     QComboBox* mappingBox_ = nullptr;
+    QComboBox* focusBox_ = nullptr;
+    EdgeFocus focus_ = EdgeFocus::Whole;
+    const convlab::Image* focusedInput_ = nullptr; // the input the focus was applied to
     QLabel* note_ = nullptr;
     QThreadPool comparePool_; // the comparisons run here, never on the UI thread
     QThreadPool previewPool_; // and the downscaling here
