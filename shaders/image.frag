@@ -23,6 +23,7 @@ uniform Layer uResult;
 uniform Layer uDiff;
 
 uniform int uMapping;    // the result's: 0 Clamp, 1 Abs, 2 Normalize, 3 Offset, 4 Diverging
+uniform int uChannel;    // View > Channel: the one channel drawn, as grey; -1 every channel
 uniform int uViewMode;   // 0 Result, 1 Original, 2 Split, 3 Difference
 uniform vec2 uOrigin;    // widget position of the image's top-left corner
 uniform float uZoom;     // widget pixels per image pixel
@@ -115,9 +116,17 @@ vec3 display(Layer L, vec4 v, vec2 w, int mapping)
     return rgb;
 }
 
+// One channel's value as grey under the mapping (the diverging map keeps its colours).
+vec3 displayOne(Layer L, float v, int mapping)
+{
+    return mapping == 4 ? diverging(v, L.maxAbs) : vec3(mapValue(v, L, mapping));
+}
+
 vec3 shade(sampler2DArray tex, Layer L, vec2 p, vec2 w, int mapping)
 {
     vec2 uv = p / L.span;
+    if (uChannel >= 0)
+        return displayOne(L, channel(tex, uv, min(uChannel, L.channels - 1)), mapping);
     int colour = colourChannels(L);
     vec4 v = vec4(channel(tex, uv, 0));
     if (colour == 3)
@@ -140,6 +149,13 @@ vec3 shadePadding(ivec2 ip, vec2 w)
     int x = ip.x >= 0 && ip.x < n.x ? ip.x : uPadIndexX[marginSlot(ip.x, n.x)];
     int y = ip.y >= 0 && ip.y < n.y ? ip.y : uPadIndexY[marginSlot(ip.y, n.y)];
     vec4 v = vec4(uBorderValue);
+    if (uChannel >= 0) {
+        if (x >= 0 && y >= 0) {
+            ivec2 t = ivec2(floor((vec2(x, y) + 0.5) / uSource.factor));
+            v = vec4(texelFetch(uSourceTex, ivec3(t, min(uChannel, uSource.channels - 1)), 0).r);
+        }
+        return mix(displayOne(uSource, v.r, kClamp), kPadTint, kPadTintWeight);
+    }
     if (x >= 0 && y >= 0) {
         int colour = colourChannels(uSource);
         ivec2 t = ivec2(floor((vec2(x, y) + 0.5) / uSource.factor)); // the texel of a reduced copy
@@ -166,7 +182,8 @@ vec3 shadeDifference(vec2 p)
     vec2 uv = p / uDiff.span;
     float m = 0.0;
     for (int c = 0; c < uDiff.channels; ++c)
-        m = max(m, abs(channel(uDiffTex, uv, c)));
+        if (uChannel < 0 || c == uChannel)
+            m = max(m, abs(channel(uDiffTex, uv, c)));
     return heat(clamp(m / max(uDiffScale, kTiny), 0.0, 1.0));
 }
 

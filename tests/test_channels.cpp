@@ -170,6 +170,15 @@ void TestChannels::viewDrawsOneChannelAsGrey()
     QVERIFY(renderAfter([&] { w_->setSourceImage(flat({200, 100, 50, 128}, true), "rgba"); }));
     menu()->actionFor(3)->trigger();
     QVERIFY(near(centre(view), 128, 128, 128));
+
+    // A picture to look at: the sample photo, split view, green alone.
+    if (const QByteArray dir = qgetenv("CONVLAB_TEST_GRAB_DIR"); !dir.isEmpty()) {
+        QVERIFY(renderAfter([&] { w_->openSample(); }));
+        view->setViewMode(ImageView::ViewMode::Split);
+        menu()->actionFor(1)->trigger();
+        QTest::qWait(300);
+        w_->grab().save(QString::fromLocal8Bit(dir) + "/channel_green.png");
+    }
 }
 
 void TestChannels::panelsFollowTheChoice()

@@ -147,6 +147,7 @@ struct ImageView::State {
 
     Slot source, result, diff;
     Mapping mapping = Mapping::Clamp;
+    int displayChannel = -1; // View > Channel; -1: every channel
     ViewMode viewMode = ViewMode::Result;
     bool originalHeld = false;    // Space is down on the view
     bool originalToggled = false; // View > Show Original
@@ -520,6 +521,7 @@ void ImageView::paintGL()
     d->setLayerUniforms("uResult", d->result);
     d->setLayerUniforms("uDiff", d->diff);
     p.setUniformValue("uMapping", static_cast<int>(d->mapping));
+    p.setUniformValue("uChannel", d->displayChannel);
     p.setUniformValue("uViewMode", static_cast<int>(d->shownMode()));
     p.setUniformValue("uOrigin", QVector2D(float(d->origin.x()), float(d->origin.y())));
     p.setUniformValue("uZoom", float(d->zoom));
@@ -663,10 +665,20 @@ bool ImageView::splitLabelsVisible() const
 
 void ImageView::setMapping(Mapping m)
 {
+    const bool changed = d->mapping != m;
     d->mapping = m;
     updateColorBar();
     update();
+    if (changed) emit mappingChanged(m);
 }
+
+void ImageView::setDisplayChannel(int c)
+{
+    d->displayChannel = std::max(-1, c);
+    update();
+}
+
+int ImageView::displayChannel() const { return d->displayChannel; }
 
 ImageView::Mapping ImageView::mapping() const
 {

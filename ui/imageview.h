@@ -64,6 +64,11 @@ public:
     // preview) is always drawn in its own greys or colours, as Clamp maps them.
     void setMapping(Mapping m);
     Mapping mapping() const;
+    // View > Channel: channel c of source and result drawn alone, as grey under the mapping
+    // (the mappings' ranges stay those of all colour channels), and the heat map of that
+    // channel's difference; -1 draws every channel.
+    void setDisplayChannel(int c);
+    int displayChannel() const;
     // The difference heat map's scale. absoluteMax is the |d| drawn white under Absolute;
     // 0 (the default) means kDefaultDifferenceFraction of the source's nominal range. Throws
     // convlab::Error for a negative or non-finite absoluteMax.
@@ -172,6 +177,8 @@ signals:
     void viewChanged(double zoom, QPointF origin);
     // The original replaced the mode's picture on screen (Space held or toggled), or left it.
     void originalShownChanged(bool shown);
+    // setMapping chose another mapping (the histogram marks its range).
+    void mappingChanged(ImageView::Mapping mapping);
 
 protected:
     void initializeGL() override;

@@ -42,6 +42,8 @@
 #include "estimatedialog.h"
 #include "exportdialog.h"
 #include "helpdialogs.h"
+#include "channelmenu.h"
+#include "histogrampanel.h"
 #include "kerneldocument.h"
 #include "kerneleditor.h"
 #include "kerneltextedit.h"
@@ -177,6 +179,8 @@ void MainWindow::connectDocument()
     timings_->follow(doc_);
     probe_->follow(doc_);
     difference_->follow(doc_);
+    histogram_->follow(doc_);
+    histogram_->followView(view_);
     connect(doc_, &WorkbenchDocument::sourceChanged, this, &MainWindow::onSourceChanged);
     connect(doc_, &WorkbenchDocument::paramsChanged, this, &MainWindow::onParamsChanged);
     connect(doc_, &WorkbenchDocument::resultChanged, this, &MainWindow::onResultChanged);
@@ -248,6 +252,7 @@ void MainWindow::buildDocks()
     difference_ = new DifferencePanel;
     probe_ = new ProbePanel;
     analysis_ = new AnalysisPanel;
+    histogram_ = new HistogramPanel;
     auto dock = [this](QWidget* w, const QString& title, const QString& name, Qt::DockWidgetArea area) {
         auto* d = new QDockWidget(title, this);
         d->setObjectName(name);
@@ -270,6 +275,7 @@ void MainWindow::buildDocks()
     tabifyDockWidget(t, d);
     tabifyDockWidget(d, dock(probe_, tr("Pixel Probe"), "probeDock", Qt::RightDockWidgetArea));
     tabifyDockWidget(d, dock(analysis_, tr("Kernel Analysis"), "analysisDock", Qt::RightDockWidgetArea));
+    tabifyDockWidget(d, dock(histogram_, tr("Histogram"), "histogramDock", Qt::RightDockWidgetArea));
     t->raise();
 }
 
@@ -343,6 +349,9 @@ void MainWindow::buildMenus()
         a->setData(int(m));
         mapGroup_->addAction(a);
     }
+    // View > Channel is the document's; the view draws the channel it picks.
+    viewMenu->addMenu(new ChannelMenu(doc_, this));
+    connect(doc_, &WorkbenchDocument::displayChannelChanged, view_, &ImageView::setDisplayChannel);
     QMenu* scaleMenu = viewMenu->addMenu(tr("Difference &Scale"));
     auto* scaleGroup = new QActionGroup(this);
     const std::pair<ImageView::DifferenceScale, QString> scales[] = {

@@ -31,6 +31,7 @@ class KernelDocument;
 class KernelEditor;
 class KernelTextEdit;
 class ProbePanel;
+class HistogramPanel;
 class RenderController;
 class ShortcutsDialog;
 class TimingsPanel;
@@ -72,6 +73,7 @@ public:
     RenderController* compareController() const;
     ImageView* imageView() const { return view_; }
     ProbePanel* probePanel() const { return probe_; }
+    HistogramPanel* histogramPanel() const { return histogram_; }
     AnalysisPanel* analysisPanel() const { return analysis_; }
     std::shared_ptr<const convlab::Image> sourceImage() const;
     TimingsPanel* timingsPanel() const { return timings_; }
@@ -173,6 +175,7 @@ private:
     DifferencePanel* difference_;
     ProbePanel* probe_;
     AnalysisPanel* analysis_;
+    HistogramPanel* histogram_;
     ExportDialog* export_ = nullptr;
     CrossoverDialog* crossover_ = nullptr;
     BorderLabWindow* lab_ = nullptr;
