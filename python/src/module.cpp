@@ -95,7 +95,26 @@ convlab::ConvolveParams paramsFrom(const Weights& weights, std::string_view mode
     return p;
 }
 
-// Channels [first, first + n) of the interleaved (H, W, C) array into a planar image.
+// The engine's input image for one calling thread, kept between calls: the array is copied
+// into it (convlab::Image owns its samples), and a fresh buffer of the size would pay a page
+// fault per 4 KiB on every call, which took longer than the copy (docs/architecture.md,
+// Python). Buffers beyond kMaxKeptStagingBytes are let go after the call.
+constexpr std::size_t kMaxKeptStagingBytes = std::size_t(64) << 20;
+
+convlab::Image& stagingImage(const Shape& s, int channels)
+{
+    thread_local convlab::Image staging;
+    if (staging.width != s.width || staging.height != s.height || staging.channels != channels)
+        staging = convlab::Image(s.width, s.height, channels);
+    return staging;
+}
+
+void releaseLargeStaging(convlab::Image& staging)
+{
+    if (staging.data.size() * sizeof(float) > kMaxKeptStagingBytes) staging = convlab::Image();
+}
+
+// Channels [first, first + dst.channels) of the interleaved (H, W, C) array into a planar image.
 void gatherChannels(const float* src, const Shape& s, int first, convlab::Image& dst)
 {
     if (s.channels == 1) {
@@ -177,12 +196,11 @@ std::vector<GroupRun> filterInto(const float* input, const Shape& s, const convl
                                  float* out)
 {
     std::vector<GroupRun> runs;
-    convlab::Image in, result;
+    convlab::Image result;
     for (int first = 0; first < s.channels; first += kMaxGroupChannels) {
-        const int n = std::min(kMaxGroupChannels, s.channels - first);
         GroupRun run;
         auto start = std::chrono::steady_clock::now();
-        if (in.channels != n) in = convlab::Image(s.width, s.height, n);
+        convlab::Image& in = stagingImage(s, std::min(kMaxGroupChannels, s.channels - first));
         gatherChannels(input, s, first, in);
         run.copyInMs = millisecondsSince(start);
         convlab::convolveInto(in, params, result, &run.report);
@@ -190,6 +208,7 @@ std::vector<GroupRun> filterInto(const float* input, const Shape& s, const convl
         scatterChannels(result, s, first, out);
         run.copyOutMs = millisecondsSince(start);
         runs.push_back(std::move(run));
+        if (first + kMaxGroupChannels >= s.channels) releaseLargeStaging(in);
     }
     return runs;
 }
@@ -214,10 +233,11 @@ nb::tuple filterPlaneToNew(const float* input, const Shape& s, const convlab::Co
     {
         nb::gil_scoped_release unlocked;
         auto start = std::chrono::steady_clock::now();
-        convlab::Image in(s.width, s.height, 1);
+        convlab::Image& in = stagingImage(s, 1);
         gatherChannels(input, s, 0, in);
         run.copyInMs = millisecondsSince(start);
         convlab::convolveInto(in, params, *result, &run.report);
+        releaseLargeStaging(in);
     }
     float* data = result->data.data();
     nb::capsule owner(result.get(), [](void* p) noexcept { delete static_cast<convlab::Image*>(p); });
