@@ -82,12 +82,15 @@ double worstError(const Image& got, const Image& want)
     return worst;
 }
 
-// docs/semantics.md, Tolerances: 1e-6 for the float methods, 1e-5 for the FFT. (Separable at
-// rank 10 once measured 1e-4 here: the SVD's factors were wrong, not its float passes; see
-// test_methods, separableFactorsReproduceTheKernel.)
-double toleranceFor(Method m)
+// docs/semantics.md, Tolerances: 1e-6 for direct, and for separable up to rank 2; past that
+// r/2 times as much, each pass pair rounding its own partial result (rank 10 measured 1.15e-6
+// here). 1e-5 for the FFT. (Separable at rank 10 once measured 1e-4: the SVD's factors were
+// wrong, not its float passes; see test_methods, separableFactorsReproduceTheKernel.)
+double toleranceFor(Method m, int rank)
 {
-    return m == Method::Fft ? 1e-5 : 1e-6;
+    if (m == Method::Fft) return 1e-5;
+    if (m == Method::Separable) return 1e-6 * std::max(1.0, rank / 2.0);
+    return 1e-6;
 }
 
 ConvolveParams makeParams(ByteReader& in, const Kernel& k)
@@ -127,7 +130,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         p.method = m;
         RunReport report;
         const double err = worstError(convolve(img, p, &report), want) / scale;
-        const double tol = toleranceFor(m);
+        const double tol = toleranceFor(m, report.rank);
         fuzz::require(err <= tol, methodName(m) + " is " + std::to_string(err) + " from the reference (tolerance " +
                                       std::to_string(tol) + ") on a " + std::to_string(img.width) + "x" +
                                       std::to_string(img.height) + "x" + std::to_string(img.channels) + " image, " +
