@@ -6,6 +6,14 @@ import scipy.ndimage as ndi
 # The tolerance class of each method that can run (the report names the one that ran).
 TOLERANCE = {"reference": 1e-6, "direct": 1e-6, "separable": 1e-6, "fft": 1e-5}
 
+
+def tolerance(report):
+    """The tolerance of the run the report describes: separable past rank 2 is allowed
+    1e-6 * r / 2, one rounding per pass pair (docs/semantics.md, Tolerances)."""
+    if report["method"] == "separable" and report["rank"] > 2:
+        return TOLERANCE["separable"] * report["rank"] / 2
+    return TOLERANCE[report["method"]]
+
 # numpy.pad's name for each ConvLab border mode: an oracle independent of the engine's rule.
 NUMPY_PAD = {"constant": "constant", "replicate": "edge", "reflect": "symmetric", "mirror": "reflect",
              "wrap": "wrap"}

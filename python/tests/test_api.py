@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import convlab
-from helpers import TOLERANCE, padded_oracle, relative_error, scipy_reflect_is_wrong, scipy_result
+from helpers import padded_oracle, relative_error, scipy_reflect_is_wrong, scipy_result, tolerance
 
 SCIPY_MODES = ["reflect", "constant", "nearest", "mirror", "wrap", "grid-wrap", "grid-mirror", "grid-constant"]
 FUNCTIONS = ["convolve", "correlate"]
@@ -37,7 +37,7 @@ def check_against_scipy(function, data, weights, mode, cval, origin, **kwargs):
     else:
         expected = scipy_result(function, data, weights, mode, cval, origin)
     error = relative_error(result, expected, weights, data, cval if "constant" in mode else 0.0)
-    assert error <= TOLERANCE[report["method"]], (function, mode, data.shape, weights.shape, origin,
+    assert error <= tolerance(report), (function, mode, data.shape, weights.shape, origin,
                                                   report["method"], error)
     return result
 

@@ -11,7 +11,7 @@ from distributed import Client, LocalCluster
 
 import convlab
 import convlab.dask
-from helpers import TOLERANCE, relative_error
+from helpers import relative_error, tolerance
 
 MODES = ["constant", "nearest", "reflect", "mirror", "wrap"]
 FUNCTIONS = ["convolve", "correlate"]
@@ -43,7 +43,7 @@ def check_equal_to_whole(function, data, chunks, weights, mode, origin, method="
                                                   method=method, return_report=True)
     assert result.shape == data.shape and result.dtype == expected.dtype
     error = relative_error(result, expected, weights, data, cval if mode == "constant" else 0.0)
-    assert error <= TOLERANCE[report["method"]], (function, mode, data.shape, image.chunks, weights.shape, origin,
+    assert error <= tolerance(report), (function, mode, data.shape, image.chunks, weights.shape, origin,
                                                   error)
     return lazy
 
