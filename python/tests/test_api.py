@@ -37,8 +37,8 @@ def check_against_scipy(function, data, weights, mode, cval, origin, **kwargs):
     else:
         expected = scipy_result(function, data, weights, mode, cval, origin)
     error = relative_error(result, expected, weights, data, cval if "constant" in mode else 0.0)
-    assert error <= tolerance(report), (function, mode, data.shape, weights.shape, origin,
-                                                  report["method"], error)
+    assert error <= tolerance(report), (function, mode, data.shape, weights.shape, origin, report["method"],
+                                        error)
     return result
 
 

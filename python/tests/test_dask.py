@@ -43,8 +43,7 @@ def check_equal_to_whole(function, data, chunks, weights, mode, origin, method="
                                                   method=method, return_report=True)
     assert result.shape == data.shape and result.dtype == expected.dtype
     error = relative_error(result, expected, weights, data, cval if mode == "constant" else 0.0)
-    assert error <= tolerance(report), (function, mode, data.shape, image.chunks, weights.shape, origin,
-                                                  error)
+    assert error <= tolerance(report), (function, mode, data.shape, image.chunks, weights.shape, origin, error)
     return lazy
 
 
