@@ -164,10 +164,7 @@ private:
 
 void TestConveniences::initTestCase()
 {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName("ConvLabTest");
-    QCoreApplication::setApplicationName("test_conveniences");
-    QSettings().clear();
+    test::useTestSettings("test_conveniences");
 }
 
 void TestConveniences::init()

@@ -65,10 +65,7 @@ private:
 
 void TestDesignUi::initTestCase()
 {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName("ConvLabTest");
-    QCoreApplication::setApplicationName("test_design_ui");
-    QSettings().clear();
+    test::useTestSettings("test_design_ui");
 }
 
 void TestDesignUi::init()

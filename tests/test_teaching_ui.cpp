@@ -83,10 +83,7 @@ private:
 
 void TestTeachingUi::initTestCase()
 {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName("ConvLabTest");
-    QCoreApplication::setApplicationName("test_teaching_ui");
-    QSettings().clear();
+    test::useTestSettings("test_teaching_ui");
 }
 
 void TestTeachingUi::init()

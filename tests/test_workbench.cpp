@@ -105,11 +105,7 @@ private:
 
 void TestWorkbench::initTestCase()
 {
-    // Settings go to Qt's test location, never to the user's.
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName("ConvLabTest");
-    QCoreApplication::setApplicationName("test_workbench");
-    QSettings().clear();
+    test::useTestSettings("test_workbench");
 }
 
 void TestWorkbench::init()

@@ -2,6 +2,8 @@
 #include "uitestutil.h"
 
 #include <QLineEdit>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QTableView>
 #include <QtTest>
 
@@ -30,6 +32,14 @@ bool typeIntoCell(QTableView* table, int row, int column, const QString& text)
     QTest::keyClick(editor, Qt::Key_Return);
     // The delegate commits and closes the editor from the event loop.
     return QTest::qWaitFor([&] { return !table->indexWidget(index); }, 5000);
+}
+
+void useTestSettings(const char* suite)
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName("ConvLabTest");
+    QCoreApplication::setApplicationName(suite);
+    QSettings().clear();
 }
 
 } // namespace convlab::test
