@@ -7,7 +7,6 @@
 #include <array>
 #include <bit>
 #include <atomic>
-#include <chrono>
 #include <cmath>
 #include <ctime>
 #include <filesystem>
