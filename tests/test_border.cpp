@@ -157,10 +157,11 @@ private slots:
             packed.channels = 1;
             packed.stride = static_cast<std::size_t>(w);
             for (float v : img.data) packed.bytes.push_back(static_cast<std::uint8_t>(v));
+            const ImagePlanes planes(img);
             for (bool fromPacked : {false, true}) {
                 const int ring = 4;
                 detail::RowWindow window(w, h, b, top, left, right, ring);
-                window.reset(fromPacked ? nullptr : &img, fromPacked ? &packed : nullptr, 0);
+                window.reset(fromPacked ? nullptr : &planes, fromPacked ? &packed : nullptr, 0);
                 for (int r0 = 0; r0 + ring <= h + top + bottom; ++r0) {
                     std::vector<int> covered(w, 0);
                     for (const detail::RowSpan& s : window.spans(r0, ring)) {

@@ -649,6 +649,54 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(Error, convolveInto(self, p, self, nullptr));
     }
 
+    // A caller's planes (separate buffers, odd sizes) are read where they are and give the
+    // same result as the Image holding the same samples, for every method and border mode.
+    void planesOwnedElsewhereAreReadInPlace()
+    {
+        for (auto [w, h] : {std::pair{1, 1}, {3, 2}, {37, 23}, {70, 9}}) {
+            const Image in = randomImage(w, h, 3, 5);
+            std::vector<std::vector<float>> buffers;
+            for (int c = 0; c < in.channels; ++c) buffers.emplace_back(in.plane(c), in.plane(c) + in.planeSize());
+            ImagePlanes planes;
+            planes.width = w;
+            planes.height = h;
+            planes.channels = 3;
+            for (int c = 0; c < 3; ++c) planes.planes[c] = buffers[c].data();
+            ConvolveParams p;
+            p.kernel = randomKernel(5, 4, KernelKind::Dense, 6);
+            for (const BorderModeInfo& b : borderModes()) {
+                p.border = {b.mode, 0.25f};
+                for (Method m : requestableMethods()) {
+                    p.method = m;
+                    Image fromPlanes;
+                    convolveInto(planes, p, fromPlanes);
+                    QVERIFY2(fromPlanes.data == convolve(in, p).data,
+                             qPrintable(QString("%1x%2 %3 %4").arg(w).arg(h).arg(b.name, methodName(m).c_str())));
+                }
+            }
+        }
+    }
+
+    void planesSharingTheOutputAreRefused()
+    {
+        const Image in = randomImage(20, 10, 1, 3);
+        ConvolveParams p;
+        p.kernel = randomKernel(3, 3, KernelKind::Dense, 1);
+        Image out = in;
+        ImagePlanes inside = out; // the output's own storage
+        QVERIFY_THROWS_EXCEPTION(Error, convolveInto(inside, p, out));
+        QCOMPARE(out.data, in.data); // untouched
+        inside.planes[0] = out.data.data() + 5; // partly inside
+        QVERIFY_THROWS_EXCEPTION(Error, convolveInto(inside, p, out));
+        ImagePlanes missing = in;
+        missing.planes[0] = nullptr;
+        QVERIFY_THROWS_EXCEPTION(Error, convolveInto(missing, p, out));
+        Image malformed = in;
+        malformed.data.pop_back();
+        QVERIFY_THROWS_EXCEPTION(Error, convolveInto(ImagePlanes(malformed), p, out));
+        QCOMPARE(out.data, in.data);
+    }
+
     void cancelStopsTheRun()
     {
         const Image in = randomImage(64, 64, 1, 1);

@@ -378,8 +378,9 @@ private slots:
         Image in = randomImage(w, h, 2, 17);
         in.at(1, h / 2, std::min(w - 1, 64)) = kInf; // near a strip's seam
         in.at(0, 0, w - 1) = kNaN;
+        const ImagePlanes planes(in);
         detail::Job job;
-        job.in = &in;
+        job.in = &planes;
         job.width = w;
         job.height = h;
         job.channels = 2;

@@ -130,20 +130,23 @@ public:
         cudaStreamDestroy(stream_);
     }
 
-    void setImage(const Image& image) override
+    void setImage(const ImagePlanes& image) override
     {
-        if (image.empty()) throw Error("cannot upload an empty image");
-        const size_t n = image.data.size();
+        image.validate();
+        const size_t plane = image.planeSize();
+        const size_t n = plane * static_cast<size_t>(image.channels);
         staging_.reserve(n);
         src_.reserve(n);
         // Staged and checked in one pass: the FFT would spread a non-finite sample over the
         // whole plane, so compute() runs direct for such an image.
-        const float* from = image.data.data();
-        float* to = staging_.get();
         bool nonFinite = false;
-        for (size_t i = 0; i < n; ++i) {
-            to[i] = from[i];
-            nonFinite |= !std::isfinite(from[i]);
+        for (int c = 0; c < image.channels; ++c) {
+            const float* from = image.plane(c);
+            float* to = staging_.get() + plane * c;
+            for (size_t i = 0; i < plane; ++i) {
+                to[i] = from[i];
+                nonFinite |= !std::isfinite(from[i]);
+            }
         }
         nonFinite_ = nonFinite;
         check(cudaMemcpyAsync(src_.get(), staging_.get(), sizeof(float) * n, cudaMemcpyHostToDevice, stream_), "upload");

@@ -144,20 +144,19 @@ void learnFromRun(const detail::Job& job, Method method, int rank, RunReport& re
         }
 }
 
-// The engine for either kind of source: float planes (Image) or 8/16-bit samples (PackedImage);
-// both carry width, height, channels, depth and hasAlpha under the same names.
+// The engine for either kind of source: float planes (ImagePlanes) or 8/16-bit samples
+// (PackedImage); both carry width, height, channels, depth and hasAlpha under the same names.
 template <class Source> void runEngine(const Source& in, const ConvolveParams& p, Image& out, RunReport* report)
 {
     using namespace detail;
     constexpr bool kPacked = std::is_same_v<Source, PackedImage>;
     const auto t0 = std::chrono::steady_clock::now();
-    if constexpr (kPacked) {
-        in.validate();
-    } else {
-        if (&in == &out) throw Error("the output image must not be the input image");
-        if (in.empty() || in.channels < 1 || in.channels > 4 ||
-            in.data.size() != in.planeSize() * static_cast<std::size_t>(in.channels))
-            throw Error("input image is empty or malformed");
+    in.validate();
+    if constexpr (!kPacked) {
+        // The methods read source rows while they write output rows, and a reshaped output
+        // frees its old storage: the two must not share memory.
+        if (in.overlaps(out.data.data(), out.data.data() + out.data.size()))
+            throw Error("the output image must not share memory with the input image");
     }
     validateParams(p); // before any backend: a bad parameter is the caller's error, not a GPU failure
     RunReport local;
@@ -246,9 +245,11 @@ template <class Source> void runEngine(const Source& in, const ConvolveParams& p
     // Methods that convert samples while padding rows read them packed; the others get whole
     // float planes, converted first.
     Image unpacked;
+    ImagePlanes unpackedPlanes;
     if (job.packed && !engine.readsPacked) {
         unpacked = unpackImage(*job.packed);
-        job.in = &unpacked;
+        unpackedPlanes = unpacked;
+        job.in = &unpackedPlanes;
         job.packed = nullptr;
         clock.mark("unpack");
     }
@@ -270,10 +271,16 @@ template <class Source> void runEngine(const Source& in, const ConvolveParams& p
 
 void convolveInto(const Image& in, const ConvolveParams& p, Image& out, RunReport* report)
 {
+    if (&in == &out) throw Error("the output image must not be the input image");
+    runEngine(ImagePlanes(in), p, out, report);
+}
+
+void convolveInto(const ImagePlanes& in, const ConvolveParams& p, Image& out, RunReport* report)
+{
     runEngine(in, p, out, report);
 }
 
-void rerunOnCpuAfterGpuFailure(const Image& in, ConvolveParams params, Image& out, RunReport& report,
+void rerunOnCpuAfterGpuFailure(const ImagePlanes& in, ConvolveParams params, Image& out, RunReport& report,
                                const std::string& why)
 {
     params.device = Device::Cpu;

@@ -38,6 +38,38 @@ Image::Image(int w, int h, int c, SampleDepth d) : width(w), height(h), channels
     data.assign(n, 0.0f);
 }
 
+ImagePlanes::ImagePlanes(const Image& image)
+    : width(image.width), height(image.height), channels(image.channels), depth(image.depth),
+      hasAlpha(image.hasAlpha)
+{
+    // A malformed Image (data not channels whole planes) gives null planes, which validate()
+    // reports, instead of pointers past its storage.
+    if (image.channels < 1 || image.channels > 4 || image.width < 1 || image.height < 1 ||
+        image.data.size() != image.planeSize() * static_cast<std::size_t>(image.channels))
+        return;
+    for (int c = 0; c < channels; ++c) planes[c] = image.plane(c);
+}
+
+void ImagePlanes::validate() const
+{
+    if (channels < 1 || channels > 4 || width < 1 || height < 1)
+        throw Error("input image is empty or malformed");
+    checkImageSize(width, height, channels);
+    for (int c = 0; c < channels; ++c)
+        if (!planes[c]) throw Error("input image is empty or malformed");
+}
+
+bool ImagePlanes::overlaps(const float* begin, const float* end) const
+{
+    // Compared as addresses: the buffers are unrelated objects.
+    const auto a = reinterpret_cast<std::uintptr_t>(begin), b = reinterpret_cast<std::uintptr_t>(end);
+    for (int c = 0; c < channels && c < 4; ++c) {
+        const auto p = reinterpret_cast<std::uintptr_t>(planes[c]);
+        if (p && p < b && a < p + planeSize() * sizeof(float)) return true;
+    }
+    return false;
+}
+
 void PackedImage::validate() const
 {
     checkImageSize(width, height, channels);

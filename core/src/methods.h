@@ -42,7 +42,7 @@ SeparableFactors separableFactors(const Kernel& k);
 struct Job {
     // The source: float planes (`in`), or, for direct and separable, 8/16-bit samples
     // converted as rows are padded (`packed`; `in` is then null).
-    const Image* in = nullptr;
+    const ImagePlanes* in = nullptr;
     const PackedImage* packed = nullptr;
     int width = 0, height = 0;
     int channels = 0;          // planes 0..channels-1 are filtered

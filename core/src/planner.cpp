@@ -237,9 +237,10 @@ Job calibrationJob(int kw, int kh, CalibrationShape shape)
         }
         return all;
     }();
+    static const std::array<ImagePlanes, 2> views{images[0], images[1]};
     const Image& img = images[static_cast<int>(shape)];
     Job j;
-    j.in = &img;
+    j.in = &views[static_cast<int>(shape)];
     j.width = img.width;
     j.height = img.height;
     j.channels = 1;

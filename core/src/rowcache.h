@@ -35,7 +35,7 @@ public:
     // Plane c of whichever source is given: float planes, or 8/16-bit samples whose rows are
     // converted to float as they are padded, so the conversion is part of the first pass and no
     // float copy of the image is made.
-    void reset(const Image* image, const PackedImage* packed, int c)
+    void reset(const ImagePlanes* image, const PackedImage* packed, int c)
     {
         plane_ = image ? image->plane(c) : nullptr;
         packed_ = image ? nullptr : packed;
@@ -134,7 +134,7 @@ public:
     }
 
     // Plane c of whichever source is given (see PaddedRows::reset).
-    void reset(const Image* image, const PackedImage* packed, int c)
+    void reset(const ImagePlanes* image, const PackedImage* packed, int c)
     {
         padded_.reset(image, packed, c);
         plane_ = image && !constantRow_.empty() ? image->plane(c) : nullptr;

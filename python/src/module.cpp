@@ -95,10 +95,22 @@ convlab::ConvolveParams paramsFrom(const Weights& weights, std::string_view mode
     return p;
 }
 
-// The engine's input image for one calling thread, kept between calls: the array is copied
-// into it (convlab::Image owns its samples), and a fresh buffer of the size would pay a page
-// fault per 4 KiB on every call, which took longer than the copy (docs/architecture.md,
-// Python). Buffers beyond kMaxKeptStagingBytes are let go after the call.
+// The array's samples as the engine's planes, read where they are: a one-channel array is one
+// plane already.
+convlab::ImagePlanes planeOf(const float* input, const Shape& s)
+{
+    convlab::ImagePlanes planes;
+    planes.width = s.width;
+    planes.height = s.height;
+    planes.channels = 1;
+    planes.planes[0] = input;
+    return planes;
+}
+
+// The engine's planar input for one calling thread, kept between calls, for (H, W, C) arrays
+// whose channels are interleaved: they are gathered into it, and a fresh buffer of the size
+// would pay a page fault per 4 KiB on every call, which took longer than the copy
+// (docs/architecture.md, Python). Buffers beyond kMaxKeptStagingBytes are let go after the call.
 constexpr std::size_t kMaxKeptStagingBytes = std::size_t(64) << 20;
 
 convlab::Image& stagingImage(const Shape& s, int channels)
@@ -197,6 +209,15 @@ std::vector<GroupRun> filterInto(const float* input, const Shape& s, const convl
 {
     std::vector<GroupRun> runs;
     convlab::Image result;
+    if (s.channels == 1) { // read in place; the result goes to `out` after the run, so `out` may be `input`
+        GroupRun run;
+        convlab::convolveInto(planeOf(input, s), params, result, &run.report);
+        const auto start = std::chrono::steady_clock::now();
+        scatterChannels(result, s, 0, out);
+        run.copyOutMs = millisecondsSince(start);
+        runs.push_back(std::move(run));
+        return runs;
+    }
     for (int first = 0; first < s.channels; first += kMaxGroupChannels) {
         GroupRun run;
         auto start = std::chrono::steady_clock::now();
@@ -224,25 +245,22 @@ nb::object reportOf(const std::vector<GroupRun>& runs)
     return first;
 }
 
-// A 2-D result handed to numpy as it is: the array owns the engine's image (no copy out).
-nb::tuple filterPlaneToNew(const float* input, const Shape& s, const convlab::ConvolveParams& params,
-                           bool wantReport)
+// A one-channel array, (H, W) or (H, W, 1), read in place and its result handed to numpy as it
+// is: the new array owns the engine's image (no copy in, no copy out).
+nb::tuple filterPlaneToNew(const float* input, const Shape& s, std::size_t ndim,
+                           const convlab::ConvolveParams& params, bool wantReport)
 {
     auto result = std::make_unique<convlab::Image>();
     GroupRun run;
     {
         nb::gil_scoped_release unlocked;
-        auto start = std::chrono::steady_clock::now();
-        convlab::Image& in = stagingImage(s, 1);
-        gatherChannels(input, s, 0, in);
-        run.copyInMs = millisecondsSince(start);
-        convlab::convolveInto(in, params, *result, &run.report);
-        releaseLargeStaging(in);
+        convlab::convolveInto(planeOf(input, s), params, *result, &run.report);
     }
     float* data = result->data.data();
     nb::capsule owner(result.get(), [](void* p) noexcept { delete static_cast<convlab::Image*>(p); });
     result.release();
-    NumpyResult array(data, {static_cast<std::size_t>(s.height), static_cast<std::size_t>(s.width)}, owner);
+    const std::size_t shape[3] = {static_cast<std::size_t>(s.height), static_cast<std::size_t>(s.width), 1};
+    NumpyResult array(data, ndim, shape, owner);
     nb::object report = wantReport ? reportOf({run}) : nb::none();
     return nb::make_tuple(array, report);
 }
@@ -254,7 +272,7 @@ nb::tuple filter(Input input, Weights weights, std::optional<Output> output, std
     const Shape s = shapeOf(input);
     const convlab::ConvolveParams params =
         paramsFrom(weights, mode, cval, anchorX, anchorY, correlate, method, device, threads);
-    if (!output && input.ndim() == 2) return filterPlaneToNew(input.data(), s, params, wantReport);
+    if (!output && s.channels == 1) return filterPlaneToNew(input.data(), s, input.ndim(), params, wantReport);
 
     nb::object array;
     float* out = nullptr;

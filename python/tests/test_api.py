@@ -159,6 +159,22 @@ def test_non_contiguous_and_read_only_inputs_give_the_same_result():
     assert np.array_equal(base, untouched)
 
 
+def test_one_channel_float32_is_read_in_place_and_may_be_its_own_output():
+    rng = np.random.default_rng(13)
+    data = rng.uniform(-1, 1, (70, 90)).astype(np.float32)
+    weights = rng.uniform(-1, 1, (5, 4)).astype(np.float32)
+    # The same plane as channel 0 of an interleaved array, which is gathered first.
+    gathered = convlab.convolve(np.stack([data, data], axis=2), weights)[:, :, 0]
+    for shaped in (data, data[:, :, np.newaxis]):
+        result, report = convlab.convolve(shaped, weights, return_report=True)
+        assert result.shape == shaped.shape
+        assert np.array_equal(result.reshape(data.shape), gathered)
+        assert report["copy_in_ms"] == 0 and report["copy_out_ms"] == 0, report
+    in_place = data.copy()
+    assert convlab.convolve(in_place, weights, output=in_place) is in_place
+    assert np.array_equal(in_place, gathered)
+
+
 def test_output_array_or_dtype():
     rng = np.random.default_rng(9)
     data = rng.uniform(0, 10, (30, 20, 2)).astype(np.float32)

@@ -89,6 +89,9 @@ Image convolve(const Image& in, const ConvolveParams& params, RunReport* report 
 // The same, writing into `out`, whose storage is reused when it already has the input's shape
 // (no allocation, no page faults: the form for repeated runs). `out` must not be `in`.
 void convolveInto(const Image& in, const ConvolveParams& params, Image& out, RunReport* report = nullptr);
+// The same from float planes owned by the caller (a NumPy array, say), read where they are: no
+// copy of the source is made. The planes must not share memory with `out`.
+void convolveInto(const ImagePlanes& in, const ConvolveParams& params, Image& out, RunReport* report = nullptr);
 // The same from 8/16-bit samples as decoded (io.h decodeImage): direct and separable convert
 // each row to float as they pad it, inside their first pass, so no float copy of the source is
 // made; the FFT and the reference convert the planes first; CUDA uploads the samples and

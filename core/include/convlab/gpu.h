@@ -28,7 +28,7 @@ public:
 
     // Uploads the source image; it stays on the device until the next setImage, so a kernel
     // edit uploads only the kernel.
-    virtual void setImage(const Image& image) = 0;
+    virtual void setImage(const ImagePlanes& image) = 0;
     // Uploads 8- or 16-bit samples as they are (a quarter or half of the float bytes) and
     // converts them on the device; the result equals setImage(unpackImage(packed)).
     virtual void setImage(const PackedImage& packed) = 0;
@@ -70,7 +70,7 @@ public:
 // The one rule for a GPU run that failed: the same parameters run on the CPU and the report
 // says why (`report` is replaced by the CPU run's). convolve() applies it for device auto;
 // callers that keep their own session (the workbench) apply it too.
-void rerunOnCpuAfterGpuFailure(const Image& in, ConvolveParams params, Image& out, RunReport& report,
+void rerunOnCpuAfterGpuFailure(const ImagePlanes& in, ConvolveParams params, Image& out, RunReport& report,
                                const std::string& why);
 
 } // namespace convlab

@@ -49,6 +49,30 @@ struct Image {
     }
 };
 
+// The planes of a float image whose samples are owned elsewhere (an Image, a NumPy array):
+// what the engine reads, so that a caller's buffer is filtered in place of a copy. Plane c
+// starts at planes[c] and holds height rows of width values, row-major, with no gaps. Every
+// Image converts to the view of its own planes.
+struct ImagePlanes {
+    int width = 0;
+    int height = 0;
+    int channels = 0;
+    SampleDepth depth = SampleDepth::F32;
+    bool hasAlpha = false;
+    std::array<const float*, 4> planes{};
+
+    ImagePlanes() = default;
+    ImagePlanes(const Image& image); // NOLINT(google-explicit-constructor): an Image is its own view
+
+    std::size_t planeSize() const { return static_cast<std::size_t>(width) * height; }
+    const float* plane(int c) const { return planes[c]; }
+    float at(int c, int y, int x) const { return planes[c][static_cast<std::size_t>(y) * width + x]; }
+    // Throws convlab::Error unless the size is supported and every plane is given.
+    void validate() const;
+    // Whether any plane shares a byte with [begin, end).
+    bool overlaps(const float* begin, const float* end) const;
+};
+
 // Integer samples as a decoder delivers them: interleaved, `channels` samples per pixel, 8 or 16
 // bits each (depth U8 or U16), rows `stride` bytes apart. Plane c of the float image is sample
 // order[c] of every pixel (2, 1, 0 for BGR sources). Uploading this form moves a quarter (8-bit)

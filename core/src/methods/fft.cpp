@@ -369,7 +369,7 @@ FftTiling fftTiling(int w, int h, int kw, int kh)
 
 void runFft(const Job& job, Image& out, StageClock& clock)
 {
-    const Image& in = *job.in;
+    const ImagePlanes& in = *job.in;
     const Kernel& k = job.kernel;
     const int w = in.width, h = in.height, nc = job.channels;
     const int left = k.ax(), top = k.ay();

@@ -8,7 +8,7 @@ namespace convlab::detail {
 
 void runReference(const Job& job, Image& out, StageClock& clock)
 {
-    const Image& in = *job.in;
+    const ImagePlanes& in = *job.in;
     const Kernel& k = job.kernel;
     const int ax = k.ax(), ay = k.ay();
     const int w = in.width, h = in.height;
