@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <span>
 #include <random>
 
 #include "convlab/convolve.h"
@@ -42,7 +43,7 @@ Image filterWith(const Image& in, const Kernel& k, Semantics s, Border border = 
     return convolve(in, p);
 }
 
-double maxAbs(const std::vector<float>& v)
+double maxAbs(std::span<const float> v)
 {
     double m = 0.0;
     for (float x : v) m = std::max(m, double(std::fabs(x)));

@@ -108,7 +108,7 @@ Image smoothImage(int w, int h, int c)
 Image fromValues(const std::vector<float>& values, SampleDepth d)
 {
     Image img(int(values.size()), 1, 1, d);
-    img.data = values;
+    img.data.assign(values.begin(), values.end());
     return img;
 }
 

@@ -3,6 +3,7 @@
 // mode, both semantics, odd/tiny/prime sizes, kernels larger than the image, 1/3/4 channels.
 #include <QtTest>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 
@@ -675,6 +676,21 @@ private slots:
                 }
             }
         }
+    }
+
+    // Sample storage (image.h, SampleAllocator): a large image starts on a 2 MiB boundary (huge
+    // pages), Image's constructor still gives zeros, and a copy keeps the values.
+    void sampleStorageIsAlignedAndZeroedByTheConstructor()
+    {
+        Image large(1024, 1024, 3); // 12 MiB
+        QCOMPARE(reinterpret_cast<std::uintptr_t>(large.data.data()) % (std::uintptr_t(2) << 20), std::uintptr_t(0));
+        QVERIFY(std::all_of(large.data.begin(), large.data.end(), [](float v) { return v == 0.0f; }));
+        const Image unset = Image::uninitialized(1024, 1024, 3);
+        QVERIFY(unset.sameShape(large) && unset.data.size() == large.data.size());
+        QVERIFY_THROWS_EXCEPTION(Error, Image::uninitialized(0, 5, 1));
+        const Image small = randomImage(9, 7, 2, 1);
+        const Image copy = small;
+        QCOMPARE(copy.data, small.data);
     }
 
     void planesSharingTheOutputAreRefused()

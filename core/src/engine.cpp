@@ -144,6 +144,21 @@ void learnFromRun(const detail::Job& job, Method method, int rank, RunReport& re
         }
 }
 
+// Writes one value into every 4 KiB page of a freshly allocated output, on the run's threads.
+// The kernel supplies fresh memory at a page's first write, zeroing it; that is paid here, in
+// the stage "allocate output", instead of inside the method, whose time the planner compares
+// with its estimate of a run over memory already in use (a first run would otherwise teach it
+// that direct costs ten times what it does).
+void touchEveryPage(Image& out, int threads)
+{
+    constexpr std::size_t kValuesPerPage = 4096 / sizeof(float);
+    float* values = out.data.data();
+    const std::size_t pages = (out.data.size() + kValuesPerPage - 1) / kValuesPerPage;
+    detail::parallelFor(static_cast<int>(pages), threads, [&](int begin, int end) {
+        for (int i = begin; i < end; ++i) values[static_cast<std::size_t>(i) * kValuesPerPage] = 0.0f;
+    });
+}
+
 // The engine for either kind of source: float planes (ImagePlanes) or 8/16-bit samples
 // (PackedImage); both carry width, height, channels, depth and hasAlpha under the same names.
 template <class Source> void runEngine(const Source& in, const ConvolveParams& p, Image& out, RunReport* report)
@@ -235,7 +250,8 @@ template <class Source> void runEngine(const Source& in, const ConvolveParams& p
     const MethodEngine& engine = engineOf(method);
 
     if (out.width != in.width || out.height != in.height || out.channels != in.channels) {
-        out = Image(in.width, in.height, in.channels); // else reused as is
+        out = Image::uninitialized(in.width, in.height, in.channels); // every sample is written below; else reused
+        touchEveryPage(out, threads);
         clock.mark("allocate output");
     }
     out.depth = in.depth;

@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "convlab/image.h"
 
+#include <cstdlib>
+#include <new>
 #include <string>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "convlab/error.h"
 #include "rowkernels.h"
@@ -31,11 +37,51 @@ void checkImageSize(int w, int h, int c)
                     " is too large (" + std::to_string(n * 4 / (1024 * 1024)) + " MiB as float32)");
 }
 
+namespace detail {
+
+namespace {
+constexpr std::size_t kHugePage = std::size_t(2) << 20;
+}
+
+void* allocateSamples(std::size_t bytes)
+{
+    if (bytes < kHugePage) return ::operator new(bytes);
+    const std::size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+    void* p = std::aligned_alloc(kHugePage, rounded);
+    if (!p) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+    madvise(p, rounded, MADV_HUGEPAGE); // advice only: without huge pages it runs as before
+#endif
+    return p;
+}
+
+void freeSamples(void* p, std::size_t bytes) noexcept
+{
+    if (bytes < kHugePage)
+        ::operator delete(p);
+    else
+        std::free(p);
+}
+
+} // namespace detail
+
 Image::Image(int w, int h, int c, SampleDepth d) : width(w), height(h), channels(c), depth(d)
 {
     checkImageSize(w, h, c);
     const std::size_t n = static_cast<std::size_t>(w) * h * c;
     data.assign(n, 0.0f);
+}
+
+Image Image::uninitialized(int w, int h, int c, SampleDepth d)
+{
+    checkImageSize(w, h, c);
+    Image image;
+    image.width = w;
+    image.height = h;
+    image.channels = c;
+    image.depth = d;
+    image.data.resize(static_cast<std::size_t>(w) * h * c); // default-initialized: left unset
+    return image;
 }
 
 ImagePlanes::ImagePlanes(const Image& image)
@@ -104,7 +150,7 @@ void unpackPlane(const PackedImage& packed, int c, float* dst)
 Image unpackImage(const PackedImage& packed)
 {
     packed.validate();
-    Image img(packed.width, packed.height, packed.channels, packed.depth);
+    Image img = Image::uninitialized(packed.width, packed.height, packed.channels, packed.depth);
     img.hasAlpha = packed.hasAlpha;
     for (int c = 0; c < packed.channels; ++c) unpackPlane(packed, c, img.plane(c));
     return img;

@@ -361,7 +361,7 @@ DecodedImage decodeImageOpenCV(const std::string& path)
     default: failRead(path, "unsupported sample type (8-bit, 16-bit unsigned and float files are supported)");
     }
     try {
-        d.image = Image(m.cols, m.rows, m.channels(), SampleDepth::F32);
+        d.image = Image::uninitialized(m.cols, m.rows, m.channels(), SampleDepth::F32); // unpackFloat writes every sample
     } catch (const Error& e) {
         failRead(path, e.what());
     }

@@ -259,7 +259,7 @@ Image readNpy(const std::string& path)
     SampleDepth depth = SampleDepth::F32;
     if (dt.kind == Kind::U8) depth = SampleDepth::U8;
     if (dt.kind == Kind::U16) depth = SampleDepth::U16;
-    Image img(int(W), int(H), int(C), depth);
+    Image img = Image::uninitialized(int(W), int(H), int(C), depth); // every row is decoded below
     const bool swap = dt.size > 1 && dt.bigEndian != (std::endian::native == std::endian::big);
     std::vector<unsigned char> row(std::size_t(W * C) * dt.size);
     for (int y = 0; y < img.height; ++y) {

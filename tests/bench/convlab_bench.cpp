@@ -499,7 +499,7 @@ int runBench(const Options& o)
         kernelDoc[k.name] = {{"width", k.width}, {"height", k.height}, {"values", k.values}};
         if (!o.dumpDir.empty()) {
             Image km(k.width, k.height, 1);
-            km.data = k.values;
+            km.data.assign(k.values.begin(), k.values.end());
             writeNpy(km, o.dumpDir + "/kernel_" + k.name + ".npy");
         }
     }
