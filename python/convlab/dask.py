@@ -2,22 +2,27 @@
 """convlab.convolve and convlab.correlate for dask arrays, chunk by chunk.
 
 The result equals convlab.convolve / correlate of the whole array, seams and edges included,
-for every border mode (mirror too, which dask's own boundaries do not have):
+for every border mode (mirror too, which dask's own boundaries do not have). Each output chunk
+is one task:
 
-1. Each axis is padded at the array's two ends by the engine's own border rule (borderIndex,
-   docs/semantics.md, Border modes: the constant, or the samples the rule names, at any
-   distance, so kernels larger than the array are exact), by as many samples as the window
-   reaches before and after an output: the correlation-form anchor and the rest of the kernel,
-   different on the two sides for even kernels and for origins.
-2. The padding joins the first and last chunks, and dask's overlap (boundary 'none', the same
-   asymmetric depth) gives every chunk the samples its outputs read from its neighbours.
-   Chunks smaller than that depth are merged first (a kernel larger than a chunk).
-3. Each block is filtered with mode 'constant' and cropped to the chunk's outputs, whose
-   windows lie wholly inside the block: no border rule applies there.
+1. Along each axis, the coordinates its outputs' windows read run from the chunk's start less
+   the window's reach before an output to its end plus the reach after (the correlation-form
+   anchor and the rest of the kernel: different on the two sides for even kernels and
+   origins). The engine's own border rule (borderIndex, docs/semantics.md, Border modes) names
+   the sample each coordinate reads, at any distance, or the constant: so kernels larger than
+   a chunk or than the whole array are exact, and wrap reads the far end of the array.
+2. The task depends on exactly the input chunks those samples lie in (its neighbours, the far
+   chunk for wrap, more where the kernel is larger than a chunk) and gathers its window from
+   them: whole runs of a chunk as slices, reflected or wrapped margins by index.
+3. The window is filtered with mode 'constant' and cropped to the chunk's outputs, whose
+   windows lie wholly inside it: no border rule applies there.
+
+One task per output chunk, where dask's overlap would add a task per neighbour slice and per
+concatenation; on a distributed cluster each task costs about a millisecond of scheduling, which
+for small kernels is more than the filtering (README, Python and Dask).
 
 Arrays are 2-D or (H, W, C), channel last (any chunking of the channel axis). The result has the
-input's chunks (after any merging) and dtype float32 (float64 for float64 input, as
-convlab.convolve).
+input's chunks and dtype float32 (float64 for float64 input, as convlab.convolve).
 """
 import numpy as np
 
@@ -49,48 +54,62 @@ def window_reach(kernel_shape, anchor_yx, correlate_):
     return reach
 
 
-def merged_chunks(chunks, least):
-    """`chunks` of one axis merged into neighbours until each holds at least `least` samples
-    (a block gives its neighbours up to `least` samples); the last remainder joins the one
-    before it. One chunk stays one chunk."""
-    merged, run = [], 0
-    for c in chunks:
-        run += c
-        if run >= least:
-            merged.append(run)
-            run = 0
-    if run:
-        if merged:
-            merged[-1] += run
-        else:
-            merged.append(run)
-    return tuple(merged)
+class AxisWindows:
+    """Where the windows of one axis's chunks read: for chunk i, `lengths[i]` coordinates, of
+    which `runs[i]` lists the (destination slice, source chunk, source selection) that hold
+    samples (the selection a slice where the samples are consecutive, else indices into the
+    chunk); `constant[i]`: whether some coordinate reads the constant instead."""
+
+    def __init__(self, chunks, before, after, border):
+        n = sum(chunks)
+        starts = np.cumsum((0,) + tuple(chunks))
+        self.lengths, self.runs, self.constant = [], [], []
+        for i, size in enumerate(chunks):
+            index = _convlab.border_indices(int(starts[i]) - before, int(starts[i]) + size + after, n, border)
+            source = np.where(index >= 0, np.searchsorted(starts, index, side="right") - 1, -1)
+            breaks = np.flatnonzero(np.diff(source)) + 1
+            runs = []
+            for begin, end in zip(np.r_[0, breaks], np.r_[breaks, len(index)]):
+                chunk = int(source[begin])
+                if chunk < 0:
+                    continue
+                local = index[begin:end] - starts[chunk]
+                consecutive = len(local) == 1 or bool(np.all(np.diff(local) == 1))
+                selection = slice(int(local[0]), int(local[-1]) + 1) if consecutive else local
+                runs.append((slice(int(begin), int(end)), chunk, selection))
+            self.lengths.append(len(index))
+            self.runs.append(runs)
+            self.constant.append(bool((source < 0).any()))
 
 
-def _pad_axis(x, axis, before, after, border, cval):
-    """x extended along `axis` by the engine's border rule; the padding joins the end chunks."""
-    import dask.array as da
+class _BlockFilter:
+    """The task of one output chunk: gathers its window from the input chunks it is given, in
+    the order of (row run, column run), filters it and crops the chunk's outputs."""
 
-    n = x.shape[axis]
-    pieces = []
-    for begin, end in ((-before, 0), (n, n + after)):
-        if end == begin:
-            pieces.append(None)
-        elif border == "constant":
-            shape = list(x.shape)
-            shape[axis] = end - begin
-            pieces.append(da.full(shape, cval, dtype=x.dtype, chunks=-1))
-        else:
-            pieces.append(da.take(x, _convlab.border_indices(begin, end, n, border), axis=axis))
-    padded = da.concatenate([p for p in (pieces[0], x, pieces[1]) if p is not None], axis=axis)
-    chunks = list(x.chunks[axis])
-    chunks[0] += before
-    chunks[-1] += after
-    return padded.rechunk({axis: tuple(chunks)})
+    def __init__(self, rows, columns, cval, reach, kernel, ax, ay, correlate_, method, device, threads):
+        self.rows, self.columns, self.cval, self.reach = rows, columns, cval, reach
+        self.args = (kernel, None, "constant", 0.0, ax, ay, correlate_, method, device, threads, False)
+
+    def window(self, blocks):
+        (length_r, runs_r, constant_r), (length_c, runs_c, constant_c) = self.rows, self.columns
+        shape = (length_r, length_c) + blocks[0].shape[2:]
+        window = np.full(shape, self.cval, np.float32) if constant_r or constant_c else np.empty(shape, np.float32)
+        pieces = iter(blocks)
+        for rows, _, source_rows in runs_r:
+            for columns, _, source_columns in runs_c:
+                window[rows, columns] = next(pieces)[source_rows][:, source_columns]
+        return window
+
+    def __call__(self, *blocks):
+        result = _convlab.filter(self.window(blocks), *self.args)[0]
+        (top, bottom), (left, right) = self.reach
+        return result[top:result.shape[0] - bottom, left:result.shape[1] - right]
 
 
 def _filter(correlate_, image, weights, mode, cval, origin, method, device, threads):
     import dask.array as da
+    from dask.base import tokenize
+    from dask.highlevelgraph import HighLevelGraph
 
     x = da.asarray(image)
     if x.dtype.kind not in "fiub":
@@ -113,21 +132,19 @@ def _filter(correlate_, image, weights, mode, cval, origin, method, device, thre
 
     reach = window_reach(kernel.shape, (ay, ax), correlate_)
     samples = x.astype(np.float32)
-    samples = samples.rechunk({axis: merged_chunks(samples.chunks[axis], max(reach[axis]))
-                               for axis in range(2)})
-    padded = samples
-    for axis, (before, after) in enumerate(reach):
-        padded = _pad_axis(padded, axis, before, after, border, np.float32(cval))
-    depth = {0: reach[0], 1: reach[1]}
-    if x.ndim == 3:
-        depth[2] = 0
-    blocks = da.overlap.overlap(padded, depth=depth, boundary="none")
-
-    def filter_block(block):
-        result = _convlab.filter(np.ascontiguousarray(block, np.float32), kernel, None, "constant", 0.0, ax, ay,
-                                 correlate_, str(method), str(device), int(threads), False)[0]
-        (top, bottom), (left, right) = reach
-        return result[top:block.shape[0] - bottom, left:block.shape[1] - right]
-
-    out = blocks.map_blocks(filter_block, chunks=samples.chunks, dtype=np.float32)
+    axes = [AxisWindows(samples.chunks[axis], *reach[axis], border) for axis in range(2)]
+    channel_blocks = [()] if samples.ndim == 2 else [(k,) for k in range(len(samples.chunks[2]))]
+    name = "convlab-" + ("correlate-" if correlate_ else "convolve-") + tokenize(
+        samples.name, kernel, engine_mode, float(cval), ax, ay, str(method), str(device), int(threads))
+    tasks = {}
+    for i, runs_r in enumerate(axes[0].runs):
+        for j, runs_c in enumerate(axes[1].runs):
+            task = _BlockFilter((axes[0].lengths[i], runs_r, axes[0].constant[i]),
+                                (axes[1].lengths[j], runs_c, axes[1].constant[j]), np.float32(cval), reach,
+                                kernel, ax, ay, correlate_, str(method), str(device), int(threads))
+            for k in channel_blocks:
+                sources = [(samples.name, r, c) + k for _, r, _ in runs_r for _, c, _ in runs_c]
+                tasks[(name, i, j) + k] = (task, *sources)
+    graph = HighLevelGraph.from_collections(name, tasks, dependencies=[samples])
+    out = da.Array(graph, name, chunks=samples.chunks, dtype=np.float32)
     return out.astype(np.float64) if x.dtype == np.float64 else out

@@ -7,6 +7,7 @@ import warnings
 import dask.array as da
 import numpy as np
 import pytest
+from dask.core import get_dependencies
 from distributed import Client, LocalCluster
 
 import convlab
@@ -27,11 +28,11 @@ def client():
 
 @pytest.fixture(scope="module")
 def large(client):
-    """A 4096x4096 float32 array and its 512x512 chunks, held by the cluster's workers."""
-    data = np.random.default_rng(1).uniform(-1, 1, (4096, 4096)).astype(np.float32)
+    """An 8192x8192 float32 array and its 1024x1024 chunks, held by the cluster's workers."""
+    data = np.random.default_rng(1).uniform(-1, 1, (8192, 8192)).astype(np.float32)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "Sending large graph", UserWarning)  # the data, sent once
-        return data, client.persist(da.from_array(data, chunks=(512, 512)))
+        return data, client.persist(da.from_array(data, chunks=(1024, 1024)))
 
 
 def check_equal_to_whole(function, data, chunks, weights, mode, origin, method="direct", cval=1.5, client=None):
@@ -48,12 +49,12 @@ def check_equal_to_whole(function, data, chunks, weights, mode, origin, method="
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_a_4096_square_array_in_512_chunks_equals_the_whole(client, large, mode):
+def test_an_8192_square_array_in_1024_chunks_equals_the_whole(client, large, mode):
     data, image = large
     weights = np.random.default_rng(2).uniform(-1, 1, (4, 5)).astype(np.float32)
     for function in FUNCTIONS:
         lazy = check_equal_to_whole(function, data, image, weights, mode, (1, -2), client=client)
-        assert lazy.chunks == ((512,) * 8, (512,) * 8)
+        assert lazy.chunks == ((1024,) * 8, (1024,) * 8)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -80,13 +81,51 @@ def test_channel_last_arrays(mode):
             check_equal_to_whole(function, data, chunks, weights, mode, (2, 0))
 
 
-def test_chunk_merging_keeps_every_block_at_least_the_depth():
-    assert convlab.dask.merged_chunks((512,) * 4, 3) == (512,) * 4
-    assert convlab.dask.merged_chunks((64, 64, 64, 64, 44), 81) == (128, 172)
-    assert convlab.dask.merged_chunks((10, 10, 3), 12) == (23,)
-    assert convlab.dask.merged_chunks((5,), 100) == (5,)
+def test_each_chunk_reads_its_window_by_the_border_rule():
     assert convlab.dask.window_reach((4, 5), (2, 2), True) == [(2, 1), (2, 2)]
     assert convlab.dask.window_reach((4, 5), (2, 2), False) == [(1, 2), (2, 2)]
+    # Chunks (4, 4, 2) of an axis of 10, reaching 2 before and 1 after: the first chunk reads
+    # coordinates -2..4, the reflected -2, -1 from its own start, 0..3 as a slice, 4 from chunk 1.
+    axis = convlab.dask.AxisWindows((4, 4, 2), 2, 1, "reflect")
+    assert axis.lengths == [7, 7, 5] and axis.constant == [False, False, False]
+    (d0, c0, s0), (d1, c1, s1) = axis.runs[0]
+    assert (d0, c0, d1, c1, s1) == (slice(0, 6), 0, slice(6, 7), 1, slice(0, 1))
+    assert list(s0) == [1, 0, 0, 1, 2, 3]
+    # wrap: the last chunk's window ends in the first chunk's first sample.
+    assert convlab.dask.AxisWindows((4, 4, 2), 2, 1, "wrap").runs[2][-1] == (slice(4, 5), 0, slice(0, 1))
+    # constant: coordinates outside read the constant, and only chunks inside are sources.
+    constant = convlab.dask.AxisWindows((4, 4, 2), 2, 1, "constant")
+    assert constant.constant == [True, False, True]
+    assert [(d, c) for d, c, _ in constant.runs[0]] == [(slice(2, 6), 0), (slice(6, 7), 1)]
+    # A window longer than the axis reads it again and again (a kernel larger than the array).
+    long = convlab.dask.AxisWindows((3,), 5, 4, "mirror")
+    assert long.lengths == [12] and list(long.runs[0][0][2]) == [1, 0, 1, 2] * 3
+
+
+def test_one_task_per_output_chunk():
+    image = da.zeros((4096, 4096), chunks=(512, 512), dtype=np.float32)
+    inputs = len(image.__dask_graph__())
+    for mode in MODES:
+        out = convlab.dask.convolve(image, np.ones((3, 3), np.float32), mode=mode)
+        assert len(out.__dask_graph__()) == inputs + 64, mode
+        # An interior chunk reads its 3 x 3 neighbourhood; a corner, under wrap, the far
+        # corners too, and otherwise only the chunks beside it.
+        graph = dict(out.__dask_graph__())
+        assert len(get_dependencies(graph, (out.name, 3, 3))) == 9, mode
+        corner = get_dependencies(graph, (out.name, 0, 0))
+        assert len(corner) == (9 if mode == "wrap" else 4), mode
+        assert ((image.name, 7, 7) in corner) == (mode == "wrap"), mode
+
+
+def test_worker_processes_receive_the_tasks_pickled():
+    # A cluster of processes, as on several machines: each task and its plan travel pickled.
+    rng = np.random.default_rng(7)
+    data = rng.uniform(-1, 1, (300, 250, 2)).astype(np.float32)
+    weights = rng.uniform(-1, 1, (7, 4)).astype(np.float32)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with Client(cluster, set_as_default=False) as c:
+            for mode in MODES:
+                check_equal_to_whole("correlate", data, (64, 100, 1), weights, mode, (-3, 1), client=c)
 
 
 def test_dtypes():
