@@ -107,8 +107,8 @@ Image& calibrationOutput(CalibrationShape shape = CalibrationShape::Streaming);
 double bestOfNs(int runs, const std::function<void()>& fn);
 double calibrationValues(CalibrationShape shape = CalibrationShape::Streaming);
 // The two constants of a method whose work per value is `workA` in run `a` and `workB` in run
-// `b` (taps, say): the difference of the two best times is the per-work cost, the rest of `a`'s
-// the per-value cost.
+// `b` (taps, say): the difference of the two best times is the per-work cost; the per-value
+// cost is the rest of `a`'s time when `a` runs again on a plane streamed from memory.
 MethodCost fitTwoRuns(const Job& a, double workA, const Job& b, double workB,
                       void (*run)(const Job&, Image&, StageClock&));
 
