@@ -167,7 +167,31 @@ private slots:
         QTest::newRow("tiles across") << 1301 << 40 << 5 << 5;
         QTest::newRow("tiles both ways") << 1031 << 1107 << 9 << 4;
         QTest::newRow("wide kernel") << 1200 << 1030 << 33 << 3;
+        QTest::newRow("768-point tiles") << 2000 << 50 << 63 << 5;
     }
+    // The tile sides are those of least transform work (fft.cpp): a 63x63 kernel on 4096x4096
+    // gets 768-point tiles (706 outputs a side, 36 tiles) rather than 256 (194 outputs, 484
+    // tiles); every tiling covers the image with tiles that each keep outputs.
+    void fftTilingTakesTheLeastWork()
+    {
+        const detail::FftTiling large = detail::fftTiling(4096, 4096, 63, 63);
+        QCOMPARE(large.n0, 768);
+        QCOMPARE(large.n1, 768);
+        QCOMPARE(large.tilesX * large.tilesY, 36);
+        QCOMPARE(detail::fftTiling(2000, 50, 63, 5).n1, 768);
+        const int cases[][4] = {{4096, 4096, 3, 3},   {4096, 4096, 31, 31}, {1301, 40, 5, 5},
+                                {1200, 1030, 33, 3},  {5000, 7, 1, 1},      {3000, 3000, 201, 151},
+                                {1025, 1025, 1025, 1}, {1, 1, 1, 1}};
+        for (const auto& c : cases) {
+            const detail::FftTiling t = detail::fftTiling(c[0], c[1], c[2], c[3]);
+            QVERIFY(t.outW >= 1 && t.outH >= 1);
+            QCOMPARE(t.outW, std::min(c[0], t.n1 - c[2] + 1));
+            QCOMPARE(t.outH, std::min(c[1], t.n0 - c[3] + 1));
+            QVERIFY(t.tilesX * t.outW >= c[0] && (t.tilesX - 1) * t.outW < c[0]);
+            QVERIFY(t.tilesY * t.outH >= c[1] && (t.tilesY - 1) * t.outH < c[1]);
+        }
+    }
+
     void fftTilesAgree()
     {
         QFETCH(int, w);

@@ -1,11 +1,18 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Markdown summary of a convlab-bench JSON file: for each case, our auto method against the
-OpenCV function it is compared with, at each thread count, with the ratio ours/OpenCV.
+OpenCV function it is compared with, at each thread count, with the ratio ours/OpenCV; each time
+is the median with [fastest–slowest] of its runs.
 Optionally adds the peers.py JSON (scipy, PyPI OpenCV) ratios.
 Usage: summarize.py BENCH.json [PEERS.json]"""
 import json
 import sys
+
+
+def spread(record):
+    """The fastest and slowest of the record's timed runs, around its median."""
+    runs = record.get('runs_ms') or [record['median_ms']]
+    return '[%.1f–%.1f]' % (min(runs), max(runs))
 
 
 def main():
@@ -30,9 +37,10 @@ def main():
             peer = next((r for r in rows if r['side'] != 'convlab' and ours and r['method'] == ours['ratio_against']),
                         None)
             if ours and peer:
-                cells += ['%.1f (%s, %.0f%% of copy)' % (ours['median_ms'], ours['method'][5:-1], ours['bandwidth_pct']),
-                          '%.1f %s' % (
-                    peer['median_ms'], peer['method'].replace('cv::', '')), '**%.2f**' % ours['ratio_vs_opencv']]
+                cells += ['%.1f %s (%s, %.0f%% of copy)' % (ours['median_ms'], spread(ours), ours['method'][5:-1],
+                                                            ours['bandwidth_pct']),
+                          '%.1f %s %s' % (peer['median_ms'], spread(peer), peer['method'].replace('cv::', '')),
+                          '**%.2f**' % ours['ratio_vs_opencv']]
             else:
                 cells += ['—', '—', '—']
         print('| ' + ' | '.join(cells) + ' |')
