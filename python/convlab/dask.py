@@ -84,11 +84,13 @@ class AxisWindows:
 
 class _BlockFilter:
     """The task of one output chunk: gathers its window from the input chunks it is given, in
-    the order of (row run, column run), filters it and crops the chunk's outputs."""
+    the order of (row run, column run), filters it with the kernel it is given and crops the
+    chunk's outputs. The kernel is one entry of the graph that every task reads, not a copy in
+    each task (up to 1025 x 1025 floats)."""
 
-    def __init__(self, rows, columns, cval, reach, kernel, ax, ay, correlate_, method, device, threads):
+    def __init__(self, rows, columns, cval, reach, ax, ay, correlate_, method, device, threads):
         self.rows, self.columns, self.cval, self.reach = rows, columns, cval, reach
-        self.args = (kernel, None, "constant", 0.0, ax, ay, correlate_, method, device, threads, False)
+        self.args = (None, "constant", 0.0, ax, ay, correlate_, method, device, threads, False)
 
     def window(self, blocks):
         (length_r, runs_r, constant_r), (length_c, runs_c, constant_c) = self.rows, self.columns
@@ -100,8 +102,8 @@ class _BlockFilter:
                 window[rows, columns] = next(pieces)[source_rows][:, source_columns]
         return window
 
-    def __call__(self, *blocks):
-        result = _convlab.filter(self.window(blocks), *self.args)[0]
+    def __call__(self, kernel, *blocks):
+        result = _convlab.filter(self.window(blocks), kernel, *self.args)[0]
         (top, bottom), (left, right) = self.reach
         return result[top:result.shape[0] - bottom, left:result.shape[1] - right]
 
@@ -136,15 +138,16 @@ def _filter(correlate_, image, weights, mode, cval, origin, method, device, thre
     channel_blocks = [()] if samples.ndim == 2 else [(k,) for k in range(len(samples.chunks[2]))]
     name = "convlab-" + ("correlate-" if correlate_ else "convolve-") + tokenize(
         samples.name, kernel, engine_mode, float(cval), ax, ay, str(method), str(device), int(threads))
-    tasks = {}
+    kernel_key = "kernel-" + name
+    tasks = {kernel_key: kernel}
     for i, runs_r in enumerate(axes[0].runs):
         for j, runs_c in enumerate(axes[1].runs):
             task = _BlockFilter((axes[0].lengths[i], runs_r, axes[0].constant[i]),
                                 (axes[1].lengths[j], runs_c, axes[1].constant[j]), np.float32(cval), reach,
-                                kernel, ax, ay, correlate_, str(method), str(device), int(threads))
+                                ax, ay, correlate_, str(method), str(device), int(threads))
             for k in channel_blocks:
                 sources = [(samples.name, r, c) + k for _, r, _ in runs_r for _, c, _ in runs_c]
-                tasks[(name, i, j) + k] = (task, *sources)
+                tasks[(name, i, j) + k] = (task, kernel_key, *sources)
     graph = HighLevelGraph.from_collections(name, tasks, dependencies=[samples])
     out = da.Array(graph, name, chunks=samples.chunks, dtype=np.float32)
     return out.astype(np.float64) if x.dtype == np.float64 else out

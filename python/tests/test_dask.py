@@ -107,13 +107,13 @@ def test_one_task_per_output_chunk():
     inputs = len(image.__dask_graph__())
     for mode in MODES:
         out = convlab.dask.convolve(image, np.ones((3, 3), np.float32), mode=mode)
-        assert len(out.__dask_graph__()) == inputs + 64, mode
+        assert len(out.__dask_graph__()) == inputs + 64 + 1, mode  # and the kernel, once
         # An interior chunk reads its 3 x 3 neighbourhood; a corner, under wrap, the far
-        # corners too, and otherwise only the chunks beside it.
+        # corners too, and otherwise only the chunks beside it (and each, the kernel).
         graph = dict(out.__dask_graph__())
-        assert len(get_dependencies(graph, (out.name, 3, 3))) == 9, mode
+        assert len(get_dependencies(graph, (out.name, 3, 3))) == 9 + 1, mode
         corner = get_dependencies(graph, (out.name, 0, 0))
-        assert len(corner) == (9 if mode == "wrap" else 4), mode
+        assert len(corner) == (9 if mode == "wrap" else 4) + 1, mode
         assert ((image.name, 7, 7) in corner) == (mode == "wrap"), mode
 
 
