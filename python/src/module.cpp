@@ -9,6 +9,7 @@
 #include <nanobind/stl/string_view.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -117,7 +118,7 @@ convlab::Image& stagingImage(const Shape& s, int channels)
 {
     thread_local convlab::Image staging;
     if (staging.width != s.width || staging.height != s.height || staging.channels != channels)
-        staging = convlab::Image(s.width, s.height, channels);
+        staging = convlab::Image::uninitialized(s.width, s.height, channels); // gathered into whole
     return staging;
 }
 
@@ -126,31 +127,70 @@ void releaseLargeStaging(convlab::Image& staging)
     if (staging.data.size() * sizeof(float) > kMaxKeptStagingBytes) staging = convlab::Image();
 }
 
-// Channels [first, first + dst.channels) of the interleaved (H, W, C) array into a planar image.
-void gatherChannels(const float* src, const Shape& s, int first, convlab::Image& dst)
+// Channels [first, first + count) of every pixel of an interleaved (H, W, C) array, to or from
+// `count` planes, in one pass over the array (a pass per channel would read it C times). C is a
+// template argument for the usual 2 to 4 channels, so the loop unrolls over them.
+template <int C, bool ToPlanes> void interleaveFixed(float* interleaved, std::size_t pixels, int first, int count,
+                                                     float* const* planes)
 {
-    if (s.channels == 1) {
-        std::memcpy(dst.plane(0), src, s.pixels() * sizeof(float));
-        return;
-    }
-    for (int c = 0; c < dst.channels; ++c) {
-        float* plane = dst.plane(c);
-        const float* in = src + first + c;
-        for (std::size_t i = 0; i < s.pixels(); ++i) plane[i] = in[i * s.channels];
+    for (std::size_t i = 0; i < pixels; ++i) {
+        float* pixel = interleaved + i * C + first;
+#pragma GCC unroll 4
+        for (int c = 0; c < C; ++c) {
+            if (c >= count) break;
+            if constexpr (ToPlanes)
+                planes[c][i] = pixel[c];
+            else
+                pixel[c] = planes[c][i];
+        }
     }
 }
 
-void scatterChannels(const convlab::Image& src, const Shape& s, int first, float* dst)
+template <bool ToPlanes> void interleaveAny(float* interleaved, std::size_t pixels, int channels, int first,
+                                            int count, float* const* planes)
 {
+    for (std::size_t i = 0; i < pixels; ++i) {
+        float* pixel = interleaved + i * channels + first;
+        for (int c = 0; c < count; ++c) {
+            if constexpr (ToPlanes)
+                planes[c][i] = pixel[c];
+            else
+                pixel[c] = planes[c][i];
+        }
+    }
+}
+
+template <bool ToPlanes> void interleave(float* interleaved, const Shape& s, int first, int count, float* const* planes)
+{
+    const std::size_t n = s.pixels();
     if (s.channels == 1) {
-        std::memcpy(dst, src.plane(0), s.pixels() * sizeof(float));
+        if constexpr (ToPlanes)
+            std::memcpy(planes[0], interleaved, n * sizeof(float));
+        else
+            std::memcpy(interleaved, planes[0], n * sizeof(float));
         return;
     }
-    for (int c = 0; c < src.channels; ++c) {
-        const float* plane = src.plane(c);
-        float* out = dst + first + c;
-        for (std::size_t i = 0; i < s.pixels(); ++i) out[i * s.channels] = plane[i];
+    switch (s.channels) {
+    case 2: return interleaveFixed<2, ToPlanes>(interleaved, n, first, count, planes);
+    case 3: return interleaveFixed<3, ToPlanes>(interleaved, n, first, count, planes);
+    case 4: return interleaveFixed<4, ToPlanes>(interleaved, n, first, count, planes);
+    default: return interleaveAny<ToPlanes>(interleaved, n, s.channels, first, count, planes);
     }
+}
+
+// Channels [first, first + dst.channels) of the interleaved (H, W, C) array into a planar image.
+void gatherChannels(const float* src, const Shape& s, int first, convlab::Image& dst)
+{
+    std::array<float*, kMaxGroupChannels> planes{};
+    for (int c = 0; c < dst.channels; ++c) planes[c] = dst.plane(c);
+    interleave<true>(const_cast<float*>(src), s, first, dst.channels, planes.data()); // read only
+}
+
+void scatterChannels(convlab::Image& src, const Shape& s, int first, float* dst)
+{
+    std::array<float*, kMaxGroupChannels> planes{};
+    for (int c = 0; c < src.channels; ++c) planes[c] = src.plane(c);
+    interleave<false>(dst, s, first, src.channels, planes.data());
 }
 
 nb::dict reportDict(const convlab::RunReport& r, double copyInMs, double copyOutMs)
@@ -283,12 +323,15 @@ nb::tuple filter(Input input, Weights weights, std::optional<Output> output, std
         array = nb::cast(*output);
         out = output->data();
     } else {
-        auto* buffer = new float[s.pixels() * s.channels];
-        nb::capsule owner(buffer, [](void* p) noexcept { delete[] static_cast<float*>(p); });
-        NumpyResult created(buffer, {static_cast<std::size_t>(s.height), static_cast<std::size_t>(s.width),
-                                     static_cast<std::size_t>(s.channels)}, owner);
+        // The engine's sample storage (huge pages, left unset: every value is written below), so
+        // that a fresh result of hundreds of MiB takes a page fault per 2 MiB, not per 4 KiB.
+        auto buffer = std::make_unique<convlab::Samples>(s.pixels() * s.channels);
+        out = buffer->data();
+        nb::capsule owner(buffer.get(), [](void* p) noexcept { delete static_cast<convlab::Samples*>(p); });
+        buffer.release();
+        NumpyResult created(out, {static_cast<std::size_t>(s.height), static_cast<std::size_t>(s.width),
+                                  static_cast<std::size_t>(s.channels)}, owner);
         array = nb::cast(created);
-        out = buffer;
     }
     std::vector<GroupRun> runs;
     {
