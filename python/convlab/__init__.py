@@ -10,7 +10,8 @@ same for dask arrays.
 Values are filtered as float32 (ConvLab's sample type). float32 in gives float32 out, float64
 in gives float64 out (the float32 result, widened); integer and bool inputs give float32 (scipy
 would cast the result back to the input's integer type, dropping fractions and negative
-values; pass ``output=np.uint8`` for that).
+values; pass ``output=np.uint8`` for that). uint8 and uint16 arrays of up to four channels are
+read by the engine as samples, as decoded image files are, with the same results.
 """
 import numbers
 
@@ -94,14 +95,24 @@ def _real_array(value, what):
     return array
 
 
-def prepare_input(input):
-    """The input as a C-order float32 array (no copy when it already is one) of 2 or 3 axes."""
+def prepare_input(input, keep_samples=False):
+    """The input as a C-order float32 array (no copy when it already is one) of 2 or 3 axes;
+    with keep_samples, a uint8 or uint16 array of up to four channels stays as it is (C order),
+    for the engine to read its samples itself."""
     array = _real_array(input, "input")
     if array.ndim not in (2, 3):
         raise ValueError(f"input must be 2-D (H, W) or 3-D (H, W, C), got shape {array.shape}")
     if array.size == 0:
         raise ValueError(f"input of shape {array.shape} is empty")
+    if keep_samples and _reads_samples(array):
+        return np.ascontiguousarray(array)
     return np.ascontiguousarray(array, dtype=np.float32)
+
+
+def _reads_samples(array):
+    """Whether the engine filters this array from its 8/16-bit samples (as it does decoded image
+    files): no float32 copy is made, and the result is the same, bit for bit."""
+    return array.dtype in (np.uint8, np.uint16) and (array.ndim == 2 or array.shape[2] <= 4)
 
 
 def prepare_weights(weights, input_ndim):
@@ -155,7 +166,9 @@ def _result_dtype(input_dtype):
 
 def _filter(correlate_, input, weights, output, mode, cval, origin, method, device, threads, return_report):
     source = _real_array(input, "input")
-    samples = prepare_input(source)
+    # An output array is written in place through the float32 path; otherwise 8/16-bit samples
+    # are read by the engine as they are.
+    samples = prepare_input(source, keep_samples=not isinstance(output, np.ndarray))
     kernel = prepare_weights(weights, samples.ndim)
     ax, ay = anchors(origin, kernel.shape, samples.ndim)
     if not isinstance(cval, numbers.Real):
@@ -173,8 +186,13 @@ def _filter(correlate_, input, weights, output, mode, cval, origin, method, devi
     elif output is not None:
         np.dtype(output)  # TypeError for what is neither an array nor a dtype
 
-    result, report = _convlab.filter(samples, kernel, direct_out, border, float(cval), ax, ay, correlate_,
-                                     str(method), str(device), int(threads), bool(return_report))
+    arguments = (border, float(cval), ax, ay, correlate_, str(method), str(device), int(threads), bool(return_report))
+    if samples.dtype == np.uint8:
+        result, report = _convlab.filter_u8(samples, kernel, *arguments)
+    elif samples.dtype == np.uint16:
+        result, report = _convlab.filter_u16(samples, kernel, *arguments)
+    else:
+        result, report = _convlab.filter(samples, kernel, direct_out, *arguments)
     if isinstance(output, np.ndarray):
         if direct_out is None:
             np.copyto(output, result, casting="unsafe")

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // convlab._convlab: the engine for Python (nanobind). The public API, with scipy.ndimage's
 // argument conventions, is python/convlab/__init__.py; this file takes arrays already checked
-// and converted there (float32, C order) and runs convlab::convolveInto without the GIL.
+// and converted there (float32, or uint8/uint16 samples; C order) and runs the engine without the GIL.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
@@ -52,7 +52,7 @@ struct Shape {
     std::size_t pixels() const { return static_cast<std::size_t>(height) * width; }
 };
 
-Shape shapeOf(const Input& input)
+template <class Array> Shape shapeOf(const Array& input)
 {
     if (input.ndim() != 2 && input.ndim() != 3)
         throw convlab::Error("input must be 2-D (H, W) or 3-D (H, W, C), got " + std::to_string(input.ndim()) +
@@ -285,6 +285,31 @@ nb::object reportOf(const std::vector<GroupRun>& runs)
     return first;
 }
 
+// A new float32 (H, W, C) array for a result, set into `array`; returns its values. It lives in
+// the engine's sample storage (huge pages, left unset: every value is written next), so that a
+// fresh result of hundreds of MiB takes a page fault per 2 MiB, not per 4 KiB.
+float* newResultArray(const Shape& s, nb::object& array)
+{
+    auto buffer = std::make_unique<convlab::Samples>(s.pixels() * s.channels);
+    float* values = buffer->data();
+    nb::capsule owner(buffer.get(), [](void* p) noexcept { delete static_cast<convlab::Samples*>(p); });
+    buffer.release();
+    NumpyResult created(values, {static_cast<std::size_t>(s.height), static_cast<std::size_t>(s.width),
+                                 static_cast<std::size_t>(s.channels)}, owner);
+    array = nb::cast(created);
+    return values;
+}
+
+// The engine's image as a new numpy array of `ndim` axes, which owns it (no copy).
+nb::object arrayOwning(std::unique_ptr<convlab::Image> image, const Shape& s, std::size_t ndim)
+{
+    float* data = image->data.data();
+    nb::capsule owner(image.get(), [](void* p) noexcept { delete static_cast<convlab::Image*>(p); });
+    image.release();
+    const std::size_t shape[3] = {static_cast<std::size_t>(s.height), static_cast<std::size_t>(s.width), 1};
+    return nb::cast(NumpyResult(data, ndim, shape, owner));
+}
+
 // A one-channel array, (H, W) or (H, W, 1), read in place and its result handed to numpy as it
 // is: the new array owns the engine's image (no copy in, no copy out).
 nb::tuple filterPlaneToNew(const float* input, const Shape& s, std::size_t ndim,
@@ -296,13 +321,51 @@ nb::tuple filterPlaneToNew(const float* input, const Shape& s, std::size_t ndim,
         nb::gil_scoped_release unlocked;
         convlab::convolveInto(planeOf(input, s), params, *result, &run.report);
     }
-    float* data = result->data.data();
-    nb::capsule owner(result.get(), [](void* p) noexcept { delete static_cast<convlab::Image*>(p); });
-    result.release();
-    const std::size_t shape[3] = {static_cast<std::size_t>(s.height), static_cast<std::size_t>(s.width), 1};
-    NumpyResult array(data, ndim, shape, owner);
     nb::object report = wantReport ? reportOf({run}) : nb::none();
-    return nb::make_tuple(array, report);
+    return nb::make_tuple(arrayOwning(std::move(result), s, ndim), report);
+}
+
+// An 8- or 16-bit array of up to four channels, filtered from its samples as the image decoders'
+// are (convlab::PackedImage: direct and separable convert each row to float as they pad it), so
+// no float copy of the source is made: the samples are copied once, at 1 or 2 bytes each. The
+// results equal those of the array converted to float32, bit for bit (docs/semantics.md, Values
+// and channels).
+template <class T>
+nb::tuple filterPacked(nb::ndarray<const T, nb::c_contig, nb::device::cpu> input, Weights weights,
+                       std::string_view mode, double cval, int anchorX, int anchorY, bool correlate,
+                       std::string_view method, std::string_view device, int threads, bool wantReport)
+{
+    const Shape s = shapeOf(input);
+    if (s.channels > kMaxGroupChannels)
+        throw convlab::Error("8/16-bit arrays are read as samples for up to 4 channels, got " +
+                             std::to_string(s.channels));
+    const convlab::ConvolveParams params =
+        paramsFrom(weights, mode, cval, anchorX, anchorY, correlate, method, device, threads);
+    convlab::PackedImage packed;
+    packed.width = s.width;
+    packed.height = s.height;
+    packed.channels = s.channels;
+    packed.depth = sizeof(T) == 1 ? convlab::SampleDepth::U8 : convlab::SampleDepth::U16;
+    packed.stride = static_cast<std::size_t>(s.width) * s.channels * sizeof(T);
+    nb::object array;
+    float* out = s.channels > 1 ? newResultArray(s, array) : nullptr;
+    auto result = std::make_unique<convlab::Image>();
+    GroupRun run;
+    {
+        nb::gil_scoped_release unlocked;
+        auto start = std::chrono::steady_clock::now();
+        const auto* bytes = reinterpret_cast<const std::uint8_t*>(input.data());
+        packed.bytes.assign(bytes, bytes + packed.stride * s.height);
+        run.copyInMs = millisecondsSince(start);
+        convlab::convolveInto(packed, params, *result, &run.report);
+        if (out) {
+            start = std::chrono::steady_clock::now();
+            scatterChannels(*result, s, 0, out);
+            run.copyOutMs = millisecondsSince(start);
+        }
+    }
+    nb::object report = wantReport ? reportOf({run}) : nb::none();
+    return nb::make_tuple(out ? array : arrayOwning(std::move(result), s, input.ndim()), report);
 }
 
 nb::tuple filter(Input input, Weights weights, std::optional<Output> output, std::string_view mode, double cval,
@@ -323,15 +386,7 @@ nb::tuple filter(Input input, Weights weights, std::optional<Output> output, std
         array = nb::cast(*output);
         out = output->data();
     } else {
-        // The engine's sample storage (huge pages, left unset: every value is written below), so
-        // that a fresh result of hundreds of MiB takes a page fault per 2 MiB, not per 4 KiB.
-        auto buffer = std::make_unique<convlab::Samples>(s.pixels() * s.channels);
-        out = buffer->data();
-        nb::capsule owner(buffer.get(), [](void* p) noexcept { delete static_cast<convlab::Samples*>(p); });
-        buffer.release();
-        NumpyResult created(out, {static_cast<std::size_t>(s.height), static_cast<std::size_t>(s.width),
-                                  static_cast<std::size_t>(s.channels)}, owner);
-        array = nb::cast(created);
+        out = newResultArray(s, array);
     }
     std::vector<GroupRun> runs;
     {
@@ -395,6 +450,10 @@ NB_MODULE(_convlab, m)
     nb::exception<convlab::Error>(m, "Error", PyExc_ValueError);
     m.attr("__version__") = CONVLAB_VERSION;
     m.def("filter", &filter, "input"_a, "weights"_a, "output"_a.none(), "mode"_a, "cval"_a, "anchor_x"_a,
+          "anchor_y"_a, "correlate"_a, "method"_a, "device"_a, "threads"_a, "report"_a);
+    m.def("filter_u8", &filterPacked<std::uint8_t>, "input"_a, "weights"_a, "mode"_a, "cval"_a, "anchor_x"_a,
+          "anchor_y"_a, "correlate"_a, "method"_a, "device"_a, "threads"_a, "report"_a);
+    m.def("filter_u16", &filterPacked<std::uint16_t>, "input"_a, "weights"_a, "mode"_a, "cval"_a, "anchor_x"_a,
           "anchor_y"_a, "correlate"_a, "method"_a, "device"_a, "threads"_a, "report"_a);
     m.def("border_indices", &borderIndices, "begin"_a, "end"_a, "n"_a, "mode"_a);
     m.def("border_name", [](std::string_view mode) { return convlab::borderName(convlab::parseBorder(mode).mode); });

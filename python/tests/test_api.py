@@ -143,6 +143,27 @@ def test_dtypes_are_converted_and_the_result_dtype_is_documented(dtype):
     assert relative_error(result, expected, weights, samples) <= 1e-5
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+def test_8_and_16_bit_samples_give_the_float32_results_bit_for_bit(dtype):
+    # The engine reads them as samples (PackedImage), up to four channels; five go through float32.
+    rng = np.random.default_rng(12)
+    top = np.iinfo(dtype).max
+    for shape in [(37, 29), (37, 29, 1), (20, 31, 3), (16, 9, 4), (12, 10, 5), (1, 1)]:
+        data = rng.integers(0, top, shape, dtype=dtype, endpoint=True)
+        weights = rng.uniform(-1, 1, (4, 3)).astype(np.float32)
+        for method in ["direct", "separable", "fft", "reference"]:
+            for mode in ["reflect", "mirror", "constant", "wrap", "nearest"]:
+                result = convlab.correlate(data, weights, mode=mode, cval=3.5, origin=(1, 0), method=method)
+                expected = convlab.correlate(data.astype(np.float32), weights, mode=mode, cval=3.5, origin=(1, 0),
+                                             method=method)
+                assert result.dtype == np.float32 and result.shape == data.shape, (shape, method, mode)
+                assert np.array_equal(result, expected), (shape, method, mode)
+    strided = rng.integers(0, top, (30, 40, 3), dtype=dtype, endpoint=True)[::2, 1::3]
+    assert np.array_equal(convlab.convolve(strided, weights), convlab.convolve(strided.astype(np.float32), weights))
+    report = convlab.convolve(strided, weights, return_report=True)[1]
+    assert report["copy_in_ms"] >= 0 and report["copy_out_ms"] >= 0 and "channel_groups" not in report
+
+
 def test_non_contiguous_and_read_only_inputs_give_the_same_result():
     rng = np.random.default_rng(8)
     base = rng.uniform(-1, 1, (40, 60)).astype(np.float32)
