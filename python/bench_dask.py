@@ -69,7 +69,7 @@ def main():
     args = parser.parse_args()
 
     with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster, Client(cluster) as client:
+                      dashboard_address=":0") as cluster, Client(cluster) as client:
         image = da.random.default_rng(0).uniform(-1, 1, (args.size, args.size), chunks=args.chunk)
         image = client.persist(image.astype(np.float32))
         wait(image)

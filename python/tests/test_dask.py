@@ -21,7 +21,9 @@ FUNCTIONS = ["convolve", "correlate"]
 @pytest.fixture(scope="module")
 def client():
     # Threads, not processes: two cores here, and the engine releases the GIL.
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+    # dashboard_address=None still binds the default port 8787; ":0" takes any free one, so two
+    # runs of the suite at once do not meet.
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster:
         with Client(cluster, set_as_default=False) as c:
             yield c
 
@@ -122,7 +124,7 @@ def test_worker_processes_receive_the_tasks_pickled():
     rng = np.random.default_rng(7)
     data = rng.uniform(-1, 1, (300, 250, 2)).astype(np.float32)
     weights = rng.uniform(-1, 1, (7, 4)).astype(np.float32)
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
         with Client(cluster, set_as_default=False) as c:
             for mode in MODES:
                 check_equal_to_whole("correlate", data, (64, 100, 1), weights, mode, (-3, 1), client=c)
