@@ -564,6 +564,38 @@ private slots:
         QCOMPARE(over.stages.size(), std::size_t(1));
     }
 
+    // A first run into a new output is not learnt from (engine.cpp: the first over that memory,
+    // often beside the decoding or drawing of its image); a run into a reused output is. The
+    // model is first made to price direct at an eighth of its cost, so that a real run measures
+    // about 8x its corrected estimate.
+    void plannerLearnsOnlyFromRunsIntoExistingOutputs()
+    {
+        resetPlannerCorrections();
+        const Image in = randomImage(4096, 2048, 1, 5);
+        ConvolveParams p;
+        p.kernel = randomKernel(15, 15, KernelKind::Dense, 6);
+        p.method = Method::Direct;
+        p.device = Device::Cpu;
+        p.threads = 1;
+        double estimate = 0.0;
+        for (const MethodEstimate& e : detail::estimateCpu(cpuCostModel(), in.width, in.height, 1, p.kernel, -1, 1))
+            if (e.method == Method::Direct) estimate = e.ms;
+        QVERIFY(estimate > 16.0); // the corrected estimate stays past the 2 ms the planner ignores
+        const CorrectionClass runClass = correctionClassOf(p.kernel, 1);
+        QVERIFY(detail::recordMeasurement(Method::Direct, runClass, estimate, estimate / 8).has_value());
+        const double eighth = plannerCorrection(Method::Direct, runClass);
+        Image out;
+        RunReport first;
+        convolveInto(in, p, out, &first);
+        QCOMPARE(plannerCorrection(Method::Direct, runClass), eighth);
+        RunReport second;
+        convolveInto(in, p, out, &second);
+        QVERIFY2(plannerCorrection(Method::Direct, runClass) > 2 * eighth,
+                 qPrintable(QString("took %1 ms, estimated %2 ms").arg(second.computeMs).arg(estimate * eighth)));
+        QVERIFY(!second.notices.empty());
+        resetPlannerCorrections();
+    }
+
     // When a measured run differs from its estimate by more than 2x, auto's model follows it.
     void plannerLearnsFromMeasuredRuns()
     {
