@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "convlab/border.h"
@@ -130,10 +131,10 @@ void releaseLargeStaging(convlab::Image& staging)
 // Channels [first, first + count) of every pixel of an interleaved (H, W, C) array, to or from
 // `count` planes, in one pass over the array (a pass per channel would read it C times). C is a
 // template argument for the usual 2 to 4 channels, so the loop unrolls over them.
-template <int C, bool ToPlanes> void interleaveFixed(float* interleaved, std::size_t pixels, int first, int count,
-                                                     float* const* planes)
+template <int C, bool ToPlanes> void interleaveFixed(float* interleaved, std::size_t begin, std::size_t end,
+                                                     int first, int count, float* const* planes)
 {
-    for (std::size_t i = 0; i < pixels; ++i) {
+    for (std::size_t i = begin; i < end; ++i) {
         float* pixel = interleaved + i * C + first;
 #pragma GCC unroll 4
         for (int c = 0; c < C; ++c) {
@@ -146,10 +147,10 @@ template <int C, bool ToPlanes> void interleaveFixed(float* interleaved, std::si
     }
 }
 
-template <bool ToPlanes> void interleaveAny(float* interleaved, std::size_t pixels, int channels, int first,
-                                            int count, float* const* planes)
+template <bool ToPlanes> void interleaveAny(float* interleaved, std::size_t begin, std::size_t end, int channels,
+                                            int first, int count, float* const* planes)
 {
-    for (std::size_t i = 0; i < pixels; ++i) {
+    for (std::size_t i = begin; i < end; ++i) {
         float* pixel = interleaved + i * channels + first;
         for (int c = 0; c < count; ++c) {
             if constexpr (ToPlanes)
@@ -160,37 +161,57 @@ template <bool ToPlanes> void interleaveAny(float* interleaved, std::size_t pixe
     }
 }
 
-template <bool ToPlanes> void interleave(float* interleaved, const Shape& s, int first, int count, float* const* planes)
+// body(begin, end) over [0, n) in ranges on up to `threads` threads (0: all), the calling
+// thread taking the first; at least kPixelsPerThread pixels a range. The copies are bound by
+// memory, which one core on this VM does not saturate.
+constexpr std::size_t kPixelsPerThread = std::size_t(1) << 20;
+
+template <class Body> void forPixelRanges(std::size_t n, int threads, const Body& body)
 {
-    const std::size_t n = s.pixels();
-    if (s.channels == 1) {
-        if constexpr (ToPlanes)
-            std::memcpy(planes[0], interleaved, n * sizeof(float));
-        else
-            std::memcpy(interleaved, planes[0], n * sizeof(float));
-        return;
-    }
-    switch (s.channels) {
-    case 2: return interleaveFixed<2, ToPlanes>(interleaved, n, first, count, planes);
-    case 3: return interleaveFixed<3, ToPlanes>(interleaved, n, first, count, planes);
-    case 4: return interleaveFixed<4, ToPlanes>(interleaved, n, first, count, planes);
-    default: return interleaveAny<ToPlanes>(interleaved, n, s.channels, first, count, planes);
-    }
+    std::size_t count = threads > 0 ? static_cast<std::size_t>(threads)
+                                    : std::max(1u, std::thread::hardware_concurrency());
+    count = std::min(count, std::max<std::size_t>(1, n / kPixelsPerThread));
+    const std::size_t step = (n + count - 1) / count;
+    std::vector<std::thread> workers;
+    for (std::size_t i = 1; i < count; ++i)
+        workers.emplace_back([&body, i, step, n] { body(std::min(n, i * step), std::min(n, (i + 1) * step)); });
+    body(0, std::min(n, step));
+    for (std::thread& w : workers) w.join();
+}
+
+template <bool ToPlanes>
+void interleave(float* interleaved, const Shape& s, int first, int count, float* const* planes, int threads)
+{
+    forPixelRanges(s.pixels(), threads, [&](std::size_t begin, std::size_t end) {
+        if (s.channels == 1) {
+            if constexpr (ToPlanes)
+                std::memcpy(planes[0] + begin, interleaved + begin, (end - begin) * sizeof(float));
+            else
+                std::memcpy(interleaved + begin, planes[0] + begin, (end - begin) * sizeof(float));
+            return;
+        }
+        switch (s.channels) {
+        case 2: return interleaveFixed<2, ToPlanes>(interleaved, begin, end, first, count, planes);
+        case 3: return interleaveFixed<3, ToPlanes>(interleaved, begin, end, first, count, planes);
+        case 4: return interleaveFixed<4, ToPlanes>(interleaved, begin, end, first, count, planes);
+        default: return interleaveAny<ToPlanes>(interleaved, begin, end, s.channels, first, count, planes);
+        }
+    });
 }
 
 // Channels [first, first + dst.channels) of the interleaved (H, W, C) array into a planar image.
-void gatherChannels(const float* src, const Shape& s, int first, convlab::Image& dst)
+void gatherChannels(const float* src, const Shape& s, int first, convlab::Image& dst, int threads)
 {
     std::array<float*, kMaxGroupChannels> planes{};
     for (int c = 0; c < dst.channels; ++c) planes[c] = dst.plane(c);
-    interleave<true>(const_cast<float*>(src), s, first, dst.channels, planes.data()); // read only
+    interleave<true>(const_cast<float*>(src), s, first, dst.channels, planes.data(), threads); // read only
 }
 
-void scatterChannels(convlab::Image& src, const Shape& s, int first, float* dst)
+void scatterChannels(convlab::Image& src, const Shape& s, int first, float* dst, int threads)
 {
     std::array<float*, kMaxGroupChannels> planes{};
     for (int c = 0; c < src.channels; ++c) planes[c] = src.plane(c);
-    interleave<false>(dst, s, first, src.channels, planes.data());
+    interleave<false>(dst, s, first, src.channels, planes.data(), threads);
 }
 
 nb::dict reportDict(const convlab::RunReport& r, double copyInMs, double copyOutMs)
@@ -253,7 +274,7 @@ std::vector<GroupRun> filterInto(const float* input, const Shape& s, const convl
         GroupRun run;
         convlab::convolveInto(planeOf(input, s), params, result, &run.report);
         const auto start = std::chrono::steady_clock::now();
-        scatterChannels(result, s, 0, out);
+        scatterChannels(result, s, 0, out, params.threads);
         run.copyOutMs = millisecondsSince(start);
         runs.push_back(std::move(run));
         return runs;
@@ -262,11 +283,11 @@ std::vector<GroupRun> filterInto(const float* input, const Shape& s, const convl
         GroupRun run;
         auto start = std::chrono::steady_clock::now();
         convlab::Image& in = stagingImage(s, std::min(kMaxGroupChannels, s.channels - first));
-        gatherChannels(input, s, first, in);
+        gatherChannels(input, s, first, in, params.threads);
         run.copyInMs = millisecondsSince(start);
         convlab::convolveInto(in, params, result, &run.report);
         start = std::chrono::steady_clock::now();
-        scatterChannels(result, s, first, out);
+        scatterChannels(result, s, first, out, params.threads);
         run.copyOutMs = millisecondsSince(start);
         runs.push_back(std::move(run));
         if (first + kMaxGroupChannels >= s.channels) releaseLargeStaging(in);
@@ -360,7 +381,7 @@ nb::tuple filterPacked(nb::ndarray<const T, nb::c_contig, nb::device::cpu> input
         convlab::convolveInto(packed, params, *result, &run.report);
         if (out) {
             start = std::chrono::steady_clock::now();
-            scatterChannels(*result, s, 0, out);
+            scatterChannels(*result, s, 0, out, params.threads);
             run.copyOutMs = millisecondsSince(start);
         }
     }

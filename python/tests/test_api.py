@@ -143,6 +143,22 @@ def test_dtypes_are_converted_and_the_result_dtype_is_documented(dtype):
     assert relative_error(result, expected, weights, samples) <= 1e-5
 
 
+@pytest.mark.parametrize("channels", [2, 3, 5])
+def test_large_channel_last_arrays_copied_on_several_threads_equal_each_plane_alone(channels):
+    # Past 2^20 pixels a thread the copies in and out are split in ranges of pixels.
+    rng = np.random.default_rng(20 + channels)
+    data = rng.uniform(-1, 1, (1201, 1877, channels)).astype(np.float32)
+    weights = rng.uniform(-1, 1, (3, 5)).astype(np.float32)
+    for threads in (0, 2, 1):
+        result = convlab.correlate(data, weights, mode="wrap", method="direct", threads=threads)
+        for c in range(channels):
+            alone = convlab.correlate(np.ascontiguousarray(data[:, :, c]), weights, mode="wrap", method="direct")
+            assert np.array_equal(result[:, :, c], alone), (threads, c)
+    samples = rng.integers(0, 256, (1201, 1877, 3), dtype=np.uint8)
+    assert np.array_equal(convlab.convolve(samples, weights, method="direct", threads=2),
+                          convlab.convolve(samples.astype(np.float32), weights, method="direct", threads=2))
+
+
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
 def test_8_and_16_bit_samples_give_the_float32_results_bit_for_bit(dtype):
     # The engine reads them as samples (PackedImage), up to four channels; five go through float32.
