@@ -128,31 +128,21 @@ void releaseLargeStaging(convlab::Image& staging)
     if (staging.data.size() * sizeof(float) > kMaxKeptStagingBytes) staging = convlab::Image();
 }
 
-// Channels [first, first + count) of every pixel of an interleaved (H, W, C) array, to or from
-// `count` planes, in one pass over the array (a pass per channel would read it C times). C is a
-// template argument for the usual 2 to 4 channels, so the loop unrolls over them.
-template <int C, bool ToPlanes> void interleaveFixed(float* interleaved, std::size_t begin, std::size_t end,
-                                                     int first, int count, float* const* planes)
+// Channels [first, first + count) of pixels [begin, end) of an interleaved (H, W, C) array, to
+// or from `count` planes, in one pass over the array (a pass per channel would read it C times).
+// C is the array's channel count when it is one of the usual 2 to 4, a template argument so that
+// the loop over the channels unrolls; 0 for any other count (`channels`). Pixels and Planes are
+// pointers to const on the side that is read.
+template <int C, bool ToPlanes, class Pixels, class Planes>
+void copyPixelRange(Pixels interleaved, int channels, std::size_t begin, std::size_t end, int first, int count,
+                    Planes planes)
 {
+    const std::size_t step = C > 0 ? C : channels;
     for (std::size_t i = begin; i < end; ++i) {
-        float* pixel = interleaved + i * C + first;
+        const Pixels pixel = interleaved + i * step + first;
 #pragma GCC unroll 4
-        for (int c = 0; c < C; ++c) {
+        for (int c = 0; c < (C > 0 ? C : count); ++c) {
             if (c >= count) break;
-            if constexpr (ToPlanes)
-                planes[c][i] = pixel[c];
-            else
-                pixel[c] = planes[c][i];
-        }
-    }
-}
-
-template <bool ToPlanes> void interleaveAny(float* interleaved, std::size_t begin, std::size_t end, int channels,
-                                            int first, int count, float* const* planes)
-{
-    for (std::size_t i = begin; i < end; ++i) {
-        float* pixel = interleaved + i * channels + first;
-        for (int c = 0; c < count; ++c) {
             if constexpr (ToPlanes)
                 planes[c][i] = pixel[c];
             else
@@ -179,22 +169,22 @@ template <class Body> void forPixelRanges(std::size_t n, int threads, const Body
     for (std::thread& w : workers) w.join();
 }
 
-template <bool ToPlanes>
-void interleave(float* interleaved, const Shape& s, int first, int count, float* const* planes, int threads)
+template <bool ToPlanes, class Pixels, class Planes>
+void interleave(Pixels interleaved, const Shape& s, int first, int count, Planes planes, int threads)
 {
     forPixelRanges(s.pixels(), threads, [&](std::size_t begin, std::size_t end) {
-        if (s.channels == 1) {
+        const int n = s.channels;
+        switch (n) {
+        case 1:
             if constexpr (ToPlanes)
                 std::memcpy(planes[0] + begin, interleaved + begin, (end - begin) * sizeof(float));
             else
                 std::memcpy(interleaved + begin, planes[0] + begin, (end - begin) * sizeof(float));
             return;
-        }
-        switch (s.channels) {
-        case 2: return interleaveFixed<2, ToPlanes>(interleaved, begin, end, first, count, planes);
-        case 3: return interleaveFixed<3, ToPlanes>(interleaved, begin, end, first, count, planes);
-        case 4: return interleaveFixed<4, ToPlanes>(interleaved, begin, end, first, count, planes);
-        default: return interleaveAny<ToPlanes>(interleaved, begin, end, s.channels, first, count, planes);
+        case 2: return copyPixelRange<2, ToPlanes>(interleaved, n, begin, end, first, count, planes);
+        case 3: return copyPixelRange<3, ToPlanes>(interleaved, n, begin, end, first, count, planes);
+        case 4: return copyPixelRange<4, ToPlanes>(interleaved, n, begin, end, first, count, planes);
+        default: return copyPixelRange<0, ToPlanes>(interleaved, n, begin, end, first, count, planes);
         }
     });
 }
@@ -204,12 +194,13 @@ void gatherChannels(const float* src, const Shape& s, int first, convlab::Image&
 {
     std::array<float*, kMaxGroupChannels> planes{};
     for (int c = 0; c < dst.channels; ++c) planes[c] = dst.plane(c);
-    interleave<true>(const_cast<float*>(src), s, first, dst.channels, planes.data(), threads); // read only
+    interleave<true>(src, s, first, dst.channels, planes.data(), threads);
 }
 
-void scatterChannels(convlab::Image& src, const Shape& s, int first, float* dst, int threads)
+// The planes of `src` into channels [first, first + src.channels) of the interleaved array.
+void scatterChannels(const convlab::Image& src, const Shape& s, int first, float* dst, int threads)
 {
-    std::array<float*, kMaxGroupChannels> planes{};
+    std::array<const float*, kMaxGroupChannels> planes{};
     for (int c = 0; c < src.channels; ++c) planes[c] = src.plane(c);
     interleave<false>(dst, s, first, src.channels, planes.data(), threads);
 }
