@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 
 #include "convlab/compare.h"
 #include "convlab/convolve.h"
@@ -15,6 +16,7 @@
 #include "methods.h"
 #include "plan.h"
 #include "planner.h"
+#include "rowkernels.h"
 #include "testutil.h"
 
 using namespace convlab;
@@ -767,6 +769,65 @@ private slots:
         malformed.data.pop_back();
         QVERIFY_THROWS_EXCEPTION(Error, convolveInto(ImagePlanes(malformed), p, out));
         QCOMPARE(out.data, in.data);
+    }
+
+    // Outputs larger than the last-level cache are written with non-temporal stores
+    // (rowkernels.h): the streamed pair kernel gives every bit the cached one gives, for the
+    // unrolled 3x3 and 5x5 kernels and the general one, at widths through every vector path, and
+    // rows that are not vector-aligned fall back to ordinary stores with the same results.
+    void streamedStoresKeepEveryBit()
+    {
+        const detail::RowKernels& rk = detail::rowKernels();
+        Samples storage(std::size_t(1) << 20); // 4 MiB: starts on a 2 MiB boundary (image.h)
+        QCOMPARE(reinterpret_cast<std::uintptr_t>(storage.data()) % 64, std::uintptr_t(0));
+        std::uint32_t seed = 3;
+        for (auto [kw, kh] : {std::pair{3, 3}, {5, 5}, {7, 7}, {2, 4}})
+            for (int w : {16, 40, 64, 100, 150, 1030}) {
+                const Image rowsImage = randomImage(w + kw - 1, kh + 1, 1, seed++);
+                std::vector<const float*> rows;
+                for (int r = 0; r <= kh; ++r) rows.push_back(rowsImage.plane(0) + std::size_t(r) * rowsImage.width);
+                const Kernel k = randomKernel(kw, kh, KernelKind::Dense, seed++);
+                const std::size_t stride = 2048; // floats between output rows: 64-byte multiples
+                for (int misalign : {0, 1}) {
+                    float* cached = storage.data() + misalign;
+                    float* streamed = storage.data() + 2 * stride + misalign;
+                    std::fill(storage.begin(), storage.end(), -1.0f);
+                    const bool finiteCached = rk.correlate2dPair(rows.data(), k.values.data(), kw, kh, w, 0.5f, 0.25f,
+                                                                 cached, cached + stride, false);
+                    const bool finiteStreamed = rk.correlate2dPair(rows.data(), k.values.data(), kw, kh, w, 0.5f,
+                                                                   0.25f, streamed, streamed + stride, true);
+                    QVERIFY(finiteCached && finiteStreamed);
+                    for (int r = 0; r < 2; ++r)
+                        QVERIFY2(std::memcmp(cached + r * stride, streamed + r * stride, sizeof(float) * w) == 0,
+                                 qPrintable(QString("%1x%2 w %3 row %4 misaligned %5").arg(kw).arg(kh).arg(w).arg(r).arg(misalign)));
+                    QCOMPARE(cached[w], -1.0f); // nothing past the row
+                    QCOMPARE(streamed[w], -1.0f);
+                }
+            }
+    }
+
+    // A direct run into an output larger than the last-level cache (the one that streams its
+    // stores) agrees with the reference over the whole image, borders included: a width of whole
+    // vectors (every row streamed) and an odd one (rows not aligned: ordinary stores).
+    void directIntoAnOutputLargerThanTheCache()
+    {
+        int side = 0;
+        for (int s = 512; s <= 8192 && !side; s += 512)
+            if (detail::outputsBypassCaches(sizeof(float) * std::size_t(s) * s)) side = s;
+        if (!side) QSKIP("this CPU's last-level cache holds an 8192x8192 float image; no output streams");
+        for (int w : {side, side + 3}) {
+            const Image in = randomImage(w, side, 1, 11u + w);
+            for (auto [kw, kh] : {std::pair{3, 3}, {5, 5}}) {
+                ConvolveParams p;
+                p.kernel = randomKernel(kw, kh, KernelKind::Dense, 12);
+                p.border = {BorderMode::Reflect, 0.0f};
+                p.method = Method::Reference;
+                const Image want = convolve(in, p);
+                p.method = Method::Direct;
+                const double err = relativeError(convolve(in, p), want, p.kernel, in);
+                QVERIFY2(err <= toleranceFor(Method::Direct), qPrintable(QString("%1x%2 k%3: %4").arg(w).arg(side).arg(kw).arg(err)));
+            }
+        }
     }
 
     void cancelStopsTheRun()

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Baseline build of the row kernels and the run-time choice between the builds.
+#include <algorithm>
 #include <cstdlib>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <fstream>
+#include <immintrin.h>
 #include <utility>
 #include <string>
 
@@ -40,6 +44,39 @@ const RowKernels& rowKernels()
         return baseline::kRowKernels;
     }();
     return chosen;
+}
+
+namespace {
+
+// The largest cache the kernel lists for CPU 0 (sysfs: the cache one core shares with its
+// neighbours). sysconf's figure is not used: on a virtual machine it gave 384 MiB, the host's
+// caches summed, where the guest's last level is 32 MiB.
+std::size_t lastLevelCacheBytes()
+{
+    std::size_t largest = 0;
+    for (int i = 0; i < 8; ++i) {
+        std::ifstream f("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/size");
+        std::size_t n = 0;
+        char unit = 0;
+        if (!(f >> n)) continue;
+        f >> unit;
+        const std::size_t bytes = unit == 'K' ? n << 10 : unit == 'M' ? n << 20 : n;
+        largest = std::max(largest, bytes);
+    }
+    return largest > 0 ? largest : std::size_t(32) << 20; // unknown: a server's last level
+}
+
+} // namespace
+
+bool outputsBypassCaches(std::size_t bytes)
+{
+    static const std::size_t cache = lastLevelCacheBytes();
+    // CONVLAB_STREAMING=0 keeps every store cached (benchmarks compare the two).
+    static const bool off = [] {
+        const char* v = std::getenv("CONVLAB_STREAMING");
+        return v && std::string(v) == "0";
+    }();
+    return !off && bytes > cache;
 }
 
 } // namespace convlab::detail

@@ -5,6 +5,8 @@
 // where they exist.
 #pragma once
 
+#include <cstddef>
+
 namespace convlab::detail {
 
 struct RowKernels {
@@ -13,9 +15,10 @@ struct RowKernels {
     bool (*correlate2d)(const float* const* rows, const float* k, int kw, int kh, int w, float scale,
                         float offset, float* out);
     // The same for two consecutive output rows: rows[0..kh] (kh+1 rows), out0 from rows 0..kh-1,
-    // out1 from rows 1..kh.
+    // out1 from rows 1..kh. With `stream`, outputs go to memory past the caches where the rows
+    // are vector-aligned (for outputs larger than the last-level cache: outputsBypassCaches).
     bool (*correlate2dPair)(const float* const* rows, const float* k, int kw, int kh, int w, float scale,
-                            float offset, float* out0, float* out1);
+                            float offset, float* out0, float* out1, bool stream);
     // out[x] = sum_{u<kw} k[u] * in[x+u]
     void (*filterRow)(const float* in, const float* k, int kw, int w, float* out);
     // out[x] = (accumulate ? out[x] : 0) + sum_{v<kh} k[v] * rows[v][x]
@@ -30,5 +33,10 @@ struct RowKernels {
 
 // The best set for this CPU.
 const RowKernels& rowKernels();
+
+// Whether outputs of this many bytes are better written past the caches: more than the
+// last-level cache holds, so the lines written would only push out the input rows still to be
+// read, and each would first be read from memory. CONVLAB_STREAMING=0 says no to every size.
+bool outputsBypassCaches(std::size_t bytes);
 
 } // namespace convlab::detail

@@ -21,6 +21,7 @@ void runDirect(const Job& job, Image& out, StageClock& clock)
     const int left = k.ax(), right = k.width - 1 - k.ax(), top = k.ay();
     const float scale = static_cast<float>(job.scale), offset = static_cast<float>(job.offset);
     const RowKernels& rk = rowKernels();
+    const bool stream = outputsBypassCaches(sizeof(float) * static_cast<std::size_t>(w) * h * job.channels);
 
     parallelFor(h, job.threads, [&](int y0, int y1) {
         RowWindow rows(w, h, job.border, top, left, right, k.height + 1);
@@ -35,7 +36,7 @@ void runDirect(const Job& job, Image& out, StageClock& clock)
                 for (const RowSpan& s : rows.spans(y, k.height + (pair ? 1 : 0))) {
                     if (pair)
                         finite &= rk.correlate2dPair(s.rows, k.values.data(), k.width, k.height, s.n, scale, offset,
-                                                     o + s.x0, o + w + s.x0);
+                                                     o + s.x0, o + w + s.x0, stream);
                     else
                         finite &= rk.correlate2d(s.rows, k.values.data(), k.width, k.height, s.n, scale, offset,
                                                  o + s.x0);
