@@ -28,6 +28,8 @@ struct RowKernels {
     // out[x] = in[x * step] for step 1..4: one channel of interleaved 8- or 16-bit samples.
     void (*unpack8)(const unsigned char* in, int step, int w, float* out);
     void (*unpack16)(const unsigned short* in, int step, int w, float* out);
+    // spectrum[i] *= kernel[i] for n complex values, each stored as (re, im).
+    void (*multiplySpectrum)(float* spectrum, const float* kernel, std::size_t n);
     const char* isa;
 };
 

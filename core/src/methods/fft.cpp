@@ -36,6 +36,7 @@
 #include "fsutil.h"
 #include "methods.h"
 #include "methods/nonfinite.h"
+#include "rowkernels.h"
 #include "threadpool.h"
 
 namespace convlab::detail {
@@ -432,6 +433,7 @@ void runFft(const Job& job, Image& out, StageClock& clock)
     const float fill = job.border.value;
     const std::uint32_t fillBits = job.border.mode == BorderMode::Constant ? magnitudeBits(fill) : 0;
 
+    const RowKernels& rk = rowKernels();
     const int tiles = t.tilesX * t.tilesY;
     parallelFor(tiles, job.threads, [&](int t0, int t1) {
         auto real = fftwAlloc<float>(realSize * nc);
@@ -464,8 +466,13 @@ void runFft(const Job& job, Image& out, StageClock& clock)
                         continue;
                     }
                     const float* s = src + static_cast<std::size_t>(sy) * w;
+                    // Columns inside the image are one run of the source row; the margins go
+                    // through the border rule.
                     const int* cm = colMap.data() + ox;
-                    for (int j = 0; j < cols; ++j) row[j] = cm[j] < 0 ? fill : s[cm[j]];
+                    const int inside0 = std::clamp(left - ox, 0, cols), inside1 = std::clamp(left + w - ox, inside0, cols);
+                    for (int j = 0; j < inside0; ++j) row[j] = cm[j] < 0 ? fill : s[cm[j]];
+                    std::memcpy(row + inside0, s + (ox + inside0 - left), sizeof(float) * (inside1 - inside0));
+                    for (int j = inside1; j < cols; ++j) row[j] = cm[j] < 0 ? fill : s[cm[j]];
                     std::fill(row + cols, row + n1, 0.0f);
                     if (careful) {
                         std::uint32_t m = maxMagnitudeBits(row, static_cast<std::size_t>(cols));
@@ -482,10 +489,9 @@ void runFft(const Job& job, Image& out, StageClock& clock)
                 shift += e;
             }
             fftwf_execute_dft_r2c(plans.forward, real.get(), spec.get());
-            auto* sp = reinterpret_cast<cfloat*>(spec.get());
-            const cfloat* ks = kspec->data();
-            for (int c = 0; c < nc; ++c)
-                for (std::size_t i = 0; i < specSize; ++i) sp[c * specSize + i] *= ks[i];
+            auto* sp = reinterpret_cast<float*>(spec.get());
+            const auto* ks = reinterpret_cast<const float*>(kspec->data());
+            for (int c = 0; c < nc; ++c) rk.multiplySpectrum(sp + 2 * c * specSize, ks, specSize);
             fftwf_execute_dft_c2r(plans.backward, spec.get(), real.get());
             const double scaleBack = std::ldexp(job.scale, shift);
             std::uint32_t seen = 0; // bit 31: a non-finite output
