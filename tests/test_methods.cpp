@@ -642,6 +642,22 @@ private slots:
         QCOMPARE(correctionClassOf(Kernel(1, 1, std::vector<float>(1, 1.0f)), 0).threads, 1);
         // Short estimates are dominated by fixed costs: never learnt from.
         QVERIFY(!detail::recordMeasurement(Method::Direct, runClass, 0.5, 50.0));
+        // Separable's corrections are kept per rank class as well: its 31 pass pairs of a dense
+        // 31x31 kernel running slow on two threads do not reprice a 31x31 Gaussian's one pair
+        // (which auto then gave to the FFT at twice separable's time). The other methods' costs
+        // do not depend on the rank, and their corrections apply to every rank.
+        resetPlannerCorrections();
+        const Kernel k31(31, 31, std::vector<float>(961, 1.0f));
+        const CorrectionClass rank31 = correctionClassOf(k31, 2, 31), rank1 = correctionClassOf(k31, 2, 1);
+        QCOMPARE(rank31.rankLog2, 4);
+        QCOMPARE(rank1.rankLog2, 0);
+        QCOMPARE(correctionClassOf(k31, 2, -1).rankLog2, 0); // unknown rank
+        QVERIFY(detail::recordMeasurement(Method::Separable, rank31, 10.0, 30.0).has_value());
+        QCOMPARE(plannerCorrection(Method::Separable, rank31), 3.0);
+        QCOMPARE(plannerCorrection(Method::Separable, rank1), 1.0);
+        QVERIFY(detail::recordMeasurement(Method::Fft, rank31, 10.0, 30.0).has_value());
+        QCOMPARE(plannerCorrection(Method::Fft, rank1), 3.0);
+        resetPlannerCorrections();
     }
 
     // Interactive planning: a quick plan now, the measured one later; results right either way.

@@ -131,7 +131,7 @@ void learnFromRun(const detail::Job& job, Method method, int rank, RunReport& re
     if (!detail::engineOf(method).costTerms) return; // a method the planner does not price
     const CostModel* model = detail::cpuCostModelIfLoaded();
     if (!model) return;
-    const CorrectionClass runClass = correctionClassOf(job.kernel, job.threads);
+    const CorrectionClass runClass = correctionClassOf(job.kernel, job.threads, rank);
     auto estimates = detail::correctedEstimates(
         detail::estimateCpu(*model, job.width, job.height, job.channels, job.kernel,
                             detail::engineOf(method).needsFactors ? rank : -1, job.threads),
@@ -226,7 +226,7 @@ template <class Source> void runEngine(const Source& in, const ConvolveParams& p
         const CostModel& model = cpuCostModel(&calibrated);
         if (calibrated) clock.mark("calibrate planner (once per machine)", true);
         return correctedEstimates(estimateCpu(model, in.width, in.height, channels, k, rank, threads),
-                                  correctionClassOf(k, threads));
+                                  correctionClassOf(k, threads, rank));
     };
     Plan plan = makePlan(p, {in.width, in.height, in.channels, in.hasAlpha}, cpuCosts, rep, &clock);
     rep.threads = threads;

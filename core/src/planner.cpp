@@ -122,9 +122,17 @@ constexpr double kMaxCorrection = 256.0; // a safety net, not a model
 std::mutex gCorrectionMutex;
 std::map<std::pair<Method, CorrectionClass>, double> gCorrection; // absent: 1
 
+// The class a method's correction is kept under: the rank class only for methods whose cost
+// depends on the rank (those that run from the kernel's factors).
+CorrectionClass classFor(Method m, CorrectionClass c)
+{
+    if (!engineOf(m).needsFactors) c.rankLog2 = 0;
+    return c;
+}
+
 double correctionOf(Method m, CorrectionClass c) // under gCorrectionMutex
 {
-    const auto it = gCorrection.find({m, c});
+    const auto it = gCorrection.find({m, classFor(m, c)});
     return it == gCorrection.end() ? 1.0 : it->second;
 }
 
@@ -148,7 +156,7 @@ std::optional<std::string> recordMeasurement(Method method, CorrectionClass c, d
         std::lock_guard lock(gCorrectionMutex);
         const double before = correctionOf(method, c);
         const double after = std::clamp(before * ratio, 1.0 / kMaxCorrection, kMaxCorrection);
-        gCorrection[{method, c}] = after;
+        gCorrection[{method, classFor(method, c)}] = after;
         applied = after / before;
     }
     std::ostringstream note;
@@ -156,7 +164,9 @@ std::optional<std::string> recordMeasurement(Method method, CorrectionClass c, d
     note << "the planner estimated " << methodName(method) << " at " << estimateMs << " ms and it took "
          << measuredMs << " ms: its estimates for " << methodName(method) << " are scaled by " << applied
          << " from now on (runs on " << c.threads << " thread" << (c.threads == 1 ? "" : "s") << ", kernels of "
-         << (1 << c.tapsLog2) << "-" << (2 << c.tapsLog2) - 1 << " taps)";
+         << (1 << c.tapsLog2) << "-" << (2 << c.tapsLog2) - 1 << " taps";
+    if (engineOf(method).needsFactors) note << ", rank " << (1 << c.rankLog2) << "-" << (2 << c.rankLog2) - 1;
+    note << ")";
     return note.str();
 }
 
@@ -331,10 +341,12 @@ double bestOfNs(int runs, const std::function<void()>& fn)
 
 const CostModel& cpuCostModel() { return detail::cpuCostModel(nullptr); }
 
-CorrectionClass correctionClassOf(const Kernel& k, int threads)
+CorrectionClass correctionClassOf(const Kernel& k, int threads, int rank)
 {
-    const long long taps = std::max(1LL, static_cast<long long>(k.width) * k.height);
-    return {std::max(threads, 1), static_cast<int>(std::bit_width(static_cast<unsigned long long>(taps))) - 1};
+    const auto log2Of = [](long long n) {
+        return static_cast<int>(std::bit_width(static_cast<unsigned long long>(std::max(1LL, n)))) - 1;
+    };
+    return {std::max(threads, 1), log2Of(static_cast<long long>(k.width) * k.height), log2Of(rank)};
 }
 
 double plannerCorrection(Method m, CorrectionClass c)

@@ -44,15 +44,19 @@ const CostModel& cpuCostModel();
 // The planner corrects itself from what runs measure: when a method's measured time differs
 // from its (corrected) estimate by more than 2x, its estimates on this CPU are scaled by the
 // ratio from then on (for this process), for runs of the same class: the same thread count and
-// kernel size class (taps rounded down to a power of two). A memory-bound 3x3 run on two
-// threads, slower than a model that divides all its work by the threads, says nothing about an
-// 11x11 kernel on one. 1.0 until then.
+// kernel size class (taps rounded down to a power of two), and for the separable method the
+// same rank class (rounded down to a power of two). A memory-bound 3x3 run on two threads,
+// slower than a model that divides all its work by the threads, says nothing about an 11x11
+// kernel on one; a 31x31 kernel of rank 31, whose 31 pass pairs on two threads took 2.3 times
+// their estimate, says nothing about a 31x31 Gaussian's one pass pair. 1.0 until then.
 struct CorrectionClass {
     int threads = 1;
     int tapsLog2 = 0;
+    int rankLog2 = 0; // the separable method's rank class; the other methods ignore it
     auto operator<=>(const CorrectionClass&) const = default;
 };
-CorrectionClass correctionClassOf(const Kernel& k, int threads);
+// `rank`: the kernel's separable rank where known (below 1: unknown, taken as 1).
+CorrectionClass correctionClassOf(const Kernel& k, int threads, int rank = 1);
 double plannerCorrection(Method m, CorrectionClass c);
 void resetPlannerCorrections();
 
