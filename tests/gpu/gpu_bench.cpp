@@ -140,6 +140,43 @@ int main(int argc, char** argv)
                                        {"copy_gb_per_s", copyGBs}});
                 }
         }
+        // RGB and RGBA: every channel in one launch (grid z), so the share of the copy bandwidth
+        // should be that of one channel. Kernel time only, 4096x4096, the small kernels.
+        std::printf("\nchannels at 4096x4096 (kernel ms as above; GB/s counts every channel read and written)\n");
+        for (int channels : {1, 3, 4}) {
+            Image img(4096, 4096, channels);
+            for (float& x : img.data) x = nd(rng);
+            gpu->setImage(img);
+            for (std::size_t ci = 0; ci < 2; ++ci) {
+                const Case& c = cases[ci];
+                ConvolveParams p;
+                p.kernel = c.kernel;
+                p.border = {kBorder, 0.0f};
+                p.method = Method::Direct;
+                RunReport rep;
+                gpu->runResident(p, &rep);
+                std::vector<double> kernelMs;
+                for (int r = 0; r < runs; ++r) {
+                    rep = RunReport{};
+                    gpu->runResident(p, &rep);
+                    double k = 0.0;
+                    for (const StageTiming& st : rep.stages)
+                        if (st.name != "upload") k += st.ms;
+                    kernelMs.push_back(k);
+                }
+                const double km = median(kernelMs);
+                const double gbs = 2.0 * 4096.0 * 4096.0 * channels * sizeof(float) / (km * 1e-3) / 1e9;
+                std::printf("%-6d %-15s %-16s %10.3f %10s %9.1f %7.1f%%  %d channel%s\n", 4096, c.name.c_str(), "direct", km,
+                            "-", gbs, 100.0 * gbs / copyGBs, channels, channels == 1 ? "" : "s");
+                records.push_back({{"size", 4096},
+                                   {"kernel", c.name},
+                                   {"channels", channels},
+                                   {"method", "direct"},
+                                   {"kernel_ms", km},
+                                   {"gb_per_s", gbs},
+                                   {"copy_gb_per_s", copyGBs}});
+            }
+        }
         // Source upload: float32 against 8-bit samples converted on the device (RGB, 3840x2160).
         {
             PackedImage pk;
