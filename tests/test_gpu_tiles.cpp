@@ -8,6 +8,7 @@
 #include <QtTest>
 
 #include <cstdint>
+#include <tuple>
 #include <vector>
 
 #include "convlab/convolve.h"
@@ -25,8 +26,11 @@ struct Simulation {
     int interiorBlocks = 0, borderBlocks = 0;
 };
 
-// The launch of directTiled<M> (kernels.cu), one block after another.
-Simulation simulateTiled(const Image& in, const Kernel& k, BorderMode mode, float cval, float scale, float offset)
+// The launch of directTiled<M> (kernels.cu), one block after another; with persistentBlocks > 0,
+// that of directTiledPersistent<M> on a grid of that many blocks, each taking its tiles in turn
+// (tiles.h, tileAt).
+Simulation simulateTiled(const Image& in, const Kernel& k, BorderMode mode, float cval, float scale, float offset,
+                         int persistentBlocks = 0)
 {
     cuda::Geometry g;
     g.w = in.width;
@@ -49,9 +53,17 @@ Simulation simulateTiled(const Image& in, const Kernel& k, BorderMode mode, floa
     sim.out = Image(in.width, in.height, in.channels);
     // Poison: every output must be written.
     std::fill(sim.out.data.begin(), sim.out.data.end(), std::numeric_limits<float>::quiet_NaN());
-    for (int c = 0; c < in.channels; ++c)
-        for (int y0 = 0; y0 < g.h; y0 += tl::kBlockH)
-            for (int x0 = 0; x0 < g.w; x0 += tl::kBlockW) {
+    std::vector<tl::TilePosition> order; // the tiles in the order the blocks take them
+    if (persistentBlocks > 0) {
+        for (int b = 0; b < persistentBlocks; ++b)
+            for (int i = b; i < tl::tileCount(g); i += persistentBlocks) order.push_back(tl::tileAt(g, i));
+    } else {
+        for (int c = 0; c < in.channels; ++c)
+            for (int y0 = 0; y0 < g.h; y0 += tl::kBlockH)
+                for (int x0 = 0; x0 < g.w; x0 += tl::kBlockW) order.push_back({x0, y0, c});
+    }
+    for (const tl::TilePosition& t : order) {
+                const int x0 = t.x0, y0 = t.y0, c = t.c;
                 std::fill(shared.begin(), shared.end(), cuda::Vec4{1e30f, 1e30f, 1e30f, 1e30f});
                 (tl::interior(g, s, x0, y0) ? sim.interiorBlocks : sim.borderBlocks)++;
                 for (int tid = 0; tid < tl::kThreads; ++tid) tl::loadTile(in.plane(c), padded.data(), shared.data(), g, s, x0, y0, tid);
@@ -126,6 +138,29 @@ private slots:
         }
         // The vector-load path must be exercised where the image holds whole tiles.
         if (w % 4 == 0 && w >= 260 && h >= 70) QVERIFY(interior > 0);
+    }
+
+    // A persistent grid (tiles.h, tileAt) covers every tile of every channel once, whatever the
+    // number of blocks: fewer blocks than tiles, exactly as many, more (blocks left idle), one.
+    void persistentGridCoversEveryTile()
+    {
+        const Kernel k = randomKernel(5, 3, KernelKind::Dense, 8);
+        for (auto [w, h, channels] : {std::tuple{389, 97, 3}, {128, 32, 1}, {5, 37, 2}, {516, 101, 4}}) {
+            const Image in = randomImage(w, h, channels, 3u + w);
+            const Simulation perTile = simulateTiled(in, k, BorderMode::Reflect, 0.0f, 1.0f, 0.0f);
+            cuda::Geometry g;
+            g.w = w;
+            g.h = h;
+            g.channels = channels;
+            const int tiles = tl::tileCount(g);
+            QCOMPARE(tiles, perTile.interiorBlocks + perTile.borderBlocks);
+            for (int blocks : {1, 7, tiles - 1, tiles, tiles + 5}) {
+                if (blocks < 1) continue;
+                const Simulation persistent = simulateTiled(in, k, BorderMode::Reflect, 0.0f, 1.0f, 0.0f, blocks);
+                QCOMPARE(persistent.interiorBlocks + persistent.borderBlocks, tiles);
+                QVERIFY2(persistent.out.data == perTile.out.data, qPrintable(QString("%1x%2x%3 on %4 blocks").arg(w).arg(h).arg(channels).arg(blocks)));
+            }
+        }
     }
 
     void sharedMemoryFitsHopperUpTo63()

@@ -81,6 +81,26 @@ __global__ void __launch_bounds__(tiled::kThreads) directTiled(const float* __re
     tiled::storePatch(out + plane, g, x0, y0, threadIdx.x, threadIdx.y, acc);
 }
 
+// The same tiles on a persistent grid (tiles.h, tileAt): each block loops over its share.
+template <int M>
+__global__ void __launch_bounds__(tiled::kThreads) directTiledPersistent(const float* __restrict__ in,
+                                                                        float* __restrict__ out, Geometry g,
+                                                                        tiled::Shape s, const float* __restrict__ k)
+{
+    extern __shared__ float4 staged[];
+    const int tiles = tiled::tileCount(g), tid = threadIdx.y * tiled::kThreadsX + threadIdx.x;
+    for (int i = blockIdx.x; i < tiles; i += gridDim.x) {
+        const tiled::TilePosition t = tiled::tileAt(g, i);
+        const size_t plane = static_cast<size_t>(g.w) * g.h * t.c;
+        tiled::loadTile(in + plane, k, staged, g, s, t.x0, t.y0, tid);
+        __syncthreads();
+        float acc[tiled::kOutY][tiled::kOutX];
+        tiled::computePatch<M>(staged, s, threadIdx.x, threadIdx.y, acc);
+        tiled::storePatch(out + plane, g, t.x0, t.y0, threadIdx.x, threadIdx.y, acc);
+        __syncthreads(); // the tile is read by every thread before the next one overwrites it
+    }
+}
+
 template <class T>
 __global__ void unpack(const std::uint8_t* __restrict__ samples, int w, int h, int channels, size_t stride,
                        ChannelOrder order, float* __restrict__ planes)
@@ -219,30 +239,68 @@ void launchDirect(const float* in, float* out, const Geometry& g, const float* d
     check(cudaGetLastError(), "direct launch");
 }
 
-bool launchDirectTiled(const float* in, float* out, const Geometry& g, const float* paddedKernel, cudaStream_t stream)
+namespace {
+
+template <int M> void allowLargeTiles(int bytes)
+{
+    cudaFuncSetAttribute(directTiled<M>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    cudaFuncSetAttribute(directTiledPersistent<M>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+}
+
+// Blocks of directTiledPersistent<M> the whole device keeps resident with `shared` bytes each.
+template <int M> int residentBlocks(size_t shared)
+{
+    static const int sms = [] {
+        int dev = 0, n = 1;
+        cudaGetDevice(&dev);
+        cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev);
+        return n;
+    }();
+    int perSm = 0;
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, directTiledPersistent<M>, tiled::kThreads, shared),
+          "occupancy");
+    return std::max(perSm, 1) * sms;
+}
+
+template <int M>
+void launchTiled(const float* in, float* out, const Geometry& g, const tiled::Shape& s, size_t shared,
+                 const float* paddedKernel, TiledGrid grid, cudaStream_t stream)
+{
+    const dim3 block(tiled::kThreadsX, tiled::kThreadsY);
+    if (grid == TiledGrid::Persistent) {
+        const int blocks = std::min(tiled::tileCount(g), residentBlocks<M>(shared));
+        directTiledPersistent<M><<<blocks, block, shared, stream>>>(in, out, g, s, paddedKernel);
+    } else {
+        directTiled<M><<<dim3(tiled::tilesAcross(g), tiled::tilesDown(g), g.channels), block, shared, stream>>>(
+            in, out, g, s, paddedKernel);
+    }
+}
+
+} // namespace
+
+bool launchDirectTiled(const float* in, float* out, const Geometry& g, const float* paddedKernel, TiledGrid grid,
+                       cudaStream_t stream)
 {
     // Shared memory a block may have on this device, and the opt-in above 48 KB, once.
     static const int limit = [] {
         int dev = 0, optin = 48 * 1024;
         cudaGetDevice(&dev);
         cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
-        cudaFuncSetAttribute(directTiled<0>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
-        cudaFuncSetAttribute(directTiled<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
-        cudaFuncSetAttribute(directTiled<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
-        cudaFuncSetAttribute(directTiled<3>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
+        allowLargeTiles<0>(optin);
+        allowLargeTiles<1>(optin);
+        allowLargeTiles<2>(optin);
+        allowLargeTiles<3>(optin);
         cudaGetLastError();
         return optin;
     }();
     const tiled::Shape s = tiled::shapeFor(g);
     const size_t shared = sizeof(float4) * static_cast<size_t>(tiled::sharedVectors(s));
     if (shared > static_cast<size_t>(limit)) return false;
-    const dim3 block(tiled::kThreadsX, tiled::kThreadsY);
-    const dim3 grid((g.w + tiled::kBlockW - 1) / tiled::kBlockW, (g.h + tiled::kBlockH - 1) / tiled::kBlockH, g.channels);
     switch (s.m) {
-    case 0: directTiled<0><<<grid, block, shared, stream>>>(in, out, g, s, paddedKernel); break;
-    case 1: directTiled<1><<<grid, block, shared, stream>>>(in, out, g, s, paddedKernel); break;
-    case 2: directTiled<2><<<grid, block, shared, stream>>>(in, out, g, s, paddedKernel); break;
-    default: directTiled<3><<<grid, block, shared, stream>>>(in, out, g, s, paddedKernel); break;
+    case 0: launchTiled<0>(in, out, g, s, shared, paddedKernel, grid, stream); break;
+    case 1: launchTiled<1>(in, out, g, s, shared, paddedKernel, grid, stream); break;
+    case 2: launchTiled<2>(in, out, g, s, shared, paddedKernel, grid, stream); break;
+    default: launchTiled<3>(in, out, g, s, shared, paddedKernel, grid, stream); break;
     }
     check(cudaGetLastError(), "tiled direct launch");
     return true;

@@ -22,8 +22,12 @@ void launchDirect(const float* in, float* out, const Geometry& g, const float* d
 
 // Tiled direct sum (tiles.h) with the kernel given as kh rows padded with zeros to a multiple of
 // 4 values (tiled::shapeFor(g).kwp). Returns false, launching nothing, when the tile does not fit
-// in this device's shared memory; launchDirect is the fallback then.
-bool launchDirectTiled(const float* in, float* out, const Geometry& g, const float* paddedKernel, cudaStream_t stream);
+// in this device's shared memory; launchDirect is the fallback then. `grid`: one block per tile,
+// or a persistent grid of the blocks the device keeps resident, each looping over tiles (tiles.h,
+// tileAt); the outputs are the same, and the session times both once and keeps the faster.
+enum class TiledGrid { BlockPerTile, Persistent };
+bool launchDirectTiled(const float* in, float* out, const Geometry& g, const float* paddedKernel, TiledGrid grid,
+                       cudaStream_t stream);
 
 // Separable pass pair i: rowPass writes tmp (channels x (h+kh-1) x w) with the border applied
 // in both directions; colPass accumulates into out (accumulate=false: overwrite), adding the

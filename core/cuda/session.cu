@@ -10,6 +10,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -181,6 +184,7 @@ public:
     }
     bool hasImage() const override { return w_ > 0; }
     std::string deviceName() const override { return name_; }
+    std::string kernelChoices() const override { return choices_; }
 
     double copyBandwidthGBs() override
     {
@@ -430,23 +434,7 @@ private:
         k.reserve(64 * 64);
         check(cudaMemsetAsync(in.get(), 0, sizeof(float) * n * n, stream_), "scratch");
         check(cudaMemsetAsync(k.get(), 0, sizeof(float) * 64 * 64, stream_), "scratch");
-        cudaEvent_t e0, e1;
-        check(cudaEventCreate(&e0), "event");
-        check(cudaEventCreate(&e1), "event");
-        auto best = [&](auto&& launch) {
-            launch(); // warm-up
-            float bestMs = 1e30f;
-            for (int i = 0; i < 3; ++i) {
-                cudaEventRecord(e0, stream_);
-                launch();
-                cudaEventRecord(e1, stream_);
-                check(cudaEventSynchronize(e1), "calibration");
-                float ms = 0;
-                cudaEventElapsedTime(&ms, e0, e1);
-                bestMs = std::min(bestMs, ms);
-            }
-            return double(bestMs);
-        };
+        auto best = [this](auto&& launch) { return bestOfThree(launch); };
         auto geometry = [&](int kw, int kh) {
             Geometry g;
             g.w = g.h = n;
@@ -460,8 +448,9 @@ private:
         };
         const double mpx = double(n) * n / 1e6;
         GpuCosts c;
+        chooseTiledGrid();
         auto direct = [&](const Geometry& g) {
-            if (!launchDirectTiled(in.get(), out.get(), g, k.get(), stream_))
+            if (!launchDirectTiled(in.get(), out.get(), g, k.get(), tiledGrid_, stream_))
                 launchDirect(in.get(), out.get(), g, k.get(), false, stream_);
         };
         const double d3 = best([&] { direct(geometry(3, 3)); });
@@ -493,10 +482,93 @@ private:
         });
         const double points = double(n0) * n1 * std::log2(double(n0) * n1) / 1e6;
         c.fftPerPoint = std::max((f - c.directPerPixel * mpx) / points, 1e-9);
-        cudaEventDestroy(e0);
-        cudaEventDestroy(e1);
         costs_ = c;
         return *costs_;
+    }
+
+    // The best of three timed launches after a warm-up, in ms (CUDA events on the stream).
+    template <class Launch> double bestOfThree(Launch&& launch)
+    {
+        cudaEvent_t e0, e1;
+        check(cudaEventCreate(&e0), "event");
+        check(cudaEventCreate(&e1), "event");
+        launch(); // warm-up
+        float bestMs = 1e30f;
+        for (int i = 0; i < 3; ++i) {
+            cudaEventRecord(e0, stream_);
+            launch();
+            cudaEventRecord(e1, stream_);
+            const cudaError_t done = cudaEventSynchronize(e1);
+            float ms = 0;
+            cudaEventElapsedTime(&ms, e0, e1);
+            bestMs = std::min(bestMs, ms);
+            if (done != cudaSuccess) {
+                cudaEventDestroy(e0);
+                cudaEventDestroy(e1);
+                check(done, "calibration");
+            }
+        }
+        cudaEventDestroy(e0);
+        cudaEventDestroy(e1);
+        return double(bestMs);
+    }
+
+    // The tiled direct kernel's grid (launchers.h, TiledGrid), chosen once: one block per tile, or
+    // a persistent grid, which saves the launch of every block and the partial last wave. Both run
+    // a 3x3 kernel over the same 2048x2048 image; the persistent grid is kept only when it gives
+    // the same bits and takes less time. CONVLAB_GPU_TILED_GRID=block|persistent sets it instead
+    // (the sanitizer runs of tests/gpu/device-check.sh check each grid that way).
+    void chooseTiledGrid()
+    {
+        if (!choices_.empty()) return;
+        if (const char* forced = std::getenv("CONVLAB_GPU_TILED_GRID")) {
+            const std::string name = forced;
+            if (name != "block" && name != "persistent")
+                throw Error("CONVLAB_GPU_TILED_GRID is '" + name + "': block or persistent");
+            tiledGrid_ = name == "persistent" ? TiledGrid::Persistent : TiledGrid::BlockPerTile;
+            choices_ = "tiled direct grid: " + std::string(name == "persistent" ? "persistent" : "one block per tile") +
+                       " (CONVLAB_GPU_TILED_GRID)";
+            return;
+        }
+        const int n = 2048;
+        const size_t values = size_t(n) * n;
+        std::vector<float> host(values);
+        for (size_t i = 0; i < values; ++i) // values in [-0.5, 0.5) from a multiplicative hash: no pattern to the tiles
+            host[i] = static_cast<float>((static_cast<std::uint32_t>(i) * 2654435761u) >> 8) / 16777216.0f - 0.5f;
+        // 3 kernel rows padded to 4 values (tiled::shapeFor(g).kwp), any taps but zero.
+        const float taps[12] = {0.25f, -1.0f, 0.5f, 0.0f, 2.0f, 0.125f, -0.75f, 0.0f, 1.0f, 0.375f, -0.5f, 0.0f};
+        Geometry g;
+        g.w = g.h = n;
+        g.channels = 1;
+        g.kw = g.kh = 3;
+        g.ax = g.ay = 1;
+        g.mode = BorderMode::Reflect;
+        DeviceBuffer<float> in, taps3, perTileOut, persistentOut;
+        in.reserve(values);
+        taps3.reserve(12);
+        perTileOut.reserve(values);
+        persistentOut.reserve(values);
+        check(cudaMemcpyAsync(in.get(), host.data(), sizeof(float) * values, cudaMemcpyHostToDevice, stream_), "scratch");
+        check(cudaMemcpyAsync(taps3.get(), taps, sizeof taps, cudaMemcpyHostToDevice, stream_), "scratch");
+        auto timed = [&](TiledGrid grid, float* dst) {
+            return bestOfThree([&] { launchDirectTiled(in.get(), dst, g, taps3.get(), grid, stream_); });
+        };
+        const double perTile = timed(TiledGrid::BlockPerTile, perTileOut.get());
+        const double persistent = timed(TiledGrid::Persistent, persistentOut.get());
+        std::vector<float> a(values), b(values);
+        check(cudaMemcpyAsync(a.data(), perTileOut.get(), sizeof(float) * values, cudaMemcpyDeviceToHost, stream_),
+              "download");
+        check(cudaMemcpyAsync(b.data(), persistentOut.get(), sizeof(float) * values, cudaMemcpyDeviceToHost, stream_),
+              "download");
+        check(cudaStreamSynchronize(stream_), "download");
+        const bool same = std::memcmp(a.data(), b.data(), sizeof(float) * values) == 0;
+        tiledGrid_ = same && persistent < perTile ? TiledGrid::Persistent : TiledGrid::BlockPerTile;
+        std::ostringstream note;
+        note.precision(4);
+        note << "tiled direct grid (3x3, " << n << "x" << n << "): one block per tile " << perTile << " ms, persistent "
+             << persistent << " ms" << (same ? "" : " (its outputs differ: not used)") << "; using "
+             << (tiledGrid_ == TiledGrid::Persistent ? "persistent" : "one block per tile");
+        choices_ = note.str();
     }
 
     // Each method's time on this device for the image held, from the measured costs.
@@ -544,6 +616,10 @@ private:
 
     void runDirect(const Geometry& g, const Kernel& k, float* out, EventClock& clock)
     {
+        if (choices_.empty()) {
+            chooseTiledGrid();
+            clock.mark("choose the tiled grid (once per process)", true);
+        }
         // The tiled kernel takes the kernel's rows padded with zeros to a multiple of 4 values.
         const int kwp = tiled::shapeFor(g).kwp;
         std::vector<float> padded(static_cast<size_t>(kwp) * k.height, 0.0f);
@@ -553,7 +629,7 @@ private:
         check(cudaMemcpyAsync(kernel_.get(), padded.data(), sizeof(float) * padded.size(), cudaMemcpyHostToDevice, stream_),
               "kernel upload");
         clock.mark("upload");
-        if (launchDirectTiled(src_.get(), out, g, kernel_.get(), stream_)) {
+        if (launchDirectTiled(src_.get(), out, g, kernel_.get(), tiledGrid_, stream_)) {
             clock.mark("convolve");
             return;
         }
@@ -667,6 +743,8 @@ private:
     };
     std::map<unsigned int, Registration> glBuffers_;
     std::optional<GpuCosts> costs_;
+    TiledGrid tiledGrid_ = TiledGrid::BlockPerTile; // until tuneTiledGrid has timed both
+    std::string choices_;                           // what the tuning chose, and its times
 };
 
 } // namespace

@@ -167,6 +167,29 @@ CONVLAB_HD void computePatch(const Vec4* tile, const Shape& s, int tx, int ty, f
     }
 }
 
+// The blocks' tiles. One block per tile: block (bx, by, c) takes the tile at (bx * kBlockW,
+// by * kBlockH) of channel c. A persistent grid instead starts as many blocks as the device keeps
+// resident at once, and block b takes tiles b, b + blocks, b + 2 blocks, ... of the order below,
+// so no block is launched per tile and no partial last wave waits on a few blocks. Consecutive
+// tiles are neighbours along x within a channel, so blocks resident together share halo rows
+// in L2.
+struct TilePosition {
+    int x0 = 0, y0 = 0, c = 0;
+};
+CONVLAB_HD int tilesAcross(const Geometry& g) { return (g.w + kBlockW - 1) / kBlockW; }
+CONVLAB_HD int tilesDown(const Geometry& g) { return (g.h + kBlockH - 1) / kBlockH; }
+CONVLAB_HD int tileCount(const Geometry& g) { return tilesAcross(g) * tilesDown(g) * g.channels; }
+CONVLAB_HD TilePosition tileAt(const Geometry& g, int i)
+{
+    const int across = tilesAcross(g), perChannel = across * tilesDown(g);
+    TilePosition t;
+    t.c = i / perChannel;
+    const int j = i - t.c * perChannel, row = j / across;
+    t.y0 = row * kBlockH;
+    t.x0 = (j - row * across) * kBlockW;
+    return t;
+}
+
 // Writes thread (tx, ty)'s patch of the block at (x0, y0), scaled and offset, clipped to the image.
 CONVLAB_HD void storePatch(float* __restrict__ plane, const Geometry& g, int x0, int y0, int tx, int ty,
                            const float acc[kOutY][kOutX])

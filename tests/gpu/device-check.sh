@@ -41,12 +41,15 @@ echo "test_gpu exit $gpu_rc"
 
 echo "== memory and race checks (compute-sanitizer, small cases), and the tiled kernel's SASS"
 if command -v compute-sanitizer > /dev/null; then
-  { timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$build/tests/test_gpu" \
+  { CONVLAB_GPU_TILED_GRID=persistent timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$build/tests/test_gpu" \
       matchesCpu:31x29x1 matchesCpu:17x1x4 tiledDirectAtBlockEdges packedUploadMatchesFloat residentRunThenDownload \
       zeroKernelGivesOffset alphaPassesThrough
     echo "memcheck exit $?"
-    timeout 75 compute-sanitizer --tool racecheck --error-exitcode 9 "$build/tests/test_gpu" tiledDirectAtBlockEdges
-    echo "racecheck exit $?"
+    for grid in block persistent; do
+      CONVLAB_GPU_TILED_GRID=$grid timeout 75 compute-sanitizer --tool racecheck --error-exitcode 9 \
+        "$build/tests/test_gpu" tiledDirectAtBlockEdges
+      echo "racecheck ($grid grid) exit $?"
+    done
     obj=$(find "$build/core" -name 'kernels.cu.o' | head -1)
     echo "directTiled<1> SASS instruction counts:"
     cuobjdump --dump-sass "$obj" | awk '/Function : .*directTiledILi1/{f=1; next} /Function : /{f=0} f' |

@@ -107,6 +107,10 @@ int main(int argc, char** argv)
                     p.method = m;
                     RunReport rep;
                     gpu->runResident(p, &rep); // warm-up: plans, spectra, calibration, first launch
+                    if (static bool shown = false; !shown && !gpu->kernelChoices().empty()) {
+                        std::printf("%s\n", gpu->kernelChoices().c_str());
+                        shown = true;
+                    }
                     std::vector<double> kernelMs, e2eMs;
                     for (int r = 0; r < runs; ++r) {
                         rep = RunReport{};

@@ -62,6 +62,9 @@ public:
     virtual void releaseGlBuffer(unsigned int glBuffer) = 0;
 
     virtual std::string deviceName() const = 0;
+    // What the session chose by timing alternatives on this device, with the times (empty until
+    // its cost calibration, which the first auto run or estimate triggers).
+    virtual std::string kernelChoices() const { return {}; }
     // Measured device-to-device copy bandwidth in GB/s (bytes read + written per second), the
     // yardstick for memory-bound kernels.
     virtual double copyBandwidthGBs() = 0;
