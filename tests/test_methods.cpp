@@ -822,6 +822,34 @@ private slots:
             }
     }
 
+    // The separable column pass combines up to four output rows per pass over the ring
+    // (rowkernels.h, combineRowsUpTo4): every bit as four single-row passes give, accumulating
+    // or not, for kernel heights from 1 to 31 and widths through every vector path.
+    void columnPassOfFourRowsKeepsEveryBit()
+    {
+        const detail::RowKernels& rk = detail::rowKernels();
+        std::uint32_t seed = 9;
+        for (int kh : {1, 2, 5, 31})
+            for (int w : {5, 16, 40, 100, 150, 1030})
+                for (int n = 1; n <= 4; ++n)
+                    for (bool accumulate : {false, true}) {
+                        const Image ringImage = randomImage(w, kh + n - 1, 1, seed++);
+                        std::vector<const float*> rows;
+                        for (int r = 0; r < kh + n - 1; ++r) rows.push_back(ringImage.plane(0) + std::size_t(r) * w);
+                        const Kernel k = randomKernel(1, kh, KernelKind::Dense, seed++);
+                        const Image start = randomImage(w, n, 1, seed++);
+                        Image one = start, four = start;
+                        std::vector<float*> outs;
+                        for (int j = 0; j < n; ++j) {
+                            rk.combineRows(rows.data() + j, k.values.data(), kh, w, one.plane(0) + std::size_t(j) * w, accumulate);
+                            outs.push_back(four.plane(0) + std::size_t(j) * w);
+                        }
+                        rk.combineRowsUpTo4(rows.data(), k.values.data(), kh, n, w, outs.data(), accumulate);
+                        QVERIFY2(std::memcmp(one.data.data(), four.data.data(), sizeof(float) * one.data.size()) == 0,
+                                 qPrintable(QString("kh %1 w %2 n %3 accumulate %4").arg(kh).arg(w).arg(n).arg(accumulate)));
+                    }
+    }
+
     // A direct run into an output larger than the last-level cache (the one that streams its
     // stores) agrees with the reference over the whole image, borders included: a width of whole
     // vectors (every row streamed) and an odd one (rows not aligned: ordinary stores).

@@ -30,7 +30,8 @@ namespace convlab {
 namespace detail {
 namespace {
 
-constexpr int kModelVersion = 3; // 2: constants per method by name; 3: per-value costs from memory-sized planes
+constexpr int kModelVersion = 4; // 2: constants per method by name; 3: per-value costs from memory-sized planes;
+                                  // 4: the eight-sum pair kernels and the four-row column pass
 
 std::string cpuIdentity()
 {

@@ -23,6 +23,10 @@ struct RowKernels {
     void (*filterRow)(const float* in, const float* k, int kw, int w, float* out);
     // out[x] = (accumulate ? out[x] : 0) + sum_{v<kh} k[v] * rows[v][x]
     void (*combineRows)(const float* const* rows, const float* k, int kh, int w, float* out, bool accumulate);
+    // The same for n (1..4) consecutive output rows: rows[0 .. kh+n-2], out[j] from rows j..j+kh-1;
+    // each row read feeds every output that uses it. The same bits as n combineRows calls.
+    void (*combineRowsUpTo4)(const float* const* rows, const float* k, int kh, int n, int w, float* const* out,
+                             bool accumulate);
     // out[x] = scale * in[x] + offset
     void (*scaleOffset)(const float* in, int w, float scale, float offset, float* out);
     // out[x] = in[x * step] for step 1..4: one channel of interleaved 8- or 16-bit samples.

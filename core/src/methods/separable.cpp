@@ -88,9 +88,11 @@ int ringRowStride(int n)
 
 } // namespace
 
+int separableRingRows(int kernelHeight) { return std::max(kernelHeight, 1) + kColumnPassRows - 1; }
+
 SeparableSchedule separableSchedule(int width, int kernelHeight, int rank, std::size_t ringBudget)
 {
-    const std::size_t rowsBytes = sizeof(float) * static_cast<std::size_t>(std::max(kernelHeight, 1));
+    const std::size_t rowsBytes = sizeof(float) * static_cast<std::size_t>(separableRingRows(kernelHeight));
     SeparableSchedule s;
     s.stripWidth = width;
     // Strips are multiples of 64 columns, so the row kernels' SIMD chunks fall where they would
@@ -234,12 +236,13 @@ void runSeparableWithin(const Job& job, Image& out, StageClock& clock, std::size
     const SeparableSchedule plan = separableSchedule(w, kh, f.rank, ringBudget);
     const bool checkKinds = job.in && !passesKeepKinds(k, f); // 8/16-bit samples are finite
 
+    const int ringRows = separableRingRows(kh);
     parallelFor(h, job.threads, [&](int y0, int y1) {
-        // Horizontal results of the last kh padded rows, per component of the group: groupSize
-        // x kh rows of stripWidth values, rowStride apart.
+        // Horizontal results of the last ringRows padded rows, per component of the group:
+        // groupSize x ringRows rows of stripWidth values, rowStride apart.
         RowWindow rows(w, h, job.border, top, left, right, 1);
         std::vector<float> ring(plan.ringBytes / sizeof(float));
-        std::vector<const float*> window(kh);
+        std::vector<const float*> window(static_cast<std::size_t>(ringRows));
         BandNonFinite nonFinite(job, terms, colMap, y0, y1);
         for (int c = 0; c < job.channels; ++c) {
             rows.reset(job.in, job.packed, c);
@@ -251,10 +254,11 @@ void runSeparableWithin(const Job& job, Image& out, StageClock& clock, std::size
             for (int x0 = 0; x0 < w; x0 += plan.stripWidth) {
                 const int sw = std::min(plan.stripWidth, w - x0);
                 auto ringRow = [&](int i, int r) {
-                    return ring.data() + (static_cast<std::size_t>(i) * kh + r % kh) * plan.rowStride;
+                    return ring.data() + (static_cast<std::size_t>(i) * ringRows + r % ringRows) * plan.rowStride;
                 };
                 for (int g0 = 0; g0 < f.rank; g0 += plan.groupSize) {
                     const int g1 = std::min(f.rank, g0 + plan.groupSize);
+                    int next = y0; // the first output row not yet combined
                     for (int r = y0; r < y1 + kh - 1; ++r) {
                         if ((r & 15) == 0) job.checkCancel();
                         for (const RowSpan& whole : rows.spans(r, 1)) {
@@ -263,16 +267,21 @@ void runSeparableWithin(const Job& job, Image& out, StageClock& clock, std::size
                             for (int i = g0; s.n > 0 && i < g1; ++i)
                                 rk.filterRow(in, f.rows[i].data(), k.width, s.n, ringRow(i - g0, r) + (s.x0 - x0));
                         }
-                        const int y = r - (kh - 1);
-                        if (y < y0) continue;
-                        float* o = dst + static_cast<std::size_t>(y) * w + x0;
+                        // Output rows up to r - (kh - 1) have all their rows; they are combined
+                        // kColumnPassRows at a time, and the rest at the band's end.
+                        const int n = std::min(kColumnPassRows, r - (kh - 1) - next + 1);
+                        if (n < kColumnPassRows && !(r == y1 + kh - 2 && n > 0)) continue;
+                        float* o[kColumnPassRows];
+                        for (int j = 0; j < n; ++j) o[j] = dst + static_cast<std::size_t>(next + j) * w + x0;
                         for (int i = g0; i < g1; ++i) { // components in order, whatever the groups
-                            for (int v = 0; v < kh; ++v) window[v] = ringRow(i - g0, y + v);
-                            rk.combineRows(window.data(), columns[i].data(), kh, sw, o, i > 0);
+                            for (int v = 0; v < kh + n - 1; ++v) window[v] = ringRow(i - g0, next + v);
+                            rk.combineRowsUpTo4(window.data(), columns[i].data(), kh, n, sw, o, i > 0);
                         }
-                        if (g1 < f.rank) continue;
-                        if (offset != 0.0f) rk.scaleOffset(o, sw, 1.0f, offset, o);
-                        if (anyNonFinite(o, static_cast<std::size_t>(sw))) nonFiniteRow[y - y0] = 1;
+                        for (int j = 0; g1 == f.rank && j < n; ++j) {
+                            if (offset != 0.0f) rk.scaleOffset(o[j], sw, 1.0f, offset, o[j]);
+                            if (anyNonFinite(o[j], static_cast<std::size_t>(sw))) nonFiniteRow[next + j - y0] = 1;
+                        }
+                        next += n;
                     }
                 }
             }
