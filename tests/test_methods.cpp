@@ -584,17 +584,26 @@ private slots:
             if (e.method == Method::Direct) estimate = e.ms;
         QVERIFY(estimate > 16.0); // the corrected estimate stays past the 2 ms the planner ignores
         const CorrectionClass runClass = correctionClassOf(p.kernel, 1);
+        QVERIFY(!detail::recordMeasurement(Method::Direct, runClass, estimate, estimate / 8).has_value());
         QVERIFY(detail::recordMeasurement(Method::Direct, runClass, estimate, estimate / 8).has_value());
         const double eighth = plannerCorrection(Method::Direct, runClass);
         Image out;
         RunReport first;
         convolveInto(in, p, out, &first);
         QCOMPARE(plannerCorrection(Method::Direct, runClass), eighth);
+        // Two runs into the output now in use: the first of them is held back until the second
+        // confirms it (were the first run into the new output counted, this one would correct).
         RunReport second;
         convolveInto(in, p, out, &second);
+        QCOMPARE(plannerCorrection(Method::Direct, runClass), eighth);
+        RunReport third;
+        convolveInto(in, p, out, &third);
         QVERIFY2(plannerCorrection(Method::Direct, runClass) > 2 * eighth,
-                 qPrintable(QString("took %1 ms, estimated %2 ms").arg(second.computeMs).arg(estimate * eighth)));
-        QVERIFY(!second.notices.empty());
+                 qPrintable(QString("took %1 and %2 ms, estimated %3 ms")
+                                .arg(second.computeMs)
+                                .arg(third.computeMs)
+                                .arg(estimate * eighth)));
+        QVERIFY(!third.notices.empty());
         resetPlannerCorrections();
     }
 
@@ -623,6 +632,15 @@ private slots:
         QCOMPARE(plannerCorrection(picked, runClass), 1.0);
         // Far slower than thought: its estimates grow by the ratio, and auto now picks another.
         const double factor = 2.0 * other / estimate; // enough to make another method cheaper
+        // One run so far off is not enough: a second in a row on the same side confirms it, and
+        // the smaller departure is applied. A run within 2x between them, or one off to the
+        // other side, starts over.
+        QVERIFY(!detail::recordMeasurement(picked, runClass, estimate, 3.0 * factor * estimate));
+        QVERIFY(!detail::recordMeasurement(picked, runClass, estimate, estimate));
+        QVERIFY(!detail::recordMeasurement(picked, runClass, estimate, 3.0 * factor * estimate));
+        QVERIFY(!detail::recordMeasurement(picked, runClass, estimate, estimate / 3.0));
+        QCOMPARE(plannerCorrection(picked, runClass), 1.0);
+        QVERIFY(!detail::recordMeasurement(picked, runClass, estimate, 3.0 * factor * estimate));
         const auto note = detail::recordMeasurement(picked, runClass, estimate, factor * estimate);
         QVERIFY(note.has_value());
         QVERIFY(note->find(methodName(picked)) != std::string::npos);
@@ -652,9 +670,11 @@ private slots:
         QCOMPARE(rank31.rankLog2, 4);
         QCOMPARE(rank1.rankLog2, 0);
         QCOMPARE(correctionClassOf(k31, 2, -1).rankLog2, 0); // unknown rank
+        QVERIFY(!detail::recordMeasurement(Method::Separable, rank31, 10.0, 30.0).has_value());
         QVERIFY(detail::recordMeasurement(Method::Separable, rank31, 10.0, 30.0).has_value());
         QCOMPARE(plannerCorrection(Method::Separable, rank31), 3.0);
         QCOMPARE(plannerCorrection(Method::Separable, rank1), 1.0);
+        QVERIFY(!detail::recordMeasurement(Method::Fft, rank31, 10.0, 30.0).has_value());
         QVERIFY(detail::recordMeasurement(Method::Fft, rank31, 10.0, 30.0).has_value());
         QCOMPARE(plannerCorrection(Method::Fft, rank1), 3.0);
         resetPlannerCorrections();

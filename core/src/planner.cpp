@@ -122,6 +122,11 @@ constexpr double kMinEstimateMs = 2.0;       // shorter runs are dominated by fi
 constexpr double kMaxCorrection = 256.0; // a safety net, not a model
 std::mutex gCorrectionMutex;
 std::map<std::pair<Method, CorrectionClass>, double> gCorrection; // absent: 1
+// A run past the threshold whose class has no confirmation yet: its ratio. One run is not
+// enough on a machine whose other load can double a run's time now and then: in a benchmark
+// process here, one 13x13 direct run that took 89 ms where 43 were estimated (and measured on the
+// runs around it) sent the rest of that kernel's runs to the FFT at 69 ms.
+std::map<std::pair<Method, CorrectionClass>, double> gPending;
 
 // The class a method's correction is kept under: the rank class only for methods whose cost
 // depends on the rank (those that run from the kernel's factors).
@@ -151,19 +156,33 @@ std::optional<std::string> recordMeasurement(Method method, CorrectionClass c, d
 {
     if (!priced(methodInfo(method)) || !(estimateMs >= kMinEstimateMs) || !(measuredMs > 0.0)) return std::nullopt;
     const double ratio = measuredMs / estimateMs;
-    if (ratio <= kCorrectionThreshold && ratio >= 1.0 / kCorrectionThreshold) return std::nullopt;
+    const std::pair<Method, CorrectionClass> key{method, classFor(method, c)};
     double applied = 1.0;
     {
         std::lock_guard lock(gCorrectionMutex);
+        if (ratio <= kCorrectionThreshold && ratio >= 1.0 / kCorrectionThreshold) {
+            gPending.erase(key);
+            return std::nullopt;
+        }
+        // The second run in a row past the threshold, on the same side, confirms the first; the
+        // smaller of the two departures is applied.
+        const auto pending = gPending.find(key);
+        if (pending == gPending.end() || (pending->second > 1.0) != (ratio > 1.0)) {
+            gPending[key] = ratio;
+            return std::nullopt;
+        }
+        const double confirmed = ratio > 1.0 ? std::min(ratio, pending->second) : std::max(ratio, pending->second);
+        gPending.erase(pending);
         const double before = correctionOf(method, c);
-        const double after = std::clamp(before * ratio, 1.0 / kMaxCorrection, kMaxCorrection);
-        gCorrection[{method, classFor(method, c)}] = after;
+        const double after = std::clamp(before * confirmed, 1.0 / kMaxCorrection, kMaxCorrection);
+        gCorrection[key] = after;
         applied = after / before;
     }
     std::ostringstream note;
     note.precision(3);
     note << "the planner estimated " << methodName(method) << " at " << estimateMs << " ms and it took "
-         << measuredMs << " ms: its estimates for " << methodName(method) << " are scaled by " << applied
+         << measuredMs << " ms, the second run in a row beyond twice or half its estimate: its estimates for "
+         << methodName(method) << " are scaled by " << applied
          << " from now on (runs on " << c.threads << " thread" << (c.threads == 1 ? "" : "s") << ", kernels of "
          << (1 << c.tapsLog2) << "-" << (2 << c.tapsLog2) - 1 << " taps";
     if (engineOf(method).needsFactors) note << ", rank " << (1 << c.rankLog2) << "-" << (2 << c.rankLog2) - 1;
@@ -360,6 +379,7 @@ void resetPlannerCorrections()
 {
     std::lock_guard lock(detail::gCorrectionMutex);
     detail::gCorrection.clear();
+    detail::gPending.clear();
 }
 
 } // namespace convlab

@@ -24,8 +24,9 @@ const CostModel* cpuCostModelIfLoaded();
 std::vector<MethodEstimate> correctedEstimates(std::vector<MethodEstimate> estimates, CorrectionClass c);
 // Records that `method`, estimated at `estimateMs` (corrected) for a run of class c, took
 // `measuredMs`. When they differ by more than 2x (and the estimate is long enough to be measured
-// reliably), the correction of the method for that class is scaled by their ratio; the returned
-// text says so.
+// reliably) for the second run in a row of that method and class, on the same side, the
+// correction is scaled by the smaller of the two ratios; the returned text says so. A run within
+// 2x clears a first one.
 std::optional<std::string> recordMeasurement(Method method, CorrectionClass c, double estimateMs, double measuredMs);
 
 } // namespace convlab::detail

@@ -42,8 +42,8 @@ struct CostModel {
 const CostModel& cpuCostModel();
 
 // The planner corrects itself from what runs measure: when a method's measured time differs
-// from its (corrected) estimate by more than 2x, its estimates on this CPU are scaled by the
-// ratio from then on (for this process), for runs of the same class: the same thread count and
+// from its (corrected) estimate by more than 2x in two runs in a row (the same side, the same
+// class), its estimates on this CPU are scaled by the smaller of the two ratios from then on (for this process), for runs of the same class: the same thread count and
 // kernel size class (taps rounded down to a power of two), and for the separable method the
 // same rank class (rounded down to a power of two). A memory-bound 3x3 run on two threads,
 // slower than a model that divides all its work by the threads, says nothing about an 11x11
