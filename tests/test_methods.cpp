@@ -865,8 +865,31 @@ private slots:
                             outs.push_back(four.plane(0) + std::size_t(j) * w);
                         }
                         rk.combineRowsUpTo4(rows.data(), k.values.data(), kh, n, w, outs.data(), accumulate);
+                        const QString where = QString("kh %1 w %2 n %3 accumulate %4").arg(kh).arg(w).arg(n).arg(accumulate);
                         QVERIFY2(std::memcmp(one.data.data(), four.data.data(), sizeof(float) * one.data.size()) == 0,
-                                 qPrintable(QString("kh %1 w %2 n %3 accumulate %4").arg(kh).arg(w).arg(n).arg(accumulate)));
+                                 qPrintable(where));
+                        if (accumulate) continue;
+                        // The only component's pass: the same bits, streamed or not, aligned or not,
+                        // and a bit for each output row holding a non-finite value.
+                        Samples storage(std::size_t(1) << 20); // 2 MiB-aligned (image.h)
+                        for (bool stream : {false, true})
+                            for (int misalign : {0, 1}) {
+                                std::vector<float*> finals;
+                                for (int j = 0; j < n; ++j) finals.push_back(storage.data() + misalign + std::size_t(j) * 2048);
+                                QCOMPARE(rk.combineRowsUpTo4Final(rows.data(), k.values.data(), kh, n, w, finals.data(), stream), 0u);
+                                for (int j = 0; j < n; ++j)
+                                    QVERIFY2(std::memcmp(finals[j], one.plane(0) + std::size_t(j) * w, sizeof(float) * w) == 0,
+                                             qPrintable(where + QString(" final, stream %1 misaligned %2").arg(stream).arg(misalign)));
+                            }
+                        Image poisoned = ringImage; // an infinity in the last ring row: only the last output row sees it
+                        poisoned.at(0, kh + n - 2, w / 2) = std::numeric_limits<float>::infinity();
+                        std::vector<const float*> poisonedRows;
+                        for (int r = 0; r < kh + n - 1; ++r) poisonedRows.push_back(poisoned.plane(0) + std::size_t(r) * w);
+                        std::vector<float*> finals;
+                        for (int j = 0; j < n; ++j) finals.push_back(storage.data() + std::size_t(j) * 2048);
+                        const unsigned bad = rk.combineRowsUpTo4Final(poisonedRows.data(), k.values.data(), kh, n, w, finals.data(), true);
+                        const bool reaches = k.values[std::size_t(kh) - 1] != 0.0f;
+                        QCOMPARE(bad, reaches ? 1u << (n - 1) : 0u);
                     }
     }
 

@@ -27,6 +27,11 @@ struct RowKernels {
     // each row read feeds every output that uses it. The same bits as n combineRows calls.
     void (*combineRowsUpTo4)(const float* const* rows, const float* k, int kh, int n, int w, float* const* out,
                              bool accumulate);
+    // combineRowsUpTo4 without accumulating, for a separable run's only component: returns a bit
+    // per output row that holds a non-finite value (checked as stored, not read again); with
+    // `stream`, written past the caches where the rows are vector-aligned (outputsBypassCaches).
+    unsigned (*combineRowsUpTo4Final)(const float* const* rows, const float* k, int kh, int n, int w,
+                                      float* const* out, bool stream);
     // out[x] = scale * in[x] + offset
     void (*scaleOffset)(const float* in, int w, float scale, float offset, float* out);
     // out[x] = in[x * step] for step 1..4: one channel of interleaved 8- or 16-bit samples.

@@ -237,6 +237,10 @@ void runSeparableWithin(const Job& job, Image& out, StageClock& clock, std::size
     const bool checkKinds = job.in && !passesKeepKinds(k, f); // 8/16-bit samples are finite
 
     const int ringRows = separableRingRows(kh);
+    // Rank 1 without an offset: the column pass writes the result once, checking it as it stores
+    // it, and an output larger than the last-level cache streams past the caches (rowkernels.h).
+    const bool oneStoredPass = f.rank == 1 && offset == 0.0f;
+    const bool stream = oneStoredPass && outputsBypassCaches(sizeof(float) * static_cast<std::size_t>(w) * h * job.channels);
     parallelFor(h, job.threads, [&](int y0, int y1) {
         // Horizontal results of the last ringRows padded rows, per component of the group:
         // groupSize x ringRows rows of stripWidth values, rowStride apart.
@@ -273,6 +277,15 @@ void runSeparableWithin(const Job& job, Image& out, StageClock& clock, std::size
                         if (n < kColumnPassRows && !(r == y1 + kh - 2 && n > 0)) continue;
                         float* o[kColumnPassRows];
                         for (int j = 0; j < n; ++j) o[j] = dst + static_cast<std::size_t>(next + j) * w + x0;
+                        if (oneStoredPass) { // written once, checked as stored
+                            for (int v = 0; v < kh + n - 1; ++v) window[v] = ringRow(0, next + v);
+                            const unsigned bad =
+                                rk.combineRowsUpTo4Final(window.data(), columns[0].data(), kh, n, sw, o, stream);
+                            for (int j = 0; j < n; ++j)
+                                if (bad & (1u << j)) nonFiniteRow[next + j - y0] = 1;
+                            next += n;
+                            continue;
+                        }
                         for (int i = g0; i < g1; ++i) { // components in order, whatever the groups
                             for (int v = 0; v < kh + n - 1; ++v) window[v] = ringRow(i - g0, next + v);
                             rk.combineRowsUpTo4(window.data(), columns[i].data(), kh, n, sw, o, i > 0);
