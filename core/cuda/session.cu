@@ -434,18 +434,7 @@ private:
         k.reserve(64 * 64);
         check(cudaMemsetAsync(in.get(), 0, sizeof(float) * n * n, stream_), "scratch");
         check(cudaMemsetAsync(k.get(), 0, sizeof(float) * 64 * 64, stream_), "scratch");
-        auto best = [this](auto&& launch) { return bestOfThree(launch); };
-        auto geometry = [&](int kw, int kh) {
-            Geometry g;
-            g.w = g.h = n;
-            g.channels = 1;
-            g.kw = kw;
-            g.kh = kh;
-            g.ax = kw / 2;
-            g.ay = kh / 2;
-            g.mode = BorderMode::Reflect;
-            return g;
-        };
+        auto geometry = [n](int kw, int kh) { return scratchGeometry(n, kw, kh); };
         const double mpx = double(n) * n / 1e6;
         GpuCosts c;
         chooseTiledGrid();
@@ -453,8 +442,8 @@ private:
             if (!launchDirectTiled(in.get(), out.get(), g, k.get(), tiledGrid_, stream_))
                 launchDirect(in.get(), out.get(), g, k.get(), false, stream_);
         };
-        const double d3 = best([&] { direct(geometry(3, 3)); });
-        const double d15 = best([&] { direct(geometry(15, 15)); });
+        const double d3 = bestOfThree([&] { direct(geometry(3, 3)); });
+        const double d15 = bestOfThree([&] { direct(geometry(15, 15)); });
         c.directPerTap = std::max((d15 - d3) / (225 - 9), 1e-9) / mpx;
         c.directPerPixel = std::max(d3 / mpx - 9 * c.directPerTap, 0.0);
         auto pair = [&](int len) {
@@ -462,7 +451,7 @@ private:
             launchRowPass(in.get(), tmp.get(), g, k.get(), stream_);
             launchColPass(tmp.get(), out.get(), g, k.get(), false, true, stream_);
         };
-        const double s3 = best([&] { pair(3); }), s31 = best([&] { pair(31); });
+        const double s3 = bestOfThree([&] { pair(3); }), s31 = bestOfThree([&] { pair(31); });
         c.separablePerTap = std::max((s31 - s3) / (62 - 6), 1e-9) / mpx;
         c.separablePerPixel = std::max(s3 / mpx - 6 * c.separablePerTap, 0.0);
         // FFT: forward, product and inverse at the transform size of a 9x9 kernel.
@@ -473,7 +462,7 @@ private:
         real.reserve(size_t(n0) * n1);
         spec.reserve(size_t(n0) * n1c);
         const Geometry g9 = geometry(9, 9);
-        const double f = best([&] {
+        const double f = bestOfThree([&] {
             launchPadEmbed(in.get(), real.get(), g9, n0, n1, stream_);
             cufftExecR2C(plans.forward, real.get(), reinterpret_cast<cufftComplex*>(spec.get()));
             launchSpectrumProduct(spec.get(), spec.get(), (long long)n0 * n1c, 1, stream_);
@@ -484,6 +473,21 @@ private:
         c.fftPerPoint = std::max((f - c.directPerPixel * mpx) / points, 1e-9);
         costs_ = c;
         return *costs_;
+    }
+
+    // One n x n channel, a kw x kh kernel anchored at its centre, border reflect: the scratch
+    // runs of the calibration and of chooseTiledGrid.
+    static Geometry scratchGeometry(int n, int kw, int kh)
+    {
+        Geometry g;
+        g.w = g.h = n;
+        g.channels = 1;
+        g.kw = kw;
+        g.kh = kh;
+        g.ax = kw / 2;
+        g.ay = kh / 2;
+        g.mode = BorderMode::Reflect;
+        return g;
     }
 
     // The best of three timed launches after a warm-up, in ms (CUDA events on the stream).
@@ -537,12 +541,7 @@ private:
             host[i] = static_cast<float>((static_cast<std::uint32_t>(i) * 2654435761u) >> 8) / 16777216.0f - 0.5f;
         // 3 kernel rows padded to 4 values (tiled::shapeFor(g).kwp), any taps but zero.
         const float taps[12] = {0.25f, -1.0f, 0.5f, 0.0f, 2.0f, 0.125f, -0.75f, 0.0f, 1.0f, 0.375f, -0.5f, 0.0f};
-        Geometry g;
-        g.w = g.h = n;
-        g.channels = 1;
-        g.kw = g.kh = 3;
-        g.ax = g.ay = 1;
-        g.mode = BorderMode::Reflect;
+        const Geometry g = scratchGeometry(n, 3, 3);
         DeviceBuffer<float> in, taps3, perTileOut, persistentOut;
         in.reserve(values);
         taps3.reserve(12);

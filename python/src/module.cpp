@@ -17,13 +17,13 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "convlab/border.h"
 #include "convlab/convolve.h"
 #include "convlab/error.h"
 #include "convlab/modes.h"
+#include "threadpool.h" // the engine's pool (core/src), for the copies in and out
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -151,22 +151,19 @@ void copyPixelRange(Pixels interleaved, int channels, std::size_t begin, std::si
     }
 }
 
-// body(begin, end) over [0, n) in ranges on up to `threads` threads (0: all), the calling
-// thread taking the first; at least kPixelsPerThread pixels a range. The copies are bound by
-// memory, which one core on this VM does not saturate.
+// body(begin, end) over [0, n) in ranges on up to `threads` threads of the engine's pool (0:
+// all), at least kPixelsPerThread pixels a range. The copies are bound by memory, which one
+// core on this VM does not saturate.
 constexpr std::size_t kPixelsPerThread = std::size_t(1) << 20;
 
 template <class Body> void forPixelRanges(std::size_t n, int threads, const Body& body)
 {
-    std::size_t count = threads > 0 ? static_cast<std::size_t>(threads)
-                                    : std::max(1u, std::thread::hardware_concurrency());
-    count = std::min(count, std::max<std::size_t>(1, n / kPixelsPerThread));
-    const std::size_t step = (n + count - 1) / count;
-    std::vector<std::thread> workers;
-    for (std::size_t i = 1; i < count; ++i)
-        workers.emplace_back([&body, i, step, n] { body(std::min(n, i * step), std::min(n, (i + 1) * step)); });
-    body(0, std::min(n, step));
-    for (std::thread& w : workers) w.join();
+    const int ranges = static_cast<int>(std::min<std::size_t>(convlab::detail::resolveThreads(threads),
+                                                              std::max<std::size_t>(1, n / kPixelsPerThread)));
+    const std::size_t step = (n + ranges - 1) / ranges;
+    convlab::detail::parallelFor(ranges, ranges, [&](int r0, int r1) {
+        for (int r = r0; r < r1; ++r) body(std::min(n, r * step), std::min(n, (r + 1) * step));
+    });
 }
 
 template <bool ToPlanes, class Pixels, class Planes>

@@ -48,6 +48,22 @@ std::vector<Method> benchedMethods()
 // One border for every case (peers_gpu.py reads it from the records and pads its peers alike).
 constexpr BorderMode kBorder = BorderMode::Reflect;
 
+// The median over `runs` resident runs of the device's own stages (CUDA events; the kernel's
+// upload excluded); `rep` is left holding the last run's report.
+double residentKernelMs(GpuSession& gpu, const ConvolveParams& p, int runs, RunReport& rep)
+{
+    std::vector<double> kernelMs;
+    for (int r = 0; r < runs; ++r) {
+        rep = RunReport{};
+        gpu.runResident(p, &rep);
+        double k = 0.0;
+        for (const StageTiming& s : rep.stages)
+            if (s.name != "upload") k += s.ms;
+        kernelMs.push_back(k);
+    }
+    return median(kernelMs);
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -111,22 +127,15 @@ int main(int argc, char** argv)
                         std::printf("%s\n", gpu->kernelChoices().c_str());
                         shown = true;
                     }
-                    std::vector<double> kernelMs, e2eMs;
-                    for (int r = 0; r < runs; ++r) {
-                        rep = RunReport{};
-                        gpu->runResident(p, &rep);
-                        double k = 0.0;
-                        for (const StageTiming& s : rep.stages)
-                            if (s.name != "upload") k += s.ms;
-                        kernelMs.push_back(k);
-                    }
+                    const double km = residentKernelMs(*gpu, p, runs, rep);
+                    std::vector<double> e2eMs;
                     for (int r = 0; r < 3; ++r) {
                         const auto t0 = std::chrono::steady_clock::now();
                         gpu->setImage(img);
                         gpu->run(p);
                         e2eMs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
                     }
-                    const double km = median(kernelMs), em = median(e2eMs);
+                    const double em = median(e2eMs);
                     const double bytes = 2.0 * double(n) * n * sizeof(float); // read the image, write the result
                     const double gbs = bytes / (km * 1e-3) / 1e9;
                     std::printf("%-6d %-15s %-16s %10.3f %10.3f %9.1f %7.1f%% %10.0f\n", n, c.name.c_str(),
@@ -158,17 +167,8 @@ int main(int argc, char** argv)
                 p.border = {kBorder, 0.0f};
                 p.method = Method::Direct;
                 RunReport rep;
-                gpu->runResident(p, &rep);
-                std::vector<double> kernelMs;
-                for (int r = 0; r < runs; ++r) {
-                    rep = RunReport{};
-                    gpu->runResident(p, &rep);
-                    double k = 0.0;
-                    for (const StageTiming& st : rep.stages)
-                        if (st.name != "upload") k += st.ms;
-                    kernelMs.push_back(k);
-                }
-                const double km = median(kernelMs);
+                gpu->runResident(p, &rep); // warm-up
+                const double km = residentKernelMs(*gpu, p, runs, rep);
                 const double gbs = 2.0 * 4096.0 * 4096.0 * channels * sizeof(float) / (km * 1e-3) / 1e9;
                 std::printf("%-6d %-15s %-16s %10.3f %10s %9.1f %7.1f%%  %d channel%s\n", 4096, c.name.c_str(), "direct", km,
                             "-", gbs, 100.0 * gbs / copyGBs, channels, channels == 1 ? "" : "s");

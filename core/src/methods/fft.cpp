@@ -469,10 +469,13 @@ void runFft(const Job& job, Image& out, StageClock& clock)
                     // Columns inside the image are one run of the source row; the margins go
                     // through the border rule.
                     const int* cm = colMap.data() + ox;
+                    const auto throughBorder = [&](int j0, int j1) {
+                        for (int j = j0; j < j1; ++j) row[j] = cm[j] < 0 ? fill : s[cm[j]];
+                    };
                     const int inside0 = std::clamp(left - ox, 0, cols), inside1 = std::clamp(left + w - ox, inside0, cols);
-                    for (int j = 0; j < inside0; ++j) row[j] = cm[j] < 0 ? fill : s[cm[j]];
+                    throughBorder(0, inside0);
                     std::memcpy(row + inside0, s + (ox + inside0 - left), sizeof(float) * (inside1 - inside0));
-                    for (int j = inside1; j < cols; ++j) row[j] = cm[j] < 0 ? fill : s[cm[j]];
+                    throughBorder(inside1, cols);
                     std::fill(row + cols, row + n1, 0.0f);
                     if (careful) {
                         std::uint32_t m = maxMagnitudeBits(row, static_cast<std::size_t>(cols));
