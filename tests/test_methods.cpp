@@ -829,9 +829,9 @@ private slots:
                     float* streamed = storage.data() + 2 * stride + misalign;
                     std::fill(storage.begin(), storage.end(), -1.0f);
                     const bool finiteCached = rk.correlate2dPair(rows.data(), k.values.data(), kw, kh, w, 0.5f, 0.25f,
-                                                                 cached, cached + stride, false);
+                                                                 cached, cached + stride, false, 0);
                     const bool finiteStreamed = rk.correlate2dPair(rows.data(), k.values.data(), kw, kh, w, 0.5f,
-                                                                   0.25f, streamed, streamed + stride, true);
+                                                                   0.25f, streamed, streamed + stride, true, 0);
                     QVERIFY(finiteCached && finiteStreamed);
                     for (int r = 0; r < 2; ++r)
                         QVERIFY2(std::memcmp(cached + r * stride, streamed + r * stride, sizeof(float) * w) == 0,
@@ -891,6 +891,36 @@ private slots:
                         const bool reaches = k.values[std::size_t(kh) - 1] != 0.0f;
                         QCOMPARE(bad, reaches ? 1u << (n - 1) : 0u);
                     }
+    }
+
+    // The separable row pass (rowkernels.h, filterRow) takes short kernels' shifted vectors from
+    // loaded neighbours and prefetches the next row: every output has the bits of its taps added
+    // one by one in order, for widths through every block, vector and scalar path, with a row
+    // holding exactly the w + kw - 1 values it may read (a read past it shows under the address
+    // sanitizer) and prefetch distances that point past the buffer.
+    void rowPassKeepsTheTapOrder()
+    {
+        const detail::RowKernels& rk = detail::rowKernels();
+        const bool fused = std::strcmp(rk.isa, "sse2") != 0; // the baseline build has no FMA
+        std::uint32_t seed = 21;
+        for (int kw : {1, 2, 3, 5, 7, 9, 17})
+            for (int w : {1, 7, 16, 63, 64, 65, 79, 80, 81, 150, 1030})
+                for (std::ptrdiff_t ahead : {std::ptrdiff_t(0), std::ptrdiff_t(w), std::ptrdiff_t(1) << 40}) {
+                    const Image rowImage = randomImage(w + kw - 1, 1, 1, seed++);
+                    const std::vector<float> in(rowImage.data.begin(), rowImage.data.end()); // exactly sized
+                    const Kernel k = randomKernel(kw, 1, KernelKind::Dense, seed++);
+                    std::vector<float> out(static_cast<std::size_t>(w) + 1, -1.0f);
+                    rk.filterRow(in.data(), k.values.data(), kw, w, out.data(), ahead);
+                    for (int x = 0; x < w; ++x) {
+                        float expected = 0.0f;
+                        for (int u = 0; u < kw; ++u)
+                            expected = fused ? std::fma(k.values[u], in[x + u], expected) : expected + k.values[u] * in[x + u];
+                        if (std::memcmp(&expected, &out[x], sizeof expected) != 0)
+                            QFAIL(qPrintable(QString("kw %1 w %2 x %3: %4, taps in order give %5")
+                                                 .arg(kw).arg(w).arg(x).arg(out[x], 0, 'g', 9).arg(expected, 0, 'g', 9)));
+                    }
+                    QCOMPARE(out[w], -1.0f); // nothing past the row
+                }
     }
 
     // A direct run into an output larger than the last-level cache (the one that streams its

@@ -5,6 +5,7 @@
 #pragma once
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstring>
 #include <span>
 #include <vector>
@@ -80,10 +81,13 @@ private:
 };
 
 // Consecutive output columns x0 .. x0 + n - 1 and the rows their taps read: output x0 + i reads
-// rows[v][i + u] for the kernel's row v and column u.
+// rows[v][i + u] for the kernel's row v and column u. rowStep: where the rows are the image's
+// own, read in place, the floats from one row to the next in memory (0 for padded copies), so a
+// row kernel can ask for the rows a later call reads before it gets there.
 struct RowSpan {
     const float* const* rows = nullptr;
     int x0 = 0, n = 0;
+    std::ptrdiff_t rowStep = 0;
 };
 
 // The part of s within outputs [begin, end), for `count` rows: its row pointers, advanced to its
@@ -94,7 +98,7 @@ inline RowSpan clipSpan(const RowSpan& s, int begin, int end, int count, const f
     const int lo = std::max(begin, s.x0), hi = std::min(end, s.x0 + s.n);
     if (lo >= hi) return {};
     for (int v = 0; v < count; ++v) shifted[v] = s.rows[v] + (lo - s.x0);
-    return {shifted, lo, hi - lo};
+    return {shifted, lo, hi - lo, s.rowStep};
 }
 
 // The padded rows a band of outputs reads, copying as little of the image as it can. A float
@@ -162,7 +166,7 @@ public:
         int n = 0;
         if (leftOut_ > 0) spans_[n++] = {leftRows_.data(), 0, leftOut_};
         for (int v = 0; v < count; ++v) interior_[v] += leftOut_ - left_; // output leftOut_ reads from there
-        if (w_ - leftOut_ - rightOut_ > 0) spans_[n++] = {interior_.data(), leftOut_, w_ - leftOut_ - rightOut_};
+        if (w_ - leftOut_ - rightOut_ > 0) spans_[n++] = {interior_.data(), leftOut_, w_ - leftOut_ - rightOut_, w_};
         if (rightOut_ > 0) spans_[n++] = {rightRows_.data(), w_ - rightOut_, rightOut_};
         return {spans_.data(), static_cast<std::size_t>(n)};
     }

@@ -17,10 +17,13 @@ struct RowKernels {
     // The same for two consecutive output rows: rows[0..kh] (kh+1 rows), out0 from rows 0..kh-1,
     // out1 from rows 1..kh. With `stream`, outputs go to memory past the caches where the rows
     // are vector-aligned (for outputs larger than the last-level cache: outputsBypassCaches).
+    // `ahead` (floats, 0 for none): the rows the next call reads first lie this far past
+    // rows[kh - 1] and rows[kh]; they are prefetched as these are read (RowSpan::rowStep).
     bool (*correlate2dPair)(const float* const* rows, const float* k, int kw, int kh, int w, float scale,
-                            float offset, float* out0, float* out1, bool stream);
-    // out[x] = sum_{u<kw} k[u] * in[x+u]
-    void (*filterRow)(const float* in, const float* k, int kw, int w, float* out);
+                            float offset, float* out0, float* out1, bool stream, std::ptrdiff_t ahead);
+    // out[x] = sum_{u<kw} k[u] * in[x+u]; the row the next call reads lies `ahead` floats past
+    // `in` (0: unknown), prefetched as this one is read.
+    void (*filterRow)(const float* in, const float* k, int kw, int w, float* out, std::ptrdiff_t ahead);
     // out[x] = (accumulate ? out[x] : 0) + sum_{v<kh} k[v] * rows[v][x]
     void (*combineRows)(const float* const* rows, const float* k, int kh, int w, float* out, bool accumulate);
     // The same for n (1..4) consecutive output rows: rows[0 .. kh+n-2], out[j] from rows j..j+kh-1;

@@ -34,9 +34,9 @@ void runDirect(const Job& job, Image& out, StageClock& clock)
                 float* o = dst + static_cast<std::size_t>(y) * w;
                 bool finite = true;
                 for (const RowSpan& s : rows.spans(y, k.height + (pair ? 1 : 0))) {
-                    if (pair)
+                    if (pair) // the next pair's first new rows lie two rows on (in place)
                         finite &= rk.correlate2dPair(s.rows, k.values.data(), k.width, k.height, s.n, scale, offset,
-                                                     o + s.x0, o + w + s.x0, stream);
+                                                     o + s.x0, o + w + s.x0, stream, 2 * s.rowStep);
                     else
                         finite &= rk.correlate2d(s.rows, k.values.data(), k.width, k.height, s.n, scale, offset,
                                                  o + s.x0);

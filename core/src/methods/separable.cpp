@@ -269,7 +269,7 @@ void runSeparableWithin(const Job& job, Image& out, StageClock& clock, std::size
                             const float* in = nullptr;
                             const RowSpan s = clipSpan(whole, x0, x0 + sw, 1, &in);
                             for (int i = g0; s.n > 0 && i < g1; ++i)
-                                rk.filterRow(in, f.rows[i].data(), k.width, s.n, ringRow(i - g0, r) + (s.x0 - x0));
+                                rk.filterRow(in, f.rows[i].data(), k.width, s.n, ringRow(i - g0, r) + (s.x0 - x0), s.rowStep);
                         }
                         // Output rows up to r - (kh - 1) have all their rows; they are combined
                         // kColumnPassRows at a time, and the rest at the band's end.
