@@ -101,6 +101,41 @@ private slots:
         }
     }
 
+    // The FFT's sides are timed per padded size (session.cu, fftSidesFor): a 1000x700 image with
+    // a 31x31 kernel pads to 1030x730, whose smallest sides with factors up to 7, 5 and 3 differ.
+    // Whichever the device chooses, and the smallest sides untimed in a session of its own
+    // (CONVLAB_GPU_FFT_SIZE=smallest), the result agrees with the CPU's in every border mode.
+    void fftSidesAreChosenAndAgree()
+    {
+        CONVLAB_REQUIRE_GPU();
+        const Image in = randomImage(1000, 700, 2, 41);
+        const Kernel k = randomKernel(31, 31, KernelKind::Dense, 42);
+        for (const char* policy : {"fastest", "smallest"}) {
+            qputenv("CONVLAB_GPU_FFT_SIZE", policy);
+            std::string why;
+            const std::unique_ptr<GpuSession> gpu = GpuSession::create(&why);
+            QVERIFY2(gpu, why.c_str());
+            gpu->setImage(in);
+            for (const BorderModeInfo& mode : borderModes()) {
+                ConvolveParams p;
+                p.kernel = k;
+                p.border = {mode.mode, 0.5f};
+                p.method = Method::Fft;
+                RunReport rep;
+                const Image got = gpu->run(p, &rep);
+                QCOMPARE(rep.method, Method::Fft);
+                p.device = Device::Cpu;
+                p.method = Method::Direct;
+                const double err = relativeError(got, convolve(in, p), k, in);
+                QVERIFY2(err <= toleranceFor(Method::Fft), qPrintable(QString("%1, %2: %3").arg(policy, mode.name).arg(err)));
+            }
+            const std::string choices = gpu->kernelChoices();
+            const bool timed = choices.find("FFT sides for 1030x730 padded") != std::string::npos;
+            QVERIFY2(timed == (std::string(policy) == "fastest"), choices.c_str());
+        }
+        qunsetenv("CONVLAB_GPU_FFT_SIZE");
+    }
+
     void largeImage()
     {
         CONVLAB_REQUIRE_GPU();

@@ -194,6 +194,36 @@ private slots:
         }
     }
 
+    // The transform sides: the smallest at least n whose prime factors stay within the bound
+    // (the CUDA session times those for 7, 5 and 3 and keeps the fastest).
+    void smoothSizes()
+    {
+        QCOMPARE(detail::smoothSizeAtLeast(4158, 7), 4200); // 2^3 3 5^2 7
+        QCOMPARE(detail::smoothSizeAtLeast(4158, 5), 4320); // 2^5 3^3 5
+        QCOMPARE(detail::smoothSizeAtLeast(4158, 3), 4374); // 2 3^7
+        QCOMPARE(detail::smoothSizeAtLeast(4158, 2), 8192);
+        QCOMPARE(detail::smoothSizeAtLeast(4096, 3), 4096);
+        QCOMPARE(detail::smoothSizeAtLeast(0, 3), 1);
+        QCOMPARE(detail::smoothSizeAtLeast(7, 5), 8);
+        for (int n = 1; n < 3000; n += 7) {
+            QCOMPARE(detail::fftFriendlySize(n), detail::smoothSizeAtLeast(n, 7));
+            for (int p : {2, 3, 5, 7}) {
+                const int m = detail::smoothSizeAtLeast(n, p);
+                QVERIFY(m >= n);
+                int r = m;
+                for (int f : {2, 3, 5, 7})
+                    while (f <= p && r % f == 0) r /= f;
+                QCOMPARE(r, 1);
+                for (int between = n; between < m; ++between) { // none smaller qualifies
+                    int q = between;
+                    for (int f : {2, 3, 5, 7})
+                        while (f <= p && q % f == 0) q /= f;
+                    QVERIFY(q != 1);
+                }
+            }
+        }
+    }
+
     void fftTilesAgree()
     {
         QFETCH(int, w);

@@ -184,7 +184,10 @@ public:
     }
     bool hasImage() const override { return w_ > 0; }
     std::string deviceName() const override { return name_; }
-    std::string kernelChoices() const override { return choices_; }
+    std::string kernelChoices() const override
+    {
+        return choices_ + (!choices_.empty() && !fftChoices_.empty() ? "\n" : "") + fftChoices_;
+    }
 
     double copyBandwidthGBs() override
     {
@@ -575,7 +578,10 @@ private:
     {
         const GpuCosts& c = costs();
         const double mpx = double(w_) * h_ * channels / 1e6;
-        const int n0 = detail::fftFriendlySize(h_ + k.height - 1), n1 = detail::fftFriendlySize(w_ + k.width - 1);
+        const int ph = h_ + k.height - 1, pw = w_ + k.width - 1;
+        const auto chosen = fftSides_.find(std::make_tuple(ph, pw, channels)); // else the smallest sides
+        const int n0 = chosen != fftSides_.end() ? chosen->second.first : detail::fftFriendlySize(ph);
+        const int n1 = chosen != fftSides_.end() ? chosen->second.second : detail::fftFriendlySize(pw);
         const double points = double(n0) * n1 * std::log2(double(n0) * n1) / 1e6 * channels;
         const double direct = mpx * (c.directPerPixel + c.directPerTap * k.width * k.height);
         const double separable = rank * mpx * (c.separablePerPixel + c.separablePerTap * (k.width + k.height));
@@ -666,9 +672,77 @@ private:
         clock.mark("convolve");
     }
 
+    // The transform sides for a padded ph x pw image of `channels` planes, chosen once per padded
+    // size. cuFFT's time per point depends on the sides' factors (tests/gpu/results, run 3: 0.61
+    // ms at 4116 = 2^2 3 7^3 a side, 0.67 ms at 4200 = 2^3 3 5^2 7), so the smallest sides whose
+    // factors go up to 7, to 5 and to 3 are each timed over the transform stage (forward,
+    // product, inverse) and the fastest is kept; sides with over 30% more points than the
+    // smallest are not tried. CONVLAB_GPU_FFT_SIZE=smallest keeps the smallest sides untimed.
+    std::pair<int, int> fftSidesFor(int ph, int pw, int channels, EventClock& clock)
+    {
+        const auto key = std::make_tuple(ph, pw, channels);
+        if (auto it = fftSides_.find(key); it != fftSides_.end()) return it->second;
+        std::vector<std::pair<int, int>> candidates;
+        for (int p : {7, 5, 3}) {
+            const std::pair<int, int> s{detail::smoothSizeAtLeast(ph, p), detail::smoothSizeAtLeast(pw, p)};
+            const double points = double(s.first) * s.second;
+            if (std::find(candidates.begin(), candidates.end(), s) == candidates.end() &&
+                (candidates.empty() || points <= 1.3 * double(candidates[0].first) * candidates[0].second))
+                candidates.push_back(s);
+        }
+        const std::string policy = std::getenv("CONVLAB_GPU_FFT_SIZE") ? std::getenv("CONVLAB_GPU_FFT_SIZE") : "fastest";
+        if (policy != "fastest" && policy != "smallest")
+            throw Error("CONVLAB_GPU_FFT_SIZE is '" + policy + "': fastest or smallest");
+        if (candidates.size() == 1 || policy == "smallest") return fftSides_[key] = candidates[0];
+        std::ostringstream note;
+        note.precision(4);
+        note << "FFT sides for " << pw << "x" << ph << " padded, " << channels << " plane(s), width x height:";
+        std::pair<int, int> best = candidates[0];
+        double bestMs = INFINITY;
+        std::vector<std::pair<int, int>> plannedHere; // their work areas go unless theirs is the choice
+        for (const auto& [n0, n1] : candidates) {
+            const size_t realPer = size_t(n0) * n1, specPer = size_t(n0) * (n1 / 2 + 1);
+            if (!plans_.count(std::make_tuple(n0, n1, channels))) plannedHere.push_back({n0, n1});
+            const Plans plans = plansFor(n0, n1, channels);
+            fftReal_.reserve(realPer * channels);
+            fftSpec_.reserve(specPer * channels);
+            kernelSpec_.reserve(specPer);
+            check(cudaMemsetAsync(fftReal_.get(), 0, sizeof(float) * realPer * channels, stream_), "scratch");
+            check(cudaMemsetAsync(kernelSpec_.get(), 0, sizeof(float2) * specPer, stream_), "scratch");
+            const double ms = bestOfThree([&] {
+                checkFft(cufftExecR2C(plans.forward, fftReal_.get(), reinterpret_cast<cufftComplex*>(fftSpec_.get())),
+                         "forward");
+                launchSpectrumProduct(fftSpec_.get(), kernelSpec_.get(), static_cast<long long>(specPer), channels, stream_);
+                checkFft(cufftExecC2R(plans.backward, reinterpret_cast<cufftComplex*>(fftSpec_.get()), fftReal_.get()),
+                         "inverse");
+            });
+            note << " " << n1 << "x" << n0 << " " << ms << " ms";
+            if (ms < bestMs) {
+                bestMs = ms;
+                best = {n0, n1};
+            }
+        }
+        for (const auto& [n0, n1] : plannedHere)
+            if (std::make_pair(n0, n1) != best) dropPlans(n0, n1, channels);
+        note << "; using " << best.second << "x" << best.first;
+        fftChoices_ += (fftChoices_.empty() ? "" : "\n") + note.str();
+        spectrumKey_ = {}; // the timing ran over the kernel spectrum's buffer
+        clock.mark("choose the FFT size (once per size)", true);
+        return fftSides_[key] = best;
+    }
+
+    void dropPlans(int n0, int n1, int batch)
+    {
+        const auto it = plans_.find(std::make_tuple(n0, n1, batch));
+        if (it == plans_.end()) return;
+        cufftDestroy(it->second.forward);
+        cufftDestroy(it->second.backward);
+        plans_.erase(it);
+    }
+
     void runFft(const Geometry& g, const Kernel& k, float* out, EventClock& clock)
     {
-        const int n0 = detail::fftFriendlySize(g.h + g.kh - 1), n1 = detail::fftFriendlySize(g.w + g.kw - 1);
+        const auto [n0, n1] = fftSidesFor(g.h + g.kh - 1, g.w + g.kw - 1, g.channels, clock);
         const int n1c = n1 / 2 + 1;
         const long long realPer = static_cast<long long>(n0) * n1, specPer = static_cast<long long>(n0) * n1c;
         const bool newSize = !plans_.count(std::make_tuple(n0, n1, g.channels));
@@ -744,6 +818,8 @@ private:
     std::optional<GpuCosts> costs_;
     TiledGrid tiledGrid_ = TiledGrid::BlockPerTile; // until tuneTiledGrid has timed both
     std::string choices_;                           // what the tuning chose, and its times
+    std::map<std::tuple<int, int, int>, std::pair<int, int>> fftSides_; // padded h, w, planes -> sides
+    std::string fftChoices_;                                            // fftSidesFor's times, one line a size
 };
 
 } // namespace

@@ -120,6 +120,8 @@ void runFft(const Job& job, Image& out, StageClock& clock);
 
 // Smallest n' >= n of the form 2^a 3^b 5^c 7^d.
 int fftFriendlySize(int n);
+// Smallest n' >= n whose prime factors are at most largestPrime (2, 3, 5 or 7).
+int smoothSizeAtLeast(int n, int largestPrime);
 
 // Overlap-save tiling of a w x h image for a kw x kh kernel: transform size n0 x n1, output
 // tile outW x outH, tilesX x tilesY tiles.

@@ -207,6 +207,10 @@ int main(int argc, char** argv)
                         f32, u8, f32 / u8);
             records.push_back({{"upload_float_ms", f32}, {"upload_8bit_ms", u8}});
         }
+        // What the session tuned on this device, with the times it chose by (the FFT sides are
+        // chosen per padded size as the cases first need them).
+        std::printf("\ntuned on this device:\n%s\n", gpu->kernelChoices().c_str());
+        records.push_back({{"kernel_choices", gpu->kernelChoices()}});
         if (!jsonPath.empty()) std::ofstream(jsonPath) << records.dump(2) << "\n";
     } catch (const Error& e) {
         std::cerr << "convlab-gpu-bench: " << e.what() << "\n";

@@ -339,15 +339,17 @@ std::uint32_t takeNonFinite(float* row, int cols, int r, std::vector<NonFiniteSa
 
 } // namespace
 
-int fftFriendlySize(int n)
+int smoothSizeAtLeast(int n, int largestPrime)
 {
     for (int m = std::max(n, 1);; ++m) {
         int r = m;
         for (int p : {2, 3, 5, 7})
-            while (r % p == 0) r /= p;
+            while (p <= largestPrime && r % p == 0) r /= p;
         if (r == 1) return m;
     }
 }
+
+int fftFriendlySize(int n) { return smoothSizeAtLeast(n, 7); }
 
 namespace {
 
