@@ -578,10 +578,7 @@ private:
     {
         const GpuCosts& c = costs();
         const double mpx = double(w_) * h_ * channels / 1e6;
-        const int ph = h_ + k.height - 1, pw = w_ + k.width - 1;
-        const auto chosen = fftSides_.find(std::make_tuple(ph, pw, channels)); // else the smallest sides
-        const int n0 = chosen != fftSides_.end() ? chosen->second.first : detail::fftFriendlySize(ph);
-        const int n1 = chosen != fftSides_.end() ? chosen->second.second : detail::fftFriendlySize(pw);
+        const auto [n0, n1] = knownFftSides(h_ + k.height - 1, w_ + k.width - 1, channels);
         const double points = double(n0) * n1 * std::log2(double(n0) * n1) / 1e6 * channels;
         const double direct = mpx * (c.directPerPixel + c.directPerTap * k.width * k.height);
         const double separable = rank * mpx * (c.separablePerPixel + c.separablePerTap * (k.width + k.height));
@@ -678,6 +675,14 @@ private:
     // factors go up to 7, to 5 and to 3 are each timed over the transform stage (forward,
     // product, inverse) and the fastest is kept; sides with over 30% more points than the
     // smallest are not tried. CONVLAB_GPU_FFT_SIZE=smallest keeps the smallest sides untimed.
+    // The sides fftSidesFor chose for this padded size, or the smallest ones before it has.
+    std::pair<int, int> knownFftSides(int ph, int pw, int channels) const
+    {
+        const auto chosen = fftSides_.find(std::make_tuple(ph, pw, channels));
+        return chosen != fftSides_.end() ? chosen->second
+                                         : std::pair{detail::fftFriendlySize(ph), detail::fftFriendlySize(pw)};
+    }
+
     std::pair<int, int> fftSidesFor(int ph, int pw, int channels, EventClock& clock)
     {
         const auto key = std::make_tuple(ph, pw, channels);
@@ -690,7 +695,8 @@ private:
                 (candidates.empty() || points <= 1.3 * double(candidates[0].first) * candidates[0].second))
                 candidates.push_back(s);
         }
-        const std::string policy = std::getenv("CONVLAB_GPU_FFT_SIZE") ? std::getenv("CONVLAB_GPU_FFT_SIZE") : "fastest";
+        const char* forced = std::getenv("CONVLAB_GPU_FFT_SIZE");
+        const std::string policy = forced ? forced : "fastest";
         if (policy != "fastest" && policy != "smallest")
             throw Error("CONVLAB_GPU_FFT_SIZE is '" + policy + "': fastest or smallest");
         if (candidates.size() == 1 || policy == "smallest") return fftSides_[key] = candidates[0];

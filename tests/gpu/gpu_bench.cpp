@@ -123,10 +123,6 @@ int main(int argc, char** argv)
                     p.method = m;
                     RunReport rep;
                     gpu->runResident(p, &rep); // warm-up: plans, spectra, calibration, first launch
-                    if (static bool shown = false; !shown && !gpu->kernelChoices().empty()) {
-                        std::printf("%s\n", gpu->kernelChoices().c_str());
-                        shown = true;
-                    }
                     const double km = residentKernelMs(*gpu, p, runs, rep);
                     std::vector<double> e2eMs;
                     for (int r = 0; r < 3; ++r) {
