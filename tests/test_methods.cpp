@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstring>
+#include <thread>
 
 #include "convlab/compare.h"
 #include "convlab/convolve.h"
@@ -18,6 +20,7 @@
 #include "planner.h"
 #include "rowkernels.h"
 #include "testutil.h"
+#include "threadpool.h"
 
 using namespace convlab;
 using namespace convlab::test;
@@ -988,6 +991,80 @@ private slots:
             p.method = m;
             QVERIFY_THROWS_EXCEPTION(Cancelled, convolve(in, p));
         }
+    }
+
+    // The workers take every chunk of [0, n) exactly once, chunks being `grain` long and in
+    // place, however many workers ask; a worker's exception reaches the caller and stops the
+    // others taking more; a call from inside a worker finishes (it runs there, not waiting for
+    // the busy pool).
+    void chunksAreTakenOnce()
+    {
+        for (int n : {1, 2, 7, 100, 1001})
+            for (int grain : {1, 3, 64, 5000})
+                for (int threads : {1, 2, 5}) {
+                    std::vector<std::atomic<int>> taken(static_cast<std::size_t>(n));
+                    std::atomic<int> workers{0}, misplaced{0};
+                    detail::parallelWorkers(n, threads, grain, [&](detail::ChunkQueue& chunks) {
+                        ++workers;
+                        for (int b, e; chunks.next(b, e);) {
+                            if (threads > 1 && (b % grain != 0 || e - b > grain)) ++misplaced;
+                            for (int i = b; i < e; ++i) ++taken[static_cast<std::size_t>(i)];
+                        }
+                    });
+                    const QString what = QString("n %1 grain %2 threads %3").arg(n).arg(grain).arg(threads);
+                    QVERIFY2(misplaced == 0, qPrintable(what));
+                    QVERIFY2(workers >= 1 && workers <= threads, qPrintable(what));
+                    for (const auto& t : taken) QVERIFY2(t == 1, qPrintable(what));
+                }
+        std::atomic<int> chunksAfterFailure{0};
+        QVERIFY_THROWS_EXCEPTION(Error, detail::parallelWorkers(1000, 2, 1, [&](detail::ChunkQueue& chunks) {
+            for (int b, e; chunks.next(b, e);) {
+                if (b == 0) throw Error("chunk 0"); // the first chunk taken
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                ++chunksAfterFailure;
+            }
+        }));
+        QVERIFY(chunksAfterFailure < 100); // the queue was drained: not the 999 other chunks
+        std::atomic<int> inner{0};
+        detail::parallelFor(4, 2, [&](int b, int e) {
+            for (int i = b; i < e; ++i)
+                detail::parallelFor(10, 2, [&](int ib, int ie) { inner += ie - ib; });
+        });
+        QCOMPARE(inner.load(), 40);
+    }
+
+    // Threads take chunks of rows or tiles in whatever order they come free: the output must not
+    // depend on how many there are, to the bit, for every method and border, at odd sizes and
+    // several FFT tiles (the 1301-wide image) and several channels.
+    void outputsDoNotDependOnThreads()
+    {
+        const int sizes[][3] = {{1, 9, 1}, {37, 53, 3}, {131, 301, 1}, {1301, 40, 1}};
+        const int kernels[][2] = {{3, 3}, {5, 5}, {2, 7}, {41, 41}};
+        for (const auto& s : sizes)
+            for (const auto& ks : kernels) {
+                const Image in = randomImage(s[0], s[1], s[2], 7u + s[0]);
+                const Kernel k = randomKernel(ks[0], ks[1], ks[0] == 5 ? KernelKind::Rank1 : KernelKind::Dense, 3u);
+                for (const BorderModeInfo& mode : borderModes())
+                    for (Method m : {Method::Direct, Method::Separable, Method::Fft}) {
+                        ConvolveParams p;
+                        p.kernel = k;
+                        p.border = {mode.mode, -1.5f};
+                        p.method = m;
+                        p.threads = 1;
+                        const Image one = convolve(in, p);
+                        for (int threads : {2, 3, 8}) {
+                            p.threads = threads;
+                            const Image many = convolve(in, p);
+                            QVERIFY2(many.data.size() == one.data.size() &&
+                                         std::memcmp(many.data.data(), one.data.data(),
+                                                     sizeof(float) * one.data.size()) == 0,
+                                     qPrintable(QString("%1x%2x%3 k%4x%5 %6 %7 threads %8")
+                                                    .arg(s[0]).arg(s[1]).arg(s[2]).arg(ks[0]).arg(ks[1])
+                                                    .arg(mode.name, QString::fromStdString(methodName(m)))
+                                                    .arg(threads)));
+                        }
+                    }
+            }
     }
 
     void compareStatistics()

@@ -85,7 +85,51 @@ int resolveThreads(int threads)
     return threads <= 0 ? hardwareThreads() : std::min(threads, 256);
 }
 
-void parallelFor(int n, int threads, const std::function<void(int, int)>& fn)
+int chunkGrain(int n, int threads, int chunksPerWorker, int minGrain, int multiple)
+{
+    const long long parts = static_cast<long long>(resolveThreads(threads)) * std::max(chunksPerWorker, 1);
+    long long g = std::max<long long>({1, minGrain, n / parts});
+    g = (g + multiple - 1) / multiple * multiple;
+    return static_cast<int>(std::min<long long>(g, std::max(n, 1)));
+}
+
+void parallelWorkers(int n, int threads, int grain, const std::function<void(ChunkQueue&)>& worker)
+{
+    if (n <= 0) return;
+    const int chunks = (n + std::max(grain, 1) - 1) / std::max(grain, 1);
+    const int parts = std::min(chunks, tInsideWorker ? 1 : resolveThreads(threads));
+    if (parts <= 1) { // one worker: one chunk, nothing set up again
+        ChunkQueue whole(n, n);
+        worker(whole);
+        return;
+    }
+    ChunkQueue queue(n, grain);
+    std::mutex m;
+    std::condition_variable done;
+    int pending = parts - 1;
+    std::exception_ptr error;
+    auto work = [&] {
+        try {
+            worker(queue);
+        } catch (...) {
+            queue.drain();
+            std::lock_guard lock(m);
+            if (!error) error = std::current_exception();
+        }
+    };
+    for (int i = 1; i < parts; ++i)
+        Pool::instance().submit([&] {
+            work();
+            std::lock_guard lock(m);
+            if (--pending == 0) done.notify_one();
+        });
+    work();
+    std::unique_lock lock(m);
+    done.wait(lock, [&] { return pending == 0; });
+    if (error) std::rethrow_exception(error);
+}
+
+void parallelFor(int n, int threads, const std::function<void(int begin, int end)>& fn)
 {
     if (n <= 0) return;
     const int parts = std::min(n, tInsideWorker ? 1 : resolveThreads(threads));
@@ -93,30 +137,9 @@ void parallelFor(int n, int threads, const std::function<void(int, int)>& fn)
         fn(0, n);
         return;
     }
-    std::mutex m;
-    std::condition_variable done;
-    int pending = parts - 1;
-    std::exception_ptr error;
-    auto chunk = [&](int i) {
-        const int b = static_cast<int>(static_cast<long long>(n) * i / parts);
-        const int e = static_cast<int>(static_cast<long long>(n) * (i + 1) / parts);
-        try {
-            fn(b, e);
-        } catch (...) {
-            std::lock_guard lock(m);
-            if (!error) error = std::current_exception();
-        }
-    };
-    for (int i = 1; i < parts; ++i)
-        Pool::instance().submit([&, i] {
-            chunk(i);
-            std::lock_guard lock(m);
-            if (--pending == 0) done.notify_one();
-        });
-    chunk(0);
-    std::unique_lock lock(m);
-    done.wait(lock, [&] { return pending == 0; });
-    if (error) std::rethrow_exception(error);
+    parallelWorkers(n, parts, chunkGrain(n, parts, 8), [&](ChunkQueue& queue) {
+        for (int b, e; queue.next(b, e);) fn(b, e);
+    });
 }
 
 } // namespace convlab::detail

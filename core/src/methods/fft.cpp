@@ -3,8 +3,8 @@
 // input region plus the kernel's extent through the border rule (so padding is never a whole
 // extra image), takes one batched real-to-complex FFTW transform for all channels at a
 // 2^a 3^b 5^c 7^d size, multiplies by the kernel's spectrum, transforms back and keeps the
-// part no wrap-around reaches. Small images are one tile. Tiles run in parallel; memory stays
-// near input + output + a few tiles per thread. Plans are made once per size (FFTW_MEASURE
+// part no wrap-around reaches. Small images are one tile. Threads take tiles as they come
+// free; memory stays near input + output + a few tiles per thread. Plans are made once per size (FFTW_MEASURE
 // within a time limit, or an estimated plan at once and a measured one in the background:
 // FftPlanning; wisdom kept in the user's cache directory) and kernel spectra are cached by
 // kernel content. A tile whose outputs come out NaN or infinite is done again carefully: its
@@ -437,7 +437,8 @@ void runFft(const Job& job, Image& out, StageClock& clock)
 
     const RowKernels& rk = rowKernels();
     const int tiles = t.tilesX * t.tilesY;
-    parallelFor(tiles, job.threads, [&](int t0, int t1) {
+    // Tiles are taken one at a time by the threads as they come free; each keeps its buffers.
+    parallelWorkers(tiles, job.threads, 1, [&](ChunkQueue& queue) {
         auto real = fftwAlloc<float>(realSize * nc);
         auto spec = fftwAlloc<fftwf_complex>(specSize * nc);
         std::vector<std::vector<NonFiniteSample>> nonFinite(static_cast<std::size_t>(nc));
@@ -523,10 +524,11 @@ void runFft(const Job& job, Image& out, StageClock& clock)
             return careful || (seen & 0x80000000u) == 0;
         };
 
-        for (int ti = t0; ti < t1; ++ti) {
-            job.checkCancel();
-            if (!runTile(ti, false)) runTile(ti, true);
-        }
+        for (int t0, t1; queue.next(t0, t1);)
+            for (int ti = t0; ti < t1; ++ti) {
+                job.checkCancel();
+                if (!runTile(ti, false)) runTile(ti, true);
+            }
     });
     clock.mark("transform");
 }

@@ -241,73 +241,80 @@ void runSeparableWithin(const Job& job, Image& out, StageClock& clock, std::size
     // it, and an output larger than the last-level cache streams past the caches (rowkernels.h).
     const bool oneStoredPass = f.rank == 1 && offset == 0.0f;
     const bool stream = oneStoredPass && outputsBypassCaches(sizeof(float) * static_cast<std::size_t>(w) * h * job.channels);
-    parallelFor(h, job.threads, [&](int y0, int y1) {
+    // Chunks of rows taken by the threads as they come free (threadpool.h). A chunk's first
+    // output row needs the kernel's height of rows filtered first, so chunks are at least 16 of
+    // those long: at most a sixteenth more row filtering than one band per thread.
+    const int grain = chunkGrain(h, job.threads, 8, 16 * (kh - 1));
+    parallelWorkers(h, job.threads, grain, [&](ChunkQueue& chunks) {
         // Horizontal results of the last ringRows padded rows, per component of the group:
         // groupSize x ringRows rows of stripWidth values, rowStride apart.
         RowWindow rows(w, h, job.border, top, left, right, 1);
         std::vector<float> ring(plan.ringBytes / sizeof(float));
         std::vector<const float*> window(static_cast<std::size_t>(ringRows));
-        BandNonFinite nonFinite(job, terms, colMap, y0, y1);
-        for (int c = 0; c < job.channels; ++c) {
-            rows.reset(job.in, job.packed, c);
-            nonFinite.reset(c);
-            float* dst = out.plane(c);
-            // Output rows with a non-finite value: from a non-finite sample, or from a float sum
-            // that overflowed (found apart, below).
-            std::vector<char> nonFiniteRow(static_cast<std::size_t>(y1 - y0), 0);
-            for (int x0 = 0; x0 < w; x0 += plan.stripWidth) {
-                const int sw = std::min(plan.stripWidth, w - x0);
-                auto ringRow = [&](int i, int r) {
-                    return ring.data() + (static_cast<std::size_t>(i) * ringRows + r % ringRows) * plan.rowStride;
-                };
-                for (int g0 = 0; g0 < f.rank; g0 += plan.groupSize) {
-                    const int g1 = std::min(f.rank, g0 + plan.groupSize);
-                    int next = y0; // the first output row not yet combined
-                    for (int r = y0; r < y1 + kh - 1; ++r) {
-                        if ((r & 15) == 0) job.checkCancel();
-                        for (const RowSpan& whole : rows.spans(r, 1)) {
-                            const float* in = nullptr;
-                            const RowSpan s = clipSpan(whole, x0, x0 + sw, 1, &in);
-                            for (int i = g0; s.n > 0 && i < g1; ++i)
-                                rk.filterRow(in, f.rows[i].data(), k.width, s.n, ringRow(i - g0, r) + (s.x0 - x0), s.rowStep);
-                        }
-                        // Output rows up to r - (kh - 1) have all their rows; they are combined
-                        // kColumnPassRows at a time, and the rest at the band's end.
-                        const int n = std::min(kColumnPassRows, r - (kh - 1) - next + 1);
-                        if (n < kColumnPassRows && !(r == y1 + kh - 2 && n > 0)) continue;
-                        float* o[kColumnPassRows];
-                        for (int j = 0; j < n; ++j) o[j] = dst + static_cast<std::size_t>(next + j) * w + x0;
-                        if (oneStoredPass) { // written once, checked as stored
-                            for (int v = 0; v < kh + n - 1; ++v) window[v] = ringRow(0, next + v);
-                            const unsigned bad =
-                                rk.combineRowsUpTo4Final(window.data(), columns[0].data(), kh, n, sw, o, stream);
-                            for (int j = 0; j < n; ++j)
-                                if (bad & (1u << j)) nonFiniteRow[next + j - y0] = 1;
+        for (int y0, y1; chunks.next(y0, y1);) {
+            BandNonFinite nonFinite(job, terms, colMap, y0, y1);
+            for (int c = 0; c < job.channels; ++c) {
+                rows.reset(job.in, job.packed, c);
+                nonFinite.reset(c);
+                float* dst = out.plane(c);
+                // Output rows with a non-finite value: from a non-finite sample, or from a float
+                // sum that overflowed (found apart, below).
+                std::vector<char> nonFiniteRow(static_cast<std::size_t>(y1 - y0), 0);
+                for (int x0 = 0; x0 < w; x0 += plan.stripWidth) {
+                    const int sw = std::min(plan.stripWidth, w - x0);
+                    auto ringRow = [&](int i, int r) {
+                        return ring.data() + (static_cast<std::size_t>(i) * ringRows + r % ringRows) * plan.rowStride;
+                    };
+                    for (int g0 = 0; g0 < f.rank; g0 += plan.groupSize) {
+                        const int g1 = std::min(f.rank, g0 + plan.groupSize);
+                        int next = y0; // the first output row not yet combined
+                        for (int r = y0; r < y1 + kh - 1; ++r) {
+                            if ((r & 15) == 0) job.checkCancel();
+                            for (const RowSpan& whole : rows.spans(r, 1)) {
+                                const float* in = nullptr;
+                                const RowSpan s = clipSpan(whole, x0, x0 + sw, 1, &in);
+                                for (int i = g0; s.n > 0 && i < g1; ++i)
+                                    rk.filterRow(in, f.rows[i].data(), k.width, s.n,
+                                                 ringRow(i - g0, r) + (s.x0 - x0), s.rowStep);
+                            }
+                            // Output rows up to r - (kh - 1) have all their rows; they are combined
+                            // kColumnPassRows at a time, and the rest at the chunk's end.
+                            const int n = std::min(kColumnPassRows, r - (kh - 1) - next + 1);
+                            if (n < kColumnPassRows && !(r == y1 + kh - 2 && n > 0)) continue;
+                            float* o[kColumnPassRows];
+                            for (int j = 0; j < n; ++j) o[j] = dst + static_cast<std::size_t>(next + j) * w + x0;
+                            if (oneStoredPass) { // written once, checked as stored
+                                for (int v = 0; v < kh + n - 1; ++v) window[v] = ringRow(0, next + v);
+                                const unsigned bad =
+                                    rk.combineRowsUpTo4Final(window.data(), columns[0].data(), kh, n, sw, o, stream);
+                                for (int j = 0; j < n; ++j)
+                                    if (bad & (1u << j)) nonFiniteRow[next + j - y0] = 1;
+                                next += n;
+                                continue;
+                            }
+                            for (int i = g0; i < g1; ++i) { // components in order, whatever the groups
+                                for (int v = 0; v < kh + n - 1; ++v) window[v] = ringRow(i - g0, next + v);
+                                rk.combineRowsUpTo4(window.data(), columns[i].data(), kh, n, sw, o, i > 0);
+                            }
+                            for (int j = 0; g1 == f.rank && j < n; ++j) {
+                                if (offset != 0.0f) rk.scaleOffset(o[j], sw, 1.0f, offset, o[j]);
+                                if (anyNonFinite(o[j], static_cast<std::size_t>(sw))) nonFiniteRow[next + j - y0] = 1;
+                            }
                             next += n;
-                            continue;
                         }
-                        for (int i = g0; i < g1; ++i) { // components in order, whatever the groups
-                            for (int v = 0; v < kh + n - 1; ++v) window[v] = ringRow(i - g0, next + v);
-                            rk.combineRowsUpTo4(window.data(), columns[i].data(), kh, n, sw, o, i > 0);
-                        }
-                        for (int j = 0; g1 == f.rank && j < n; ++j) {
-                            if (offset != 0.0f) rk.scaleOffset(o[j], sw, 1.0f, offset, o[j]);
-                            if (anyNonFinite(o[j], static_cast<std::size_t>(sw))) nonFiniteRow[next + j - y0] = 1;
-                        }
-                        next += n;
                     }
                 }
+                if (std::find(nonFiniteRow.begin(), nonFiniteRow.end(), 1) == nonFiniteRow.end()) continue;
+                if (checkKinds)
+                    for (int y = y0; y < y1; ++y) nonFinite.apply(y, 0, w, dst + static_cast<std::size_t>(y) * w);
+                // Without a non-finite sample in the chunk, a non-finite output is an overflowed sum.
+                // (With one, its outputs are left as the samples make them: looking through every
+                // footprint would cost the kernel's taps per output.)
+                if (!nonFinite.hasSamples())
+                    for (int y = y0; y < y1; ++y)
+                        if (nonFiniteRow[y - y0])
+                            rewriteOverflowedOutputs(job, c, y, 0, w, dst + static_cast<std::size_t>(y) * w);
             }
-            if (std::find(nonFiniteRow.begin(), nonFiniteRow.end(), 1) == nonFiniteRow.end()) continue;
-            if (checkKinds)
-                for (int y = y0; y < y1; ++y) nonFinite.apply(y, 0, w, dst + static_cast<std::size_t>(y) * w);
-            // Without a non-finite sample in the band, a non-finite output is an overflowed sum.
-            // (With one, its outputs are left as the samples make them: looking through every
-            // footprint would cost the kernel's taps per output.)
-            if (!nonFinite.hasSamples())
-                for (int y = y0; y < y1; ++y)
-                    if (nonFiniteRow[y - y0])
-                        rewriteOverflowedOutputs(job, c, y, 0, w, dst + static_cast<std::size_t>(y) * w);
         }
     });
     clock.mark("convolve");
