@@ -956,6 +956,54 @@ private slots:
                 }
     }
 
+    // The direct method's four-row kernel (rowkernels.h, correlate2dQuad) gives every output the
+    // bits of its taps added in order, kernel row by row, as the one- and two-row kernels do, so
+    // an output does not depend on the group of rows it was computed in: for kernels it runs
+    // itself and ones it hands to pairs, widths through every block, vector and scalar path,
+    // rows holding exactly the values they may read, prefetch distances past the buffers, and
+    // streamed stores asked for.
+    void quadRowsKeepTheTapOrder()
+    {
+        const detail::RowKernels& rk = detail::rowKernels();
+        const bool fused = std::strcmp(rk.isa, "sse2") != 0; // the baseline build has no FMA
+        const float scale = 0.75f, offset = 0.25f;
+        std::uint32_t seed = 5;
+        const int kernels[][2] = {{3, 3}, {5, 5}, {2, 7}, {7, 3}, {9, 9}, {11, 11}, {3, 5}, {4, 1}};
+        for (const auto& ks : kernels)
+            for (int w : {1, 15, 16, 17, 63, 64, 65, 130, 1030})
+                for (bool stream : {false, true}) {
+                    const int kw = ks[0], kh = ks[1];
+                    std::vector<std::vector<float>> rowData;
+                    std::vector<const float*> rows;
+                    for (int r = 0; r < kh + 3; ++r) {
+                        const Image row = randomImage(w + kw - 1, 1, 1, seed++);
+                        rowData.emplace_back(row.data.begin(), row.data.end()); // exactly sized
+                    }
+                    for (const auto& r : rowData) rows.push_back(r.data());
+                    const Kernel k = randomKernel(kw, kh, KernelKind::Dense, seed++);
+                    std::vector<std::vector<float>> out(4, std::vector<float>(static_cast<std::size_t>(w) + 1, -1.0f));
+                    float* const outs[4] = {out[0].data(), out[1].data(), out[2].data(), out[3].data()};
+                    QVERIFY(rk.correlate2dQuad(rows.data(), k.values.data(), kw, kh, w, scale, offset, outs, stream,
+                                               std::ptrdiff_t(1) << 40));
+                    for (int j = 0; j < 4; ++j) {
+                        for (int x = 0; x < w; ++x) {
+                            float sum = 0.0f;
+                            for (int v = 0; v < kh; ++v)
+                                for (int u = 0; u < kw; ++u) {
+                                    const float t = k.values[v * kw + u], in = rowData[j + v][x + u];
+                                    sum = fused ? std::fma(t, in, sum) : sum + t * in;
+                                }
+                            const float expected = fused ? std::fma(sum, scale, offset) : sum * scale + offset;
+                            if (std::memcmp(&expected, &out[j][x], sizeof expected) != 0)
+                                QFAIL(qPrintable(QString("k%1x%2 w %3 row %4 x %5: %6, taps in order give %7")
+                                                     .arg(kw).arg(kh).arg(w).arg(j).arg(x)
+                                                     .arg(out[j][x], 0, 'g', 9).arg(expected, 0, 'g', 9)));
+                        }
+                        QCOMPARE(out[j][w], -1.0f); // nothing past the row
+                    }
+                }
+    }
+
     // A direct run into an output larger than the last-level cache (the one that streams its
     // stores) agrees with the reference over the whole image, borders included: a width of whole
     // vectors (every row streamed) and an odd one (rows not aligned: ordinary stores).

@@ -21,6 +21,14 @@ struct RowKernels {
     // rows[kh - 1] and rows[kh]; they are prefetched as these are read (RowSpan::rowStep).
     bool (*correlate2dPair)(const float* const* rows, const float* k, int kw, int kh, int w, float scale,
                             float offset, float* out0, float* out1, bool stream, std::ptrdiff_t ahead);
+    // The same for four consecutive output rows: rows[0..kh+2], out[j] from rows j..j+kh-1, each
+    // loaded vector feeding up to four outputs; `ahead` as above, for rows[kh-1..kh+2]. Where
+    // prefersQuad(kw, kh) is false (or kh < 3), two correlate2dPair calls. The same bits as
+    // correlate2d and correlate2dPair give each output row.
+    bool (*correlate2dQuad)(const float* const* rows, const float* k, int kw, int kh, int w, float scale,
+                            float offset, float* const* out, bool stream, std::ptrdiff_t ahead);
+    // Whether this build's correlate2dQuad is faster than pairs for a kw x kh kernel (measured).
+    bool (*prefersQuad)(int kw, int kh);
     // out[x] = sum_{u<kw} k[u] * in[x+u]; the row the next call reads lies `ahead` floats past
     // `in` (0: unknown), prefetched as this one is read.
     void (*filterRow)(const float* in, const float* k, int kw, int w, float* out, std::ptrdiff_t ahead);

@@ -2,8 +2,8 @@
 // Direct method: chunks of output rows, taken by the threads as they come free (threadpool.h);
 // each worker reads the input rows it needs through a RowWindow (rowcache.h): in place where the
 // taps stay inside the image, padded copies of the margins' few columns elsewhere, so the taps
-// run over contiguous rows with no border tests. The row kernels (rowkernels.inc) keep 2 output
-// rows in registers across every tap.
+// run over contiguous rows with no border tests. The row kernels (rowkernels.inc) keep 4 output
+// rows (or 2, where that is faster on the CPU) in registers across every tap.
 #include <algorithm>
 
 #include "methods.h"
@@ -23,33 +23,41 @@ void runDirect(const Job& job, Image& out, StageClock& clock)
     const RowKernels& rk = rowKernels();
     const bool stream = outputsBypassCaches(sizeof(float) * static_cast<std::size_t>(w) * h * job.channels);
 
-    // Chunks of an even number of rows, so that rows go in the same pairs however many threads
-    // there are; starting a chunk re-reads only the margins of the kernel's rows.
-    const int grain = chunkGrain(h, job.threads, 16, 8, 2);
+    // Four output rows at a time where this CPU's quad kernel is the faster, else two; chunks of
+    // a multiple of four rows, so rows go in the same groups however many threads there are
+    // (the kernels give each output the same bits in any group, test_methods
+    // quadRowsKeepTheTapOrder); starting a chunk re-reads only the margins of the kernel's rows.
+    const int group = rk.prefersQuad(k.width, k.height) ? 4 : 2;
+    const int grain = chunkGrain(h, job.threads, 16, 8, 4);
     parallelWorkers(h, job.threads, grain, [&](ChunkQueue& chunks) {
-        RowWindow rows(w, h, job.border, top, left, right, k.height + 1);
+        RowWindow rows(w, h, job.border, top, left, right, k.height + 3);
         for (int y0, y1; chunks.next(y0, y1);) {
             for (int c = 0; c < job.channels; ++c) {
                 rows.reset(job.in, job.packed, c);
                 float* dst = out.plane(c);
-                for (int y = y0; y < y1; y += 2) {
+                for (int y = y0; y < y1;) {
                     if ((y & 15) == 0) job.checkCancel();
-                    const bool pair = y + 1 < y1;
+                    const int n = y + group <= y1 ? group : y + 2 <= y1 ? 2 : 1; // output rows this step
                     float* o = dst + static_cast<std::size_t>(y) * w;
                     bool finite = true;
-                    for (const RowSpan& s : rows.spans(y, k.height + (pair ? 1 : 0))) {
-                        if (pair) // the next pair's first new rows lie two rows on (in place)
-                            finite &= rk.correlate2dPair(s.rows, k.values.data(), k.width, k.height, s.n, scale,
-                                                         offset, o + s.x0, o + w + s.x0, stream, 2 * s.rowStep);
-                        else
-                            finite &= rk.correlate2d(s.rows, k.values.data(), k.width, k.height, s.n, scale, offset,
-                                                     o + s.x0);
+                    for (const RowSpan& s : rows.spans(y, k.height + n - 1)) {
+                        const float* kv = k.values.data();
+                        if (n == 4) { // the next group's first new rows lie four rows on (in place)
+                            float* const quad[4] = {o + s.x0, o + w + s.x0, o + 2 * w + s.x0, o + 3 * w + s.x0};
+                            finite &= rk.correlate2dQuad(s.rows, kv, k.width, k.height, s.n, scale, offset, quad,
+                                                         stream, 4 * s.rowStep);
+                        } else if (n == 2) {
+                            finite &= rk.correlate2dPair(s.rows, kv, k.width, k.height, s.n, scale, offset, o + s.x0,
+                                                         o + w + s.x0, stream, 2 * s.rowStep);
+                        } else {
+                            finite &= rk.correlate2d(s.rows, kv, k.width, k.height, s.n, scale, offset, o + s.x0);
+                        }
                     }
                     // A non-finite output: from a non-finite sample (already the reference's
                     // kind), or a float sum that overflowed, written again as the reference's
                     // double sum.
-                    for (int r = 0; !finite && r < (pair ? 2 : 1); ++r)
-                        rewriteOverflowedOutputs(job, c, y + r, 0, w, o + r * w);
+                    for (int r = 0; !finite && r < n; ++r) rewriteOverflowedOutputs(job, c, y + r, 0, w, o + r * w);
+                    y += n;
                 }
             }
         }
