@@ -131,13 +131,8 @@ void parallelWorkers(int n, int threads, int grain, const std::function<void(Chu
 
 void parallelFor(int n, int threads, const std::function<void(int begin, int end)>& fn)
 {
-    if (n <= 0) return;
-    const int parts = std::min(n, tInsideWorker ? 1 : resolveThreads(threads));
-    if (parts <= 1) {
-        fn(0, n);
-        return;
-    }
-    parallelWorkers(n, parts, chunkGrain(n, parts, 8), [&](ChunkQueue& queue) {
+    // One worker gets the whole range as one chunk (parallelWorkers).
+    parallelWorkers(n, threads, chunkGrain(n, threads, 8), [&](ChunkQueue& queue) {
         for (int b, e; queue.next(b, e);) fn(b, e);
     });
 }

@@ -4,8 +4,8 @@
 // extra image), takes one batched real-to-complex FFTW transform for all channels at a
 // 2^a 3^b 5^c 7^d size, multiplies by the kernel's spectrum, transforms back and keeps the
 // part no wrap-around reaches. Small images are one tile. Threads take tiles as they come
-// free; memory stays near input + output + a few tiles per thread. Plans are made once per size (FFTW_MEASURE
-// within a time limit, or an estimated plan at once and a measured one in the background:
+// free; memory stays near input + output + a few tiles per thread. Plans are made once per size
+// (FFTW_MEASURE within a time limit, or an estimated plan at once and a measured one in the background:
 // FftPlanning; wisdom kept in the user's cache directory) and kernel spectra are cached by
 // kernel content. A tile whose outputs come out NaN or infinite is done again carefully: its
 // non-finite samples are taken out of the transform and their outputs written as the direct sum
