@@ -138,6 +138,61 @@ private slots:
         }
     }
 
+    // The FFT layouts (core/cuda/fftlayout.h: the plane or overlap-save tiles, with separate
+    // passes or with the passes fused into cuFFT's callbacks), each forced in a session of its
+    // own (CONVLAB_GPU_FFT_LAYOUT), and the one the device chooses, agree with the CPU in every
+    // border mode, for three planes with a square kernel and one with an off-centre oblong one.
+    void fftLayoutsAgreeWithCpu()
+    {
+        CONVLAB_REQUIRE_GPU();
+        struct Unset {
+            ~Unset() { qunsetenv("CONVLAB_GPU_FFT_LAYOUT"); }
+        } unset;
+        struct Case {
+            int w, h, channels, kw, kh, ax, ay;
+        };
+        const Case cases[] = {{1100, 700, 3, 31, 31, -1, -1}, {700, 531, 1, 17, 9, 2, 7}};
+        for (const char* policy : {"plane", "plane-fused", "tiles", "tiles-fused", "fastest"}) {
+            qputenv("CONVLAB_GPU_FFT_LAYOUT", policy);
+            std::string why;
+            const std::unique_ptr<GpuSession> gpu = GpuSession::create(&why);
+            QVERIFY2(gpu, why.c_str());
+            for (const Case& c : cases) {
+                const Image in = randomImage(c.w, c.h, c.channels, 5u + c.w);
+                Kernel k = randomKernel(c.kw, c.kh, KernelKind::Dense, 6u + c.kh);
+                k.anchorX = c.ax;
+                k.anchorY = c.ay;
+                gpu->setImage(in);
+                for (const BorderModeInfo& mode : borderModes()) {
+                    ConvolveParams p;
+                    p.kernel = k;
+                    p.border = {mode.mode, 0.5f};
+                    p.scale = 0.5;
+                    p.offset = 1.0;
+                    p.method = Method::Fft;
+                    RunReport rep;
+                    Image got;
+                    try {
+                        got = gpu->run(p, &rep);
+                    } catch (const Error& e) {
+                        QFAIL(qPrintable(QString("%1: %2\n%3").arg(policy, e.what(),
+                                                                    QString::fromStdString(gpu->kernelChoices()))));
+                    }
+                    QCOMPARE(rep.method, Method::Fft);
+                    p.device = Device::Cpu;
+                    p.method = Method::Direct;
+                    const double err = relativeError(got, convolve(in, p), k, in);
+                    QVERIFY2(err <= toleranceFor(Method::Fft),
+                             qPrintable(QString("%1, %2x%3, %4: %5").arg(policy).arg(c.w).arg(c.h).arg(mode.name).arg(err)));
+                }
+            }
+            const std::string choices = gpu->kernelChoices();
+            const bool timed = choices.find("FFT layout for 1100x700, 31x31") != std::string::npos;
+            QVERIFY2(timed == (std::string(policy) == "fastest"), choices.c_str());
+            qInfo("%s: %s", policy, choices.c_str());
+        }
+    }
+
     void largeImage()
     {
         CONVLAB_REQUIRE_GPU();

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "convlab/convolve.h"
+#include "gpugeometry.h"
 #include "testutil.h"
 #include "tiles.h"
 
@@ -32,18 +33,7 @@ struct Simulation {
 Simulation simulateTiled(const Image& in, const Kernel& k, BorderMode mode, float cval, float scale, float offset,
                          int persistentBlocks = 0)
 {
-    cuda::Geometry g;
-    g.w = in.width;
-    g.h = in.height;
-    g.channels = in.channels;
-    g.kw = k.width;
-    g.kh = k.height;
-    g.ax = k.ax();
-    g.ay = k.ay();
-    g.mode = mode;
-    g.cval = cval;
-    g.scale = scale;
-    g.offset = offset;
+    const cuda::Geometry g = geometryFor(in, k, mode, cval, scale, offset);
     const tl::Shape s = tl::shapeFor(g);
     std::vector<float> padded(static_cast<std::size_t>(s.kwp) * k.height, 0.0f);
     for (int v = 0; v < k.height; ++v)

@@ -153,17 +153,13 @@ __global__ void colPass(const float* __restrict__ tmp, float* __restrict__ out, 
     *o = value;
 }
 
-__global__ void padEmbed(const float* __restrict__ in, float* __restrict__ padded, Geometry g, int n0, int n1)
+// One thread per transform input of every batch (grid z = batch: channel x tile).
+__global__ void padEmbed(const float* __restrict__ in, float* __restrict__ padded, Geometry g, FftLayout l)
 {
-    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-    const int c = blockIdx.z;
-    if (x >= n1 || y >= n0) return;
-    const int ph = g.h + g.kh - 1, pw = g.w + g.kw - 1;
-    float v = 0.0f;
-    if (y < ph && x < pw)
-        v = fetch(in + static_cast<size_t>(c) * g.w * g.h, g.w, g.h, static_cast<long long>(y) - g.ay,
-                  static_cast<long long>(x) - g.ax, g);
-    padded[(static_cast<size_t>(c) * n0 + y) * n1 + x] = v;
+    const int j = blockIdx.x * blockDim.x + threadIdx.x, i = blockIdx.y * blockDim.y + threadIdx.y;
+    const int b = blockIdx.z;
+    if (j >= l.n1 || i >= l.n0) return;
+    padded[(static_cast<size_t>(b) * l.n0 + i) * l.n1 + j] = paddedSample(in, g, l, b, i, j);
 }
 
 // The kernel's taps at (-v, -u) modulo the transform size, scaled by `norm`, over a zeroed plane.
@@ -186,13 +182,34 @@ __global__ void spectrumProduct(float2* __restrict__ s, const float2* __restrict
     }
 }
 
-__global__ void crop(const float* __restrict__ padded, float* __restrict__ out, Geometry g, int n0, int n1)
+__global__ void crop(const float* __restrict__ padded, float* __restrict__ out, Geometry g, FftLayout l)
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     const int c = blockIdx.z;
     if (x >= g.w || y >= g.h) return;
-    out[static_cast<size_t>(c) * g.w * g.h + static_cast<size_t>(y) * g.w + x] =
-        fmaf(g.scale, padded[(static_cast<size_t>(c) * n0 + y) * n1 + x], g.offset);
+    out[(static_cast<size_t>(c) * g.h + y) * g.w + x] = fmaf(g.scale, padded[transformIndex(g, l, c, y, x)], g.offset);
+}
+
+// Non-negative floats order like their bits as unsigned integers, so atomicMax on the bits is a
+// float maximum.
+__global__ void maxDifference(const float* __restrict__ a, const float* __restrict__ b, long long n,
+                              unsigned int* __restrict__ result)
+{
+    float diff = 0.0f, mag = 0.0f;
+    for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+         i += static_cast<long long>(gridDim.x) * blockDim.x) {
+        const float d = fabsf(a[i] - b[i]);
+        diff = fmaxf(diff, d <= 3.402823466e38f ? d : INFINITY); // NaN reads as infinite
+        mag = fmaxf(mag, fabsf(b[i]));
+    }
+    for (int offset = 16; offset > 0; offset /= 2) {
+        diff = fmaxf(diff, __shfl_down_sync(0xffffffffu, diff, offset));
+        mag = fmaxf(mag, __shfl_down_sync(0xffffffffu, mag, offset));
+    }
+    if ((threadIdx.x & 31) == 0) {
+        atomicMax(result, __float_as_uint(diff));
+        atomicMax(result + 1, __float_as_uint(mag));
+    }
 }
 
 __global__ void fill(float* __restrict__ out, long long n, float value)
@@ -336,10 +353,10 @@ void launchColPass(const float* tmp, float* out, const Geometry& g, const float*
     check(cudaGetLastError(), "column pass launch");
 }
 
-void launchPadEmbed(const float* in, float* padded, const Geometry& g, int n0, int n1, cudaStream_t stream)
+void launchPadEmbed(const float* in, float* padded, const Geometry& g, const FftLayout& l, cudaStream_t stream)
 {
     const dim3 block(32, 8);
-    padEmbed<<<grid2d(n1, n0, g.channels, block), block, 0, stream>>>(in, padded, g, n0, n1);
+    padEmbed<<<grid2d(l.n1, l.n0, l.batch(g.channels), block), block, 0, stream>>>(in, padded, g, l);
     check(cudaGetLastError(), "FFT padding launch");
 }
 
@@ -366,10 +383,18 @@ void launchFill(float* out, long long n, float value, cudaStream_t stream)
     check(cudaGetLastError(), "fill launch");
 }
 
-void launchCrop(const float* padded, float* out, const Geometry& g, int n0, int n1, cudaStream_t stream)
+void launchMaxDifference(const float* a, const float* b, long long n, float* result, cudaStream_t stream)
+{
+    check(cudaMemsetAsync(result, 0, 2 * sizeof(float), stream), "difference clear");
+    const int blocks = static_cast<int>(std::min<long long>((n + 255) / 256, 4096));
+    maxDifference<<<std::max(blocks, 1), 256, 0, stream>>>(a, b, n, reinterpret_cast<unsigned int*>(result));
+    check(cudaGetLastError(), "difference launch");
+}
+
+void launchCrop(const float* padded, float* out, const Geometry& g, const FftLayout& l, cudaStream_t stream)
 {
     const dim3 block(32, 8);
-    crop<<<grid2d(g.w, g.h, g.channels, block), block, 0, stream>>>(padded, out, g, n0, n1);
+    crop<<<grid2d(g.w, g.h, g.channels, block), block, 0, stream>>>(padded, out, g, l);
     check(cudaGetLastError(), "FFT crop launch");
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include "fftlayout.h"
 #include "tiles.h"
 
 namespace convlab::cuda {
@@ -44,10 +45,10 @@ struct ChannelOrder {
 void launchUnpack(const std::uint8_t* samples, bool sixteenBit, int w, int h, int channels, size_t strideBytes,
                   ChannelOrder order, float* planes, cudaStream_t stream);
 
-// FFT helpers: pad every channel by the kernel extent with the border rule into n0 x n1 real
-// planes (zero beyond), multiply spectra by the kernel's (broadcast over channels), crop with
-// scale and offset.
-void launchPadEmbed(const float* in, float* padded, const Geometry& g, int n0, int n1, cudaStream_t stream);
+// FFT helpers, in the layout's transforms (fftlayout.h: one plane or overlap-save tiles per
+// channel): the padded image into every batch's n0 x n1 real input, the spectra times the
+// kernel's (broadcast over the batch), and the outputs cropped out with scale and offset.
+void launchPadEmbed(const float* in, float* padded, const Geometry& g, const FftLayout& l, cudaStream_t stream);
 // The kernel (kw x kh on the device) placed for the transform: an n0 x n1 plane, zero but for
 // the taps at (-v, -u) modulo the size, scaled by `norm` (the inverse transform's 1/(n0*n1)).
 void launchKernelScatter(const float* k, int kw, int kh, float norm, float* real, int n0, int n1, cudaStream_t stream);
@@ -55,6 +56,9 @@ void launchSpectrumProduct(float2* spectra, const float2* kernelSpectrum, long l
                            cudaStream_t stream);
 // Every one of `n` values set to `value` (an all-zero kernel's result is its offset).
 void launchFill(float* out, long long n, float value, cudaStream_t stream);
-void launchCrop(const float* padded, float* out, const Geometry& g, int n0, int n1, cudaStream_t stream);
+void launchCrop(const float* padded, float* out, const Geometry& g, const FftLayout& l, cudaStream_t stream);
+// max |a - b| and max |b| over n values, into result[0] and result[1] (device memory, written;
+// a NaN difference reads as infinite): how far a fused or tiled FFT layout is from the plane's.
+void launchMaxDifference(const float* a, const float* b, long long n, float* result, cudaStream_t stream);
 
 } // namespace convlab::cuda

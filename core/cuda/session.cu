@@ -6,8 +6,11 @@
 #include <cuda_gl_interop.h>
 #include <cuda_runtime.h>
 #include <cufft.h>
+#include <cufftXt.h>
+#include <nvJitLink.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +25,7 @@
 
 #include "convlab/error.h"
 #include "convlab/gpu.h"
+#include "fftcallbacks.h"
 #include "launchers.h"
 #include "methods.h"
 #include "plan.h"
@@ -466,11 +470,11 @@ private:
         spec.reserve(size_t(n0) * n1c);
         const Geometry g9 = geometry(9, 9);
         const double f = bestOfThree([&] {
-            launchPadEmbed(in.get(), real.get(), g9, n0, n1, stream_);
+            launchPadEmbed(in.get(), real.get(), g9, planeLayout(g9, n0, n1), stream_);
             cufftExecR2C(plans.forward, real.get(), reinterpret_cast<cufftComplex*>(spec.get()));
             launchSpectrumProduct(spec.get(), spec.get(), (long long)n0 * n1c, 1, stream_);
             cufftExecC2R(plans.backward, reinterpret_cast<cufftComplex*>(spec.get()), real.get());
-            launchCrop(real.get(), out.get(), g9, n0, n1, stream_);
+            launchCrop(real.get(), out.get(), g9, planeLayout(g9, n0, n1), stream_);
         });
         const double points = double(n0) * n1 * std::log2(double(n0) * n1) / 1e6;
         c.fftPerPoint = std::max((f - c.directPerPixel * mpx) / points, 1e-9);
@@ -708,7 +712,7 @@ private:
         std::vector<std::pair<int, int>> plannedHere; // their work areas go unless theirs is the choice
         for (const auto& [n0, n1] : candidates) {
             const size_t realPer = size_t(n0) * n1, specPer = size_t(n0) * (n1 / 2 + 1);
-            if (!plans_.count(std::make_tuple(n0, n1, channels))) plannedHere.push_back({n0, n1});
+            if (!plans_.count(std::make_tuple(n0, n1, channels, false))) plannedHere.push_back({n0, n1});
             const Plans plans = plansFor(n0, n1, channels);
             fftReal_.reserve(realPer * channels);
             fftSpec_.reserve(specPer * channels);
@@ -737,66 +741,286 @@ private:
         return fftSides_[key] = best;
     }
 
-    void dropPlans(int n0, int n1, int batch)
+    void dropPlans(int n0, int n1, int batch, bool fused = false)
     {
-        const auto it = plans_.find(std::make_tuple(n0, n1, batch));
+        const auto it = plans_.find(std::make_tuple(n0, n1, batch, fused));
         if (it == plans_.end()) return;
         cufftDestroy(it->second.forward);
         cufftDestroy(it->second.backward);
         plans_.erase(it);
     }
 
+    // How the FFT method covers the image (fftlayout.h) and whether cuFFT's callbacks fuse the
+    // pad, product and crop passes into the transforms (fftcallbacks.cu).
+    struct FftChoice {
+        FftLayout layout;
+        bool fused = false;
+        bool tiled = false;
+    };
+    static std::string describe(const FftChoice& c)
+    {
+        std::ostringstream s;
+        if (c.layout.tiles() == 1)
+            s << "plane " << c.layout.n1 << "x" << c.layout.n0;
+        else
+            s << c.layout.tilesX << "x" << c.layout.tilesY << " tiles of " << c.layout.n1 << "x" << c.layout.n0;
+        s << (c.fused ? ", passes fused" : ", separate passes");
+        return s.str();
+    }
+
     void runFft(const Geometry& g, const Kernel& k, float* out, EventClock& clock)
     {
         const auto [n0, n1] = fftSidesFor(g.h + g.kh - 1, g.w + g.kw - 1, g.channels, clock);
-        const int n1c = n1 / 2 + 1;
-        const long long realPer = static_cast<long long>(n0) * n1, specPer = static_cast<long long>(n0) * n1c;
-        const bool newSize = !plans_.count(std::make_tuple(n0, n1, g.channels));
-        const Plans plans = plansFor(n0, n1, g.channels);
-        const Plans kernelPlans = plansFor(n0, n1, 1);
-        if (newSize) clock.mark("plan FFT size (once)", true);
-        fftReal_.reserve(static_cast<size_t>(realPer) * g.channels);
-        fftSpec_.reserve(static_cast<size_t>(specPer) * g.channels);
-
-        // Kernel spectrum, cached by content and size.
-        const auto key = std::make_tuple(n0, n1, k.width, k.height, k.values);
-        if (key != spectrumKey_) {
-            // Only the kw x kh taps travel; the padded plane is built on the device.
-            kernel_.reserve(k.values.size());
-            check(cudaMemcpyAsync(kernel_.get(), k.values.data(), sizeof(float) * k.values.size(), cudaMemcpyHostToDevice,
-                                  stream_), "kernel upload");
-            kernelReal_.reserve(static_cast<size_t>(realPer));
-            kernelSpec_.reserve(static_cast<size_t>(specPer));
-            launchKernelScatter(kernel_.get(), k.width, k.height, 1.0f / static_cast<float>(realPer), kernelReal_.get(), n0,
-                                n1, stream_);
-            checkFft(cufftExecR2C(kernelPlans.forward, kernelReal_.get(), reinterpret_cast<cufftComplex*>(kernelSpec_.get())),
-                     "kernel transform");
-            spectrumKey_ = key;
-        }
+        const FftChoice choice = fftChoiceFor(g, k, n0, n1, clock);
+        const bool newPlans = !plans_.count(std::make_tuple(choice.layout.n0, choice.layout.n1,
+                                                            choice.layout.batch(g.channels), choice.fused));
+        preparePlans(choice, g.channels);
+        if (newPlans) clock.mark(choice.fused ? "plan FFT size, link its callbacks (once)" : "plan FFT size (once)", true);
+        uploadKernelSpectrum(k, choice.layout);
         clock.mark("upload");
-        launchPadEmbed(src_.get(), fftReal_.get(), g, n0, n1, stream_);
-        clock.mark("pad");
-        checkFft(cufftExecR2C(plans.forward, fftReal_.get(), reinterpret_cast<cufftComplex*>(fftSpec_.get())), "forward");
-        launchSpectrumProduct(fftSpec_.get(), kernelSpec_.get(), specPer, g.channels, stream_);
-        checkFft(cufftExecC2R(plans.backward, reinterpret_cast<cufftComplex*>(fftSpec_.get()), fftReal_.get()), "inverse");
-        clock.mark("transform");
-        launchCrop(fftReal_.get(), out, g, n0, n1, stream_);
-        clock.mark("crop");
+        runFftAs(choice, g, out, &clock);
     }
 
-    Plans plansFor(int n0, int n1, int batch)
+    // Plans and scratch for a choice (cached plans are reused).
+    void preparePlans(const FftChoice& c, int channels)
     {
-        const auto key = std::make_tuple(n0, n1, batch);
+        const FftLayout& l = c.layout;
+        plansFor(l.n0, l.n1, l.batch(channels), c.fused);
+        plansFor(l.n0, l.n1, 1); // the kernel's transform
+        fftReal_.reserve(static_cast<size_t>(l.realPer()) * l.batch(channels));
+        fftSpec_.reserve(static_cast<size_t>(l.specPer()) * l.batch(channels));
+    }
+
+    // The kernel's spectrum at the layout's transform size, scaled by 1/(n0 n1), cached by content
+    // and size. Only the kw x kh taps travel; the plane is built on the device.
+    void uploadKernelSpectrum(const Kernel& k, const FftLayout& l)
+    {
+        const auto key = std::make_tuple(l.n0, l.n1, k.width, k.height, k.values);
+        if (key == spectrumKey_) return;
+        const Plans kernelPlans = plansFor(l.n0, l.n1, 1);
+        kernel_.reserve(k.values.size());
+        check(cudaMemcpyAsync(kernel_.get(), k.values.data(), sizeof(float) * k.values.size(), cudaMemcpyHostToDevice,
+                              stream_), "kernel upload");
+        kernelReal_.reserve(static_cast<size_t>(l.realPer()));
+        kernelSpec_.reserve(static_cast<size_t>(l.specPer()));
+        launchKernelScatter(kernel_.get(), k.width, k.height, 1.0f / static_cast<float>(l.realPer()), kernelReal_.get(),
+                            l.n0, l.n1, stream_);
+        checkFft(cufftExecR2C(kernelPlans.forward, kernelReal_.get(), reinterpret_cast<cufftComplex*>(kernelSpec_.get())),
+                 "kernel transform");
+        spectrumKey_ = key;
+    }
+
+    // The transforms of a prepared choice, from the resident image into `out`; stage marks when
+    // `clock` is given (none while choices are timed).
+    void runFftAs(const FftChoice& c, const Geometry& g, float* out, EventClock* clock)
+    {
+        const FftLayout& l = c.layout;
+        const int batch = l.batch(g.channels);
+        const Plans plans = plansFor(l.n0, l.n1, batch, c.fused);
+        auto* spec = reinterpret_cast<cufftComplex*>(fftSpec_.get());
+        if (c.fused) {
+            FftFusion f;
+            f.src = src_.get();
+            f.kernelSpectrum = kernelSpec_.get();
+            f.out = out;
+            f.g = g;
+            f.l = l;
+            // From pageable memory: staged by the driver when the call returns, in stream order.
+            check(cudaMemcpyAsync(fusion_.get(), &f, sizeof f, cudaMemcpyHostToDevice, stream_), "callback data");
+            checkFft(cufftExecR2C(plans.forward, fftReal_.get(), spec), "forward (image loaded, product stored)");
+            checkFft(cufftExecC2R(plans.backward, spec, fftReal_.get()), "inverse (outputs stored)");
+            if (clock) clock->mark("transform (pad and crop fused)");
+            return;
+        }
+        launchPadEmbed(src_.get(), fftReal_.get(), g, l, stream_);
+        if (clock) clock->mark("pad");
+        checkFft(cufftExecR2C(plans.forward, fftReal_.get(), spec), "forward");
+        launchSpectrumProduct(fftSpec_.get(), kernelSpec_.get(), l.specPer(), batch, stream_);
+        checkFft(cufftExecC2R(plans.backward, spec, fftReal_.get()), "inverse");
+        if (clock) clock->mark("transform");
+        launchCrop(fftReal_.get(), out, g, l, stream_);
+        if (clock) clock->mark("crop");
+    }
+
+    // The layouts worth timing for this geometry: the plane with separate passes (the reference
+    // the others must agree with), the plane fused, and overlap-save tiles of power-of-two sides
+    // (the sides cuFFT transforms fastest, with a kernel spectrum small enough to stay in L2),
+    // the two sides with the fewest points x log2 points, separate and fused.
+    std::vector<FftChoice> fftCandidates(const Geometry& g, int n0, int n1) const
+    {
+        std::vector<FftChoice> out{{planeLayout(g, n0, n1), false, false}};
+        auto fusable = [&](const FftLayout& l) {
+            return fusedFft_ && static_cast<double>(l.realPer()) * l.batch(g.channels) < 2147483647.0;
+        };
+        if (fusable(out[0].layout)) out.push_back({out[0].layout, true, false});
+        std::vector<std::pair<double, FftLayout>> tiled;
+        for (int side : {256, 512, 1024, 2048}) {
+            if (side < 2 * std::max(g.kh, g.kw) || side >= std::max(n0, n1)) continue;
+            const FftLayout l = tiledLayout(g, side);
+            if (l.batch(g.channels) > 65535) continue;
+            const double points = static_cast<double>(l.realPer()) * l.tiles();
+            tiled.push_back({points * std::log2(static_cast<double>(l.realPer())), l});
+        }
+        std::sort(tiled.begin(), tiled.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        for (size_t i = 0; i < tiled.size() && i < 2; ++i) {
+            out.push_back({tiled[i].second, false, true});
+            if (fusable(tiled[i].second)) out.push_back({tiled[i].second, true, true});
+        }
+        return out;
+    }
+
+    // The FFT layout for this geometry, chosen once per image size, kernel size, planes and
+    // border: every candidate runs on the resident image with this kernel, is timed (best of
+    // three), and is kept only when its outputs agree with the plane's separate passes (the
+    // path the tests hold to the CPU) within 1e-4 of the largest output the sum can give.
+    // CONVLAB_GPU_FFT_LAYOUT=plane|plane-fused|tiles|tiles-fused takes that candidate untimed.
+    FftChoice fftChoiceFor(const Geometry& g, const Kernel& k, int n0, int n1, EventClock& clock)
+    {
+        const auto key = std::make_tuple(g.w, g.h, g.kw, g.kh, g.channels, static_cast<int>(g.mode), n0, n1);
+        if (auto it = fftLayouts_.find(key); it != fftLayouts_.end()) return it->second;
+        probeFusedFft();
+        const std::vector<FftChoice> candidates = fftCandidates(g, n0, n1);
+        const char* forced = std::getenv("CONVLAB_GPU_FFT_LAYOUT");
+        const std::string policy = forced ? forced : "fastest";
+        if (policy != "fastest") {
+            const bool tiles = policy == "tiles" || policy == "tiles-fused";
+            const bool fused = policy == "plane-fused" || policy == "tiles-fused";
+            if (!tiles && !fused && policy != "plane")
+                throw Error("CONVLAB_GPU_FFT_LAYOUT is '" + policy + "': fastest, plane, plane-fused, tiles or tiles-fused");
+            for (const FftChoice& c : candidates)
+                if (c.tiled == tiles && c.fused == fused) return fftLayouts_[key] = c;
+            throw Error("CONVLAB_GPU_FFT_LAYOUT=" + policy + " has no candidate here" +
+                        (fused && !fusedFft_ ? " (" + fusedFftReason_ + ")" : std::string()));
+        }
+        if (candidates.size() == 1) return fftLayouts_[key] = candidates[0];
+
+        const size_t values = static_cast<size_t>(g.w) * g.h * g.channels;
+        DeviceBuffer<float> reference, trial, stats;
+        reference.reserve(values);
+        trial.reserve(values);
+        stats.reserve(2);
+        // The largest output magnitude the sum can give: |scale| max|image| sum|k| + |offset|.
+        launchMaxDifference(src_.get(), src_.get(), static_cast<long long>(values), stats.get(), stream_);
+        float srcStats[2] = {0, 0};
+        check(cudaMemcpyAsync(srcStats, stats.get(), sizeof srcStats, cudaMemcpyDeviceToHost, stream_), "download");
+        check(cudaStreamSynchronize(stream_), "download");
+        double taps = 0;
+        for (float v : k.values) taps += std::fabs(v);
+        const double bound = std::fabs(g.scale) * srcStats[1] * taps + std::fabs(g.offset);
+        const double tolerance = 1e-4 * std::max(bound, 1e-30);
+
+        std::ostringstream note;
+        note.precision(4);
+        note << "FFT layout for " << g.w << "x" << g.h << ", " << g.kw << "x" << g.kh << ", " << g.channels
+             << " plane(s), " << borderName(g.mode) << ":";
+        FftChoice best = candidates[0];
+        double bestMs = INFINITY;
+        std::vector<std::tuple<int, int, int, bool>> plannedHere; // their work areas go unless theirs is the choice
+        for (const FftChoice& c : candidates) {
+            const bool isReference = &c == &candidates[0];
+            const FftLayout& l = c.layout;
+            const auto planKey = std::make_tuple(l.n0, l.n1, l.batch(g.channels), c.fused);
+            if (!plans_.count(planKey)) plannedHere.push_back(planKey);
+            double ms = 0, planMs = 0;
+            float diff[2] = {0, 0};
+            try {
+                const auto t0 = std::chrono::steady_clock::now();
+                preparePlans(c, g.channels);
+                planMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+                uploadKernelSpectrum(k, l);
+                float* dst = isReference ? reference.get() : trial.get();
+                ms = bestOfThree([&] { runFftAs(c, g, dst, nullptr); });
+                if (!isReference) {
+                    launchMaxDifference(trial.get(), reference.get(), static_cast<long long>(values), stats.get(), stream_);
+                    check(cudaMemcpyAsync(diff, stats.get(), sizeof diff, cudaMemcpyDeviceToHost, stream_), "download");
+                    check(cudaStreamSynchronize(stream_), "download");
+                }
+            } catch (const Error& e) {
+                if (isReference) throw; // the path every other is checked against
+                cudaGetLastError();
+                note << "\n  " << describe(c) << ": failed (" << e.what() << ")";
+                continue;
+            }
+            const bool agrees = diff[0] <= tolerance;
+            note << "\n  " << describe(c) << ": " << ms << " ms (plans " << planMs << " ms)";
+            if (!isReference) note << ", max difference " << diff[0] << (agrees ? "" : ", too large: not used");
+            if (agrees && ms < bestMs) {
+                bestMs = ms;
+                best = c;
+            }
+        }
+        const FftLayout& b = best.layout;
+        for (const auto& [p0, p1, batch, fused] : plannedHere)
+            if (std::make_tuple(p0, p1, batch, fused) != std::make_tuple(b.n0, b.n1, b.batch(g.channels), best.fused))
+                dropPlans(p0, p1, batch, fused);
+        spectrumKey_ = {}; // computed for the last candidate's size
+        note << "\n  using " << describe(best);
+        fftChoices_ += (fftChoices_.empty() ? "" : "\n") + note.str();
+        clock.mark("choose the FFT layout (once per size and border)", true);
+        return fftLayouts_[key] = best;
+    }
+
+    // Whether cuFFT can take this library's callbacks: nvJitLink's version, or why not.
+    void probeFusedFft()
+    {
+        if (fusedFftProbed_) return;
+        fusedFftProbed_ = true;
+        unsigned major = 0, minor = 0;
+        if (nvJitLinkVersion(&major, &minor) != NVJITLINK_SUCCESS) {
+            fusedFftReason_ = "nvJitLink did not answer";
+        } else if (fftCallbacksFatbin().empty()) {
+            fusedFftReason_ = "no callbacks were built";
+        } else {
+            fusion_.reserve(1);
+            fusedFft_ = true;
+        }
+        fftChoices_ += (fftChoices_.empty() ? "" : "\n") + std::string("FFT callbacks: ") +
+                       (fusedFft_ ? "nvJitLink " + std::to_string(major) + "." + std::to_string(minor)
+                                  : "unavailable, " + fusedFftReason_);
+    }
+
+    Plans plansFor(int n0, int n1, int batch, bool fused = false)
+    {
+        const auto key = std::make_tuple(n0, n1, batch, fused);
         if (auto it = plans_.find(key); it != plans_.end()) return it->second;
         int dims[2] = {n0, n1};
         const int realDist = n0 * n1, specDist = n0 * (n1 / 2 + 1);
         Plans p;
-        checkFft(cufftPlanMany(&p.forward, 2, dims, nullptr, 1, realDist, nullptr, 1, specDist, CUFFT_R2C, batch), "plan");
-        checkFft(cufftPlanMany(&p.backward, 2, dims, nullptr, 1, specDist, nullptr, 1, realDist, CUFFT_C2R, batch), "plan");
-        cufftSetStream(p.forward, stream_);
-        cufftSetStream(p.backward, stream_);
+        checkFft(cufftCreate(&p.forward), "plan");
+        if (cufftCreate(&p.backward) != CUFFT_SUCCESS) {
+            cufftDestroy(p.forward);
+            throw Error("cuFFT plan failed");
+        }
+        try {
+            if (fused) attachCallbacks(p);
+            size_t work = 0;
+            checkFft(cufftMakePlanMany(p.forward, 2, dims, nullptr, 1, realDist, nullptr, 1, specDist, CUFFT_R2C, batch,
+                                       &work), "plan");
+            checkFft(cufftMakePlanMany(p.backward, 2, dims, nullptr, 1, specDist, nullptr, 1, realDist, CUFFT_C2R, batch,
+                                       &work), "plan");
+            checkFft(cufftSetStream(p.forward, stream_), "plan stream");
+            checkFft(cufftSetStream(p.backward, stream_), "plan stream");
+        } catch (...) {
+            cufftDestroy(p.forward);
+            cufftDestroy(p.backward);
+            throw;
+        }
         plans_[key] = p;
         return p;
+    }
+
+    // The three callbacks (fftcallbacks.h), set before the plans are made, as cuFFT requires;
+    // all read the one FftFusion in device memory that runFftAs fills before each run.
+    void attachCallbacks(Plans& p)
+    {
+        const auto fatbin = fftCallbacksFatbin();
+        void* info = fusion_.get();
+        auto attach = [&](cufftHandle plan, const char* name, cufftXtCallbackType type) {
+            checkFft(cufftXtSetJITCallback(plan, name, fatbin.data(), fatbin.size(), type, &info), name);
+        };
+        attach(p.forward, kFftLoadPadded, CUFFT_CB_LD_REAL);
+        attach(p.forward, kFftStoreProduct, CUFFT_CB_ST_COMPLEX);
+        attach(p.backward, kFftStoreCropped, CUFFT_CB_ST_REAL);
     }
 
     cudaStream_t stream_ = nullptr;
@@ -814,7 +1038,11 @@ private:
     DeviceBuffer<float2> fftSpec_, kernelSpec_;
     DeviceBuffer<std::uint8_t> packed_;
     PinnedBuffer staging_;
-    std::map<std::tuple<int, int, int>, Plans> plans_;
+    std::map<std::tuple<int, int, int, bool>, Plans> plans_; // n0, n1, batch, callbacks
+    DeviceBuffer<FftFusion> fusion_;                          // the callbacks' data
+    bool fusedFftProbed_ = false, fusedFft_ = false;
+    std::string fusedFftReason_;
+    std::map<std::tuple<int, int, int, int, int, int, int, int>, FftChoice> fftLayouts_; // fftChoiceFor's choices
     std::tuple<int, int, int, int, std::vector<float>> spectrumKey_;
     struct Registration {
         cudaGraphicsResource_t resource = nullptr;

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// How the GPU's FFT method covers an image with transforms, written once for the separate
+// passes (kernels.cu: pad, product, crop) and for the cuFFT callbacks that fuse those passes
+// into the transforms (fftcallbacks.cu); docs/architecture.md, "GPU FFT layouts".
+//
+// The padded image P of a channel is the image extended by the border rule: P(y, x) is the
+// sample at (y - ay, x - ax) for y < h + kh - 1 and x < w + kw - 1, and zero beyond. With the
+// kernel scattered to (-v, -u) modulo the transform size, output (y, x) is the circular
+// correlation of P at (y, x), which reads P rows y .. y + kh - 1 only.
+//
+// A layout is a grid of tilesY x tilesX transforms of n0 x n1 points per channel (overlap-save):
+// tile (ty, tx) holds P rows ty*stepY .. ty*stepY + n0 - 1 and columns tx*stepX .. likewise, and
+// its results at tile rows i < stepY = n0 - kh + 1 (columns likewise) are outputs
+// (ty*stepY + i, tx*stepX + j); the others wrapped around and are dropped. One tile whose sides
+// hold the whole padded image is the plane layout. Transform batch b is channel b / tiles,
+// tile b % tiles in row-major order.
+#pragma once
+#include "tiles.h"
+
+namespace convlab::cuda {
+
+struct FftLayout {
+    int n0 = 0, n1 = 0;         // transform rows and columns
+    int tilesY = 1, tilesX = 1; // transforms per channel
+    int stepY = 0, stepX = 0;   // outputs per tile: n0 - kh + 1, n1 - kw + 1
+
+    CONVLAB_HD int tiles() const { return tilesY * tilesX; }
+    CONVLAB_HD int batch(int channels) const { return channels * tiles(); }
+    CONVLAB_HD long long realPer() const { return static_cast<long long>(n0) * n1; }
+    CONVLAB_HD long long specPer() const { return static_cast<long long>(n0) * (n1 / 2 + 1); }
+    bool operator==(const FftLayout&) const = default;
+};
+
+// One n0 x n1 transform per channel; n0 >= h + kh - 1 and n1 >= w + kw - 1.
+CONVLAB_HD FftLayout planeLayout(const Geometry& g, int n0, int n1)
+{
+    return {n0, n1, 1, 1, n0 - g.kh + 1, n1 - g.kw + 1};
+}
+
+// Square tiles of `side` points; side must exceed the kernel's extent on both axes.
+CONVLAB_HD FftLayout tiledLayout(const Geometry& g, int side)
+{
+    FftLayout l{side, side, 1, 1, side - g.kh + 1, side - g.kw + 1};
+    l.tilesY = (g.h + l.stepY - 1) / l.stepY;
+    l.tilesX = (g.w + l.stepX - 1) / l.stepX;
+    return l;
+}
+
+// The transform input at (batch b, row i, column j): the padded image's sample.
+CONVLAB_HD float paddedSample(const float* src, const Geometry& g, const FftLayout& l, int b, int i, int j)
+{
+    const int c = b / l.tiles(), t = b - c * l.tiles();
+    const int ty = t / l.tilesX, tx = t - ty * l.tilesX;
+    const long long y = static_cast<long long>(ty) * l.stepY + i, x = static_cast<long long>(tx) * l.stepX + j;
+    if (y >= g.h + g.kh - 1 || x >= g.w + g.kw - 1) return 0.0f;
+    const int sy = borderIndex(y - g.ay, g.h, g.mode), sx = borderIndex(x - g.ax, g.w, g.mode);
+    return (sy < 0 || sx < 0) ? g.cval : src[(static_cast<size_t>(c) * g.h + sy) * g.w + sx];
+}
+
+// Where the transform output at (b, i, j) belongs: its index in the channel-planar output, or
+// -1 when it wrapped around or lies beyond the image.
+CONVLAB_HD long long outputIndex(const Geometry& g, const FftLayout& l, int b, int i, int j)
+{
+    if (i >= l.stepY || j >= l.stepX) return -1;
+    const int c = b / l.tiles(), t = b - c * l.tiles();
+    const int ty = t / l.tilesX, tx = t - ty * l.tilesX;
+    const long long y = static_cast<long long>(ty) * l.stepY + i, x = static_cast<long long>(tx) * l.stepX + j;
+    if (y >= g.h || x >= g.w) return -1;
+    return (static_cast<long long>(c) * g.h + y) * g.w + x;
+}
+
+// The transform output that output (c, y, x) is read from: its index in the real batch.
+CONVLAB_HD long long transformIndex(const Geometry& g, const FftLayout& l, int c, int y, int x)
+{
+    const int ty = y / l.stepY, tx = x / l.stepX;
+    const int b = c * l.tiles() + ty * l.tilesX + tx;
+    return (static_cast<long long>(b) * l.n0 + (y - ty * l.stepY)) * l.n1 + (x - tx * l.stepX);
+}
+
+#if defined(__CUDACC__)
+// What the fused transforms need on the device (cuFFT's callerInfo): where to read the image,
+// the kernel's spectrum at the layout's size (scaled by 1/(n0*n1)) and where to write.
+struct FftFusion {
+    const float* src = nullptr;
+    const float2* kernelSpectrum = nullptr;
+    float* out = nullptr;
+    Geometry g;
+    FftLayout l;
+};
+#endif
+
+} // namespace convlab::cuda

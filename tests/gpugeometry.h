@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The device geometry (core/cuda/tiles.h) of a correlation-form kernel over an image, for the
+// tests that run the GPU's index maths on the CPU.
+#pragma once
+#include "convlab/image.h"
+#include "convlab/kernel.h"
+#include "tiles.h"
+
+namespace convlab::test {
+
+inline cuda::Geometry geometryFor(const Image& in, const Kernel& k, BorderMode mode, float cval, float scale,
+                                  float offset)
+{
+    cuda::Geometry g;
+    g.w = in.width;
+    g.h = in.height;
+    g.channels = in.channels;
+    g.kw = k.width;
+    g.kh = k.height;
+    g.ax = k.ax();
+    g.ay = k.ay();
+    g.mode = mode;
+    g.cval = cval;
+    g.scale = scale;
+    g.offset = offset;
+    return g;
+}
+
+} // namespace convlab::test
