@@ -820,13 +820,18 @@ private:
         auto* spec = reinterpret_cast<cufftComplex*>(fftSpec_.get());
         if (c.fused) {
             FftFusion f;
+            std::memset(&f, 0, sizeof f); // padding too: compared bytewise below
             f.src = src_.get();
             f.kernelSpectrum = kernelSpec_.get();
             f.out = out;
             f.g = g;
             f.l = l;
-            // From pageable memory: staged by the driver when the call returns, in stream order.
-            check(cudaMemcpyAsync(fusion_.get(), &f, sizeof f, cudaMemcpyHostToDevice, stream_), "callback data");
+            // Uploaded when it changed (the result slots alternate, so usually every run). From
+            // pageable memory: staged by the driver when the call returns, in stream order.
+            if (std::memcmp(&f, &fusionUploaded_, sizeof f) != 0) {
+                check(cudaMemcpyAsync(fusion_.get(), &f, sizeof f, cudaMemcpyHostToDevice, stream_), "callback data");
+                fusionUploaded_ = f;
+            }
             checkFft(cufftExecR2C(plans.forward, fftReal_.get(), spec), "forward (image loaded, product stored)");
             checkFft(cufftExecC2R(plans.backward, spec, fftReal_.get()), "inverse (outputs stored)");
             if (clock) clock->mark("transform (pad and crop fused)");
@@ -921,11 +926,15 @@ private:
             const FftLayout& l = c.layout;
             const auto planKey = std::make_tuple(l.n0, l.n1, l.batch(g.channels), c.fused);
             if (!plans_.count(planKey)) plannedHere.push_back(planKey);
+            if (c.fused && !fusedFft_) continue; // an earlier fused candidate could not be linked
             double ms = 0, planMs = 0;
             float diff[2] = {0, 0};
+            bool linkFailed = false;
             try {
                 const auto t0 = std::chrono::steady_clock::now();
+                linkFailed = true;
                 preparePlans(c, g.channels);
+                linkFailed = false;
                 planMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
                 uploadKernelSpectrum(k, l);
                 float* dst = isReference ? reference.get() : trial.get();
@@ -939,6 +948,10 @@ private:
                 if (isReference) throw; // the path every other is checked against
                 cudaGetLastError();
                 note << "\n  " << describe(c) << ": failed (" << e.what() << ")";
+                if (c.fused && linkFailed) { // not tried again in this session: each try links anew
+                    fusedFft_ = false;
+                    fusedFftReason_ = e.what();
+                }
                 continue;
             }
             const bool agrees = diff[0] <= tolerance;
@@ -1040,6 +1053,7 @@ private:
     PinnedBuffer staging_;
     std::map<std::tuple<int, int, int, bool>, Plans> plans_; // n0, n1, batch, callbacks
     DeviceBuffer<FftFusion> fusion_;                          // the callbacks' data
+    FftFusion fusionUploaded_{};                              // what fusion_ holds
     bool fusedFftProbed_ = false, fusedFft_ = false;
     std::string fusedFftReason_;
     std::map<std::tuple<int, int, int, int, int, int, int, int>, FftChoice> fftLayouts_; // fftChoiceFor's choices
