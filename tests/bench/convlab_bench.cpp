@@ -214,13 +214,13 @@ void streamingCopy(const float* src, float* dst, std::size_t n)
 #endif
 }
 
-// Copy bandwidth in bytes/s (read + write) on `threads` threads: the best of five 256 MiB copies
-// by memcpy and five by streaming stores, each thread copying its share. Whichever is faster is
-// the limit a method that reads its input once and writes its output once can reach (glibc's
-// memcpy ran about 30% below the streaming copy on one thread of the AMD EPYC in results/).
-double copyBandwidth(int threads)
+// Copy bandwidth in bytes/s (read + write) of n floats on `threads` threads: the best of
+// `rounds` copies by memcpy and as many by streaming stores, each thread copying its share.
+// Whichever is faster is the limit a method that reads its input once and writes its output
+// once can reach (glibc's memcpy ran about 30% below the streaming copy on one thread of the
+// AMD EPYC in results/).
+double copyBandwidth(int threads, std::size_t n = std::size_t(64) << 20, int rounds = 5)
 {
-    const std::size_t n = std::size_t(64) << 20; // floats
     std::vector<float> a(n, 1.0f), b(n, 0.0f);
     const std::size_t share = (n / threads) & ~std::size_t(15);
     const auto copyWith = [&](auto&& copyPart) {
@@ -233,10 +233,10 @@ double copyBandwidth(int threads)
         return std::chrono::duration<double>(Clock::now() - t0).count();
     };
     double best = 1e30;
-    for (int i = 0; i < 5; ++i) {
+    for (int i = 0; i < rounds; ++i) {
         best = std::min(best, copyWith([](const float* s, float* d, std::size_t m) { std::memcpy(d, s, m * sizeof(float)); }));
         best = std::min(best, copyWith(streamingCopy));
-        a[i] = b[n - 1 - i]; // keep the copies observable
+        a[i % n] = b[n - 1 - i % n]; // keep the copies observable
     }
     return 2.0 * n * sizeof(float) / best;
 }
@@ -550,6 +550,10 @@ int runBench(const Options& o)
                         const int t = o.threads[ti];
                         Selection forBorder = what;
                         if (convlab::test::cvBorderType(b.mode) < 0) forBorder.filter2D = forBorder.sepFilter2D = false;
+                        // The copy of the case's own bytes, measured just before it: on a shared
+                        // machine the bandwidth drifts over minutes, so the run-start figure can
+                        // be slower or faster than the minute the case ran in.
+                        const double caseBw = copyBandwidth(std::max(t, 1), img.data.size(), 3);
                         Measured m = measureCase(img, cvIn, k, rank, b, t, scale, forBorder, o.runs);
                         if (ti == 0 && !m.ourRef.empty()) {
                             probeList.push_back({{"width", w}, {"height", h}, {"channels", ch}, {"kernel", k.name},
@@ -561,7 +565,7 @@ int runBench(const Options& o)
                         for (const Row& r : m.rows) {
                             const double med = medianOf(r.ms);
                             const double mpx = double(w) * h / (med * 1e3);
-                            const double bwPct = 100.0 * 2.0 * img.data.size() * sizeof(float) / (med * 1e-3) / bwOf.at(t);
+                            const double bwPct = 100.0 * 2.0 * img.data.size() * sizeof(float) / (med * 1e-3) / caseBw;
                             std::optional<double> ratio;
                             if (r.ours && m.cvRefMs > 0.0) ratio = med / m.cvRefMs;
                             const std::optional<double>& diff = r.diff;
@@ -587,6 +591,7 @@ int runBench(const Options& o)
                                                   {"median_ms", med},
                                                   {"mpx_per_s", mpx},
                                                   {"bandwidth_pct", bwPct},
+                                                  {"case_copy_bandwidth_bytes_per_s", caseBw},
                                                   {"ratio_vs_opencv", ratio ? nlohmann::json(*ratio) : nullptr},
                                                   {"ratio_against", r.ours ? m.cvRefName : ""},
                                                   {"rel_diff", diff ? nlohmann::json(*diff) : nullptr},
