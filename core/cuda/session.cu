@@ -849,11 +849,15 @@ private:
 
     // The layouts worth timing for this geometry: the plane with separate passes (the reference
     // the others must agree with), the plane fused, and overlap-save tiles of power-of-two sides
-    // (the sides cuFFT transforms fastest, with a kernel spectrum small enough to stay in L2),
-    // the two sides with the fewest points x log2 points, separate and fused.
-    std::vector<FftChoice> fftCandidates(const Geometry& g, int n0, int n1) const
+    // (the sides cuFFT transforms fastest, with a kernel spectrum small enough to stay in L2):
+    // the two sides with the fewest points x log2 points, the first also fused. Below
+    // kLayoutMinPoints padded points only the plane with separate passes, unless `all`: there
+    // the whole FFT takes well under a millisecond, less than linking a fused plan costs.
+    static constexpr double kLayoutMinPoints = 4.0 * 1024 * 1024;
+    std::vector<FftChoice> fftCandidates(const Geometry& g, int n0, int n1, bool all) const
     {
         std::vector<FftChoice> out{{planeLayout(g, n0, n1), false, false}};
+        if (!all && double(g.h + g.kh - 1) * (g.w + g.kw - 1) < kLayoutMinPoints) return out;
         auto fusable = [&](const FftLayout& l) {
             return fusedFft_ && static_cast<double>(l.realPer()) * l.batch(g.channels) < 2147483647.0;
         };
@@ -869,7 +873,7 @@ private:
         std::sort(tiled.begin(), tiled.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
         for (size_t i = 0; i < tiled.size() && i < 2; ++i) {
             out.push_back({tiled[i].second, false, true});
-            if (fusable(tiled[i].second)) out.push_back({tiled[i].second, true, true});
+            if (i == 0 && fusable(tiled[i].second)) out.push_back({tiled[i].second, true, true});
         }
         return out;
     }
@@ -884,9 +888,9 @@ private:
         const auto key = std::make_tuple(g.w, g.h, g.kw, g.kh, g.channels, static_cast<int>(g.mode), n0, n1);
         if (auto it = fftLayouts_.find(key); it != fftLayouts_.end()) return it->second;
         probeFusedFft();
-        const std::vector<FftChoice> candidates = fftCandidates(g, n0, n1);
         const char* forced = std::getenv("CONVLAB_GPU_FFT_LAYOUT");
         const std::string policy = forced ? forced : "fastest";
+        const std::vector<FftChoice> candidates = fftCandidates(g, n0, n1, policy != "fastest");
         if (policy != "fastest") {
             const bool tiles = policy == "tiles" || policy == "tiles-fused";
             const bool fused = policy == "plane-fused" || policy == "tiles-fused";
