@@ -30,7 +30,7 @@ const RowKernels& get();
 #endif
 
 // The widest build this CPU runs. CONVLAB_ISA=sse2|avx2 caps the choice (tests run every build,
-// benchmarks compare them).
+// benchmarks compare them); avx512, or nothing, leaves it uncapped.
 const RowKernels& rowKernels()
 {
     static const RowKernels& chosen = []() -> const RowKernels& {
@@ -38,7 +38,7 @@ const RowKernels& rowKernels()
         const char* cap = std::getenv("CONVLAB_ISA");
         const std::string limit = cap ? cap : "";
         __builtin_cpu_init();
-        if (limit.empty() && __builtin_cpu_supports("avx512f")) return avx512::get();
+        if ((limit.empty() || limit == "avx512") && __builtin_cpu_supports("avx512f")) return avx512::get();
         if (limit != "sse2" && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return avx2::get();
 #endif
         return baseline::kRowKernels;
