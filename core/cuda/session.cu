@@ -1031,9 +1031,11 @@ private:
     void attachCallbacks(Plans& p)
     {
         const auto fatbin = fftCallbacksFatbin();
-        void* info = fusion_.get();
+        // cuFFT takes an array of callerInfo pointers (one per GPU); it lives with the session in
+        // case cuFFT reads it again after this call.
+        fusionInfo_ = fusion_.get();
         auto attach = [&](cufftHandle plan, const char* name, cufftXtCallbackType type) {
-            checkFft(cufftXtSetJITCallback(plan, name, fatbin.data(), fatbin.size(), type, &info), name);
+            checkFft(cufftXtSetJITCallback(plan, name, fatbin.data(), fatbin.size(), type, &fusionInfo_), name);
         };
         attach(p.forward, kFftLoadPadded, CUFFT_CB_LD_REAL);
         attach(p.forward, kFftStoreProduct, CUFFT_CB_ST_COMPLEX);
@@ -1058,6 +1060,7 @@ private:
     std::map<std::tuple<int, int, int, bool>, Plans> plans_; // n0, n1, batch, callbacks
     DeviceBuffer<FftFusion> fusion_;                          // the callbacks' data
     FftFusion fusionUploaded_{};                              // what fusion_ holds
+    void* fusionInfo_ = nullptr;                              // fusion_ as cuFFT's callerInfo
     bool fusedFftProbed_ = false, fusedFft_ = false;
     std::string fusedFftReason_;
     std::map<std::tuple<int, int, int, int, int, int, int, int>, FftChoice> fftLayouts_; // fftChoiceFor's choices
