@@ -6,9 +6,15 @@
 // separate crop pass does (transformIndex) and as the fused store callback does
 // (outputIndex). Both must give the reference convolution for every border mode, the plane and
 // overlap-save tiles, tight and loose transform sizes, odd and tiny images and off-centre
-// anchors; and every output must be written exactly once. Needs no GPU.
+// anchors; and every output must be written exactly once. The separate passes also run end to
+// end with FFTW in cuFFT's place (the same R2C layout, n0 x (n1/2 + 1) values a transform): the
+// kernel scattered by kernelTapIndex with the inverse's 1/(n0 n1), its spectrum broadcast over
+// the batch of channels and tiles. Needs no GPU.
 #include <QtTest>
 
+#include <fftw3.h>
+
+#include <complex>
 #include <limits>
 #include <vector>
 
@@ -84,6 +90,47 @@ Image stored(const std::vector<double>& t, const cuda::Geometry& g, const FftLay
     return out;
 }
 
+
+// The separate passes of kernels.cu with FFTW's batched transforms in cuFFT's place: pad into
+// every batch's input, the kernel's spectrum at the layout's size (taps at kernelTapIndex,
+// scaled by 1/(n0 n1)), forward, the product broadcast over the batch, inverse, crop.
+Image throughFftw(const Image& in, const Kernel& k, const cuda::Geometry& g, const FftLayout& l)
+{
+    const int batch = l.batch(g.channels);
+    const size_t realPer = static_cast<size_t>(l.realPer()), specPer = static_cast<size_t>(l.specPer());
+    std::vector<float> real(realPer * batch), kernelReal(realPer, 0.0f);
+    std::vector<std::complex<float>> spec(specPer * batch), kernelSpec(specPer);
+    for (int b = 0; b < batch; ++b)
+        for (int i = 0; i < l.n0; ++i)
+            for (int j = 0; j < l.n1; ++j)
+                real[(static_cast<size_t>(b) * l.n0 + i) * l.n1 + j] = cuda::paddedSample(in.data.data(), g, l, b, i, j);
+    for (int v = 0; v < k.height; ++v)
+        for (int u = 0; u < k.width; ++u)
+            kernelReal[cuda::kernelTapIndex(v, u, l.n0, l.n1)] = k.at(v, u) / static_cast<float>(l.realPer());
+    int dims[2] = {l.n0, l.n1};
+    auto* specData = reinterpret_cast<fftwf_complex*>(spec.data());
+    auto* kernelSpecData = reinterpret_cast<fftwf_complex*>(kernelSpec.data());
+    fftwf_plan kernelPlan = fftwf_plan_dft_r2c_2d(l.n0, l.n1, kernelReal.data(), kernelSpecData, FFTW_ESTIMATE);
+    fftwf_plan forward = fftwf_plan_many_dft_r2c(2, dims, batch, real.data(), nullptr, 1, static_cast<int>(realPer),
+                                                 specData, nullptr, 1, static_cast<int>(specPer), FFTW_ESTIMATE);
+    fftwf_plan inverse = fftwf_plan_many_dft_c2r(2, dims, batch, specData, nullptr, 1, static_cast<int>(specPer),
+                                                 real.data(), nullptr, 1, static_cast<int>(realPer), FFTW_ESTIMATE);
+    fftwf_execute(kernelPlan);
+    fftwf_execute(forward);
+    for (size_t i = 0; i < spec.size(); ++i) spec[i] *= kernelSpec[i % specPer]; // launchSpectrumProduct
+    fftwf_execute(inverse);
+    fftwf_destroy_plan(kernelPlan);
+    fftwf_destroy_plan(forward);
+    fftwf_destroy_plan(inverse);
+    Image out = poisoned(in);
+    for (int c = 0; c < g.channels; ++c)
+        for (int y = 0; y < g.h; ++y)
+            for (int x = 0; x < g.w; ++x)
+                out.data[(static_cast<size_t>(c) * g.h + y) * g.w + x] =
+                    std::fma(g.scale, real[cuda::transformIndex(g, l, c, y, x)], g.offset);
+    return out;
+}
+
 } // namespace
 
 class TestGpuFftLayout : public QObject {
@@ -149,6 +196,34 @@ private slots:
                     QVERIFY2(std::all_of(writes.begin(), writes.end(), [](int n) { return n == 1; }),
                              qPrintable(what + ": an output stored other than once"));
                 }
+            }
+        }
+    }
+
+    // The separate passes end to end with FFTW's transforms: every border mode, the plane and
+    // tiles, three channels, an oblong kernel with an off-centre anchor, against the reference.
+    void separatePassesThroughFftw()
+    {
+        const Image in = randomImage(203, 151, 3, 77);
+        Kernel k = randomKernel(13, 7, KernelKind::Dense, 78);
+        k.anchorX = 9;
+        k.anchorY = 2;
+        for (const BorderModeInfo& mode : borderModes()) {
+            ConvolveParams p;
+            p.kernel = k;
+            p.semantics = Semantics::Correlation;
+            p.border = {mode.mode, 0.25f};
+            p.scale = 2.0;
+            p.offset = 0.5;
+            p.method = Method::Reference;
+            p.device = Device::Cpu;
+            const Image want = convolve(in, p);
+            const cuda::Geometry g = geometryFor(in, k, mode.mode, 0.25f, 2.0f, 0.5f);
+            for (const FftLayout& l : {cuda::planeLayout(g, 151 + 6 + 3, 203 + 12 + 1), cuda::tiledLayout(g, 32),
+                                       cuda::tiledLayout(g, 64)}) {
+                const double err = relativeError(throughFftw(in, k, g, l), want, k, in);
+                QVERIFY2(err <= toleranceFor(Method::Fft),
+                         qPrintable(QString("%1, %2x%3 tiles of %4: %5").arg(mode.name).arg(l.tilesX).arg(l.tilesY).arg(l.n0).arg(err)));
             }
         }
     }

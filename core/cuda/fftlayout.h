@@ -77,6 +77,13 @@ CONVLAB_HD long long transformIndex(const Geometry& g, const FftLayout& l, int c
     return (static_cast<long long>(b) * l.n0 + (y - ty * l.stepY)) * l.n1 + (x - tx * l.stepX);
 }
 
+// Where the kernel's tap (v, u) goes in its n0 x n1 transform input: at (-v, -u) modulo the
+// size, so that the product of the spectra is the correlation the outputs are.
+CONVLAB_HD long long kernelTapIndex(int v, int u, int n0, int n1)
+{
+    return static_cast<long long>((n0 - v) % n0) * n1 + (n1 - u) % n1;
+}
+
 #if defined(__CUDACC__)
 // What the fused transforms need on the device (cuFFT's callerInfo): where to read the image,
 // the kernel's spectrum at the layout's size (scaled by 1/(n0*n1)) and where to write.

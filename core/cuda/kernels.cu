@@ -169,7 +169,7 @@ __global__ void scatterKernel(const float* __restrict__ k, int kw, int kh, float
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= kw * kh) return;
     const int v = i / kw, u = i - v * kw;
-    real[static_cast<size_t>((n0 - v) % n0) * n1 + (n1 - u) % n1] = k[i] * norm;
+    real[kernelTapIndex(v, u, n0, n1)] = k[i] * norm;
 }
 
 __global__ void spectrumProduct(float2* __restrict__ s, const float2* __restrict__ k, long long perChannel, int channels)
