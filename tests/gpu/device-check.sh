@@ -4,7 +4,9 @@
 # and no network: builds the engine, the CLI, the gpu tests and the GPU benchmark for sm_90
 # from the .deb files that fetch-debs.sh put in .debs/, runs the gpu tests, then the benchmark
 # and its peers (CuPy, cuDNN through PyTorch), and checks CUDA-OpenGL interop through a headless
-# EGL context. Logs and tables go to $OUT (default ./device-out).
+# EGL context; the sanitizer runs come last, so that a run cut short by the machine's time
+# limit still brings back the tests and the figures. Logs and tables go to $OUT (default
+# ./device-out), each written as its step runs.
 set -uo pipefail
 export PATH="$PATH:/usr/local/cuda/bin"
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -39,27 +41,6 @@ timeout 300 "$build/tests/test_gpu" -o "$out/test_gpu.txt,txt" -o -,txt | grep -
 gpu_rc=${PIPESTATUS[0]}
 echo "test_gpu exit $gpu_rc"
 
-echo "== memory and race checks (compute-sanitizer, small cases), and the tiled kernel's SASS"
-if command -v compute-sanitizer > /dev/null; then
-  { CONVLAB_GPU_TILED_GRID=persistent timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$build/tests/test_gpu" \
-      matchesCpu:31x29x1 matchesCpu:17x1x4 tiledDirectAtBlockEdges packedUploadMatchesFloat residentRunThenDownload \
-      zeroKernelGivesOffset alphaPassesThrough
-    echo "memcheck exit $?"
-    CONVLAB_GPU_FFT_LAYOUT=plane-fused timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 \
-      "$build/tests/test_gpu" matchesCpu:127x61x3
-    echo "memcheck (fused FFT callbacks) exit $?"
-    for grid in block persistent; do
-      CONVLAB_GPU_TILED_GRID=$grid timeout 75 compute-sanitizer --tool racecheck --error-exitcode 9 \
-        "$build/tests/test_gpu" tiledDirectAtBlockEdges
-      echo "racecheck ($grid grid) exit $?"
-    done
-    obj=$(find "$build/core" -name 'kernels.cu.o' | head -1)
-    echo "directTiled<1> SASS instruction counts:"
-    cuobjdump --dump-sass "$obj" | awk '/Function : .*directTiledILi1/{f=1; next} /Function : /{f=0} f' |
-      grep -oE '(LDS|LDG|STS|STG|LDL|STL|FFMA|LDC)[.A-Z0-9]*' | sort | uniq -c; } > "$out/sanitizer.txt" 2>&1
-  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|exit [0-9]+$|^ +[0-9]+ [A-Z]" "$out/sanitizer.txt"
-fi
-
 echo "== CUDA-OpenGL interop (headless EGL) and edit-to-display timing"
 vendor=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
 [[ -f $vendor ]] && export __EGL_VENDOR_LIBRARY_FILENAMES=$vendor
@@ -82,4 +63,25 @@ cat "$out/gpu-bench.txt"
 echo "== peers"
 PYTHONUNBUFFERED=1 timeout 150 python3 tests/gpu/peers_gpu.py --runs "${BENCH_RUNS:-5}" --ours "$out/gpu-bench.json" --cli "$build/app/convlab-cli" > "$out/gpu-peers.txt" 2>&1
 cat "$out/gpu-peers.txt"
+echo "== memory and race checks (compute-sanitizer, small cases), and the tiled kernel's SASS"
+if command -v compute-sanitizer > /dev/null; then
+  { CONVLAB_GPU_TILED_GRID=persistent timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$build/tests/test_gpu" \
+      matchesCpu:31x29x1 matchesCpu:17x1x4 tiledDirectAtBlockEdges packedUploadMatchesFloat residentRunThenDownload \
+      zeroKernelGivesOffset alphaPassesThrough
+    echo "memcheck exit $?"
+    CONVLAB_GPU_FFT_LAYOUT=plane-fused timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 \
+      "$build/tests/test_gpu" matchesCpu:127x61x3
+    echo "memcheck (fused FFT callbacks) exit $?"
+    for grid in block persistent; do
+      CONVLAB_GPU_TILED_GRID=$grid timeout 75 compute-sanitizer --tool racecheck --error-exitcode 9 \
+        "$build/tests/test_gpu" tiledDirectAtBlockEdges
+      echo "racecheck ($grid grid) exit $?"
+    done
+    obj=$(find "$build/core" -name 'kernels.cu.o' | head -1)
+    echo "directTiled<1> SASS instruction counts:"
+    cuobjdump --dump-sass "$obj" | awk '/Function : .*directTiledILi1/{f=1; next} /Function : /{f=0} f' |
+      grep -oE '(LDS|LDG|STS|STG|LDL|STL|FFMA|LDC)[.A-Z0-9]*' | sort | uniq -c; } > "$out/sanitizer.txt" 2>&1
+  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|exit [0-9]+$|^ +[0-9]+ [A-Z]" "$out/sanitizer.txt"
+fi
+
 exit $gpu_rc
