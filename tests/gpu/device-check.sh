@@ -70,7 +70,7 @@ if command -v compute-sanitizer > /dev/null; then
       zeroKernelGivesOffset alphaPassesThrough
     echo "memcheck exit $?"
     CONVLAB_GPU_FFT_LAYOUT=plane-fused timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 \
-      "$build/tests/test_gpu" matchesCpu:127x61x3
+      "$build/tests/test_gpu" fftSidesAreChosenAndAgree
     echo "memcheck (fused FFT callbacks) exit $?"
     for grid in block persistent; do
       CONVLAB_GPU_TILED_GRID=$grid timeout 75 compute-sanitizer --tool racecheck --error-exitcode 9 \
