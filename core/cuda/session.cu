@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 #include <cufft.h>
 #include <cufftXt.h>
+#include <dlfcn.h>
 #include <nvJitLink.h>
 
 #include <algorithm>
@@ -977,13 +978,21 @@ private:
         return fftLayouts_[key] = best;
     }
 
-    // Whether cuFFT can take this library's callbacks: nvJitLink's version, or why not.
+    // Whether cuFFT can take this library's callbacks: nvJitLink's version, or why not. cuFFT
+    // opens nvJitLink by name when it links a callback; the library is not linked into the
+    // binaries (it would add some 30 MB to every process), so it is opened here, from the
+    // loader's path or else beside libcufft, and made global, so that cuFFT finds it loaded.
     void probeFusedFft()
     {
         if (fusedFftProbed_) return;
         fusedFftProbed_ = true;
         unsigned major = 0, minor = 0;
-        if (nvJitLinkVersion(&major, &minor) != NVJITLINK_SUCCESS) {
+        void* lib = openNvJitLink();
+        using Version = nvJitLinkResult (*)(unsigned*, unsigned*);
+        const auto version = lib ? reinterpret_cast<Version>(dlsym(lib, "nvJitLinkVersion")) : nullptr;
+        if (!lib) {
+            fusedFftReason_ = "nvJitLink not found (" + dlerrorText() + ")";
+        } else if (!version || version(&major, &minor) != NVJITLINK_SUCCESS) {
             fusedFftReason_ = "nvJitLink did not answer";
         } else if (fftCallbacksFatbin().empty()) {
             fusedFftReason_ = "no callbacks were built";
@@ -994,6 +1003,24 @@ private:
         fftChoices_ += (fftChoices_.empty() ? "" : "\n") + std::string("FFT callbacks: ") +
                        (fusedFft_ ? "nvJitLink " + std::to_string(major) + "." + std::to_string(minor)
                                   : "unavailable, " + fusedFftReason_);
+    }
+
+    static std::string dlerrorText()
+    {
+        const char* e = dlerror();
+        return e ? e : "no reason given";
+    }
+
+    // nvJitLink of this toolkit's major version (the one cuFFT asks for), kept open for the process.
+    static void* openNvJitLink()
+    {
+        const std::string name = "libnvJitLink.so." + std::to_string(CUDART_VERSION / 1000);
+        if (void* lib = dlopen(name.c_str(), RTLD_NOW | RTLD_GLOBAL)) return lib;
+        Dl_info info{};
+        if (dladdr(reinterpret_cast<void*>(&cufftCreate), &info) == 0 || !info.dli_fname) return nullptr;
+        std::string path = info.dli_fname;
+        path = path.substr(0, path.rfind('/') + 1) + name;
+        return dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
     }
 
     Plans plansFor(int n0, int n1, int batch, bool fused = false)
