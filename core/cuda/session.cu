@@ -882,7 +882,7 @@ private:
     // The FFT layout for this geometry, chosen once per image size, kernel size, planes and
     // border: every candidate runs on the resident image with this kernel, is timed (best of
     // three), and is kept only when its outputs agree with the plane's separate passes (the
-    // path the tests hold to the CPU) within 1e-4 of the largest output the sum can give.
+    // path the tests hold to the CPU) within 5e-6 of the largest output the sum can give.
     // CONVLAB_GPU_FFT_LAYOUT=plane|plane-fused|tiles|tiles-fused takes that candidate untimed.
     FftChoice fftChoiceFor(const Geometry& g, const Kernel& k, int n0, int n1, EventClock& clock)
     {
@@ -917,7 +917,10 @@ private:
         double taps = 0;
         for (float v : k.values) taps += std::fabs(v);
         const double bound = std::fabs(g.scale) * srcStats[1] * taps + std::fabs(g.offset);
-        const double tolerance = 1e-4 * std::max(bound, 1e-30);
+        // The FFT's contract is 1e-5 of that bound (docs/semantics.md, Tolerances); the reference's
+        // own error measured 1e-7 to 5e-7 of it on the CPU's benchmarks, so a candidate allowed 5e-6
+        // more stays within the contract.
+        const double tolerance = 5e-6 * std::max(bound, 1e-30);
 
         std::ostringstream note;
         note.precision(4);
