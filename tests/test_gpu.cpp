@@ -142,8 +142,8 @@ private slots:
     // passes or with the passes fused into cuFFT's callbacks), each forced in a session of its
     // own (CONVLAB_GPU_FFT_LAYOUT), and the one the device chooses, agree with the CPU in every
     // border mode, for three planes with a square kernel and one with an off-centre oblong one.
-    // The device chooses among them only from 4 M padded points on (session.cu,
-    // kLayoutMinPoints), so its session also runs a 2100 x 2100 image.
+    // The device chooses among them only from 4 M padded points on (fftlayout.h,
+    // kFftLayoutMinPoints), so its session also runs a 2100 x 2100 image.
     void fftLayoutsAgreeWithCpu()
     {
         CONVLAB_REQUIRE_GPU();

@@ -228,6 +228,46 @@ private slots:
         }
     }
 
+    // What the session times (fftlayout.h, fftCandidates): for 4096 x 4096 with 63 x 63 the
+    // plane, then fused, then 10 x 10 tiles of 512 (the fewest points x log2 points), fused too,
+    // then tiles of 256; none fused without callbacks; below 4 M padded points only the plane
+    // unless all are asked for; no fused batch of 2^31 values or more.
+    void candidatesForTheTargetCases()
+    {
+        cuda::Geometry g;
+        g.w = g.h = 4096;
+        g.kw = g.kh = 63;
+        g.channels = 1;
+        auto c = cuda::fftCandidates(g, 4200, 4200, true, false);
+        QCOMPARE(int(c.size()), 5);
+        QVERIFY(!c[0].tiled && !c[0].fused && c[0].layout == cuda::planeLayout(g, 4200, 4200));
+        QVERIFY(!c[1].tiled && c[1].fused);
+        QVERIFY(c[2].tiled && !c[2].fused && c[2].layout.n0 == 512 && c[2].layout.tiles() == 100);
+        QVERIFY(c[3].tiled && c[3].fused && c[3].layout == c[2].layout);
+        QVERIFY(c[4].tiled && !c[4].fused && c[4].layout.n0 == 256);
+        c = cuda::fftCandidates(g, 4200, 4200, false, false);
+        QCOMPARE(int(c.size()), 3);
+        QVERIFY(std::none_of(c.begin(), c.end(), [](const cuda::FftCandidate& x) { return x.fused; }));
+
+        g.w = 1000;
+        g.h = 700;
+        g.kw = g.kh = 31;
+        QCOMPARE(int(cuda::fftCandidates(g, 735, 1050, true, false).size()), 1);
+        c = cuda::fftCandidates(g, 735, 1050, true, true);
+        QVERIFY(c.size() > 2);
+        for (const cuda::FftCandidate& x : c)
+            if (x.tiled) QVERIFY(x.layout.n0 >= 2 * 31 && x.layout.n0 < 1050);
+
+        g.w = g.h = 30000; // 3 planes of 30030^2 points, and their tiles: beyond 32-bit offsets
+        g.channels = 3;
+        c = cuda::fftCandidates(g, 30030, 30030, true, false);
+        QVERIFY(c.size() > 1); // tiles, separate
+        for (const cuda::FftCandidate& x : c) {
+            QVERIFY(!x.fused);
+            QVERIFY(x.layout.batch(3) <= 65535);
+        }
+    }
+
     // The tile grid covers the image and no more: the last tile row and column reach past the
     // image by less than one step, and the plane layout is one tile.
     void tileGridsCoverTheImage()

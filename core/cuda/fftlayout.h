@@ -15,6 +15,11 @@
 // hold the whole padded image is the plane layout. Transform batch b is channel b / tiles,
 // tile b % tiles in row-major order.
 #pragma once
+#include <algorithm>
+#include <cmath>
+#include <utility>
+#include <vector>
+
 #include "tiles.h"
 
 namespace convlab::cuda {
@@ -82,6 +87,50 @@ CONVLAB_HD long long transformIndex(const Geometry& g, const FftLayout& l, int c
 CONVLAB_HD long long kernelTapIndex(int v, int u, int n0, int n1)
 {
     return static_cast<long long>((n0 - v) % n0) * n1 + (n1 - u) % n1;
+}
+
+// A candidate of the FFT layout choice (session.cu, fftChoiceFor): a layout and whether cuFFT's
+// callbacks fuse the pad, product and crop passes into its transforms.
+struct FftCandidate {
+    FftLayout layout;
+    bool fused = false;
+    bool tiled = false;
+};
+
+// Below this many padded points only the plane with separate passes is a candidate: there the
+// whole FFT takes well under a millisecond, less than linking a fused plan costs.
+inline constexpr double kFftLayoutMinPoints = 4.0 * 1024 * 1024;
+
+// The candidates for an image and kernel whose plane takes n0 x n1 transforms, first the
+// reference every other is checked against (the plane, separate passes), then the plane fused
+// (when `canFuse`), then overlap-save tiles of power-of-two sides (the sides cuFFT transforms
+// fastest, with a kernel spectrum small enough to stay in L2) of at least two kernel extents
+// and smaller than the plane: the two sides with the fewest points x log2 points, the first
+// also fused. `all` lists them below kFftLayoutMinPoints too (for a forced layout). Fused
+// batches stay under 2^31 values (the callbacks' offsets are 32-bit), tiled batches under 65536
+// (the launches' grid z).
+inline std::vector<FftCandidate> fftCandidates(const Geometry& g, int n0, int n1, bool canFuse, bool all)
+{
+    std::vector<FftCandidate> out{{planeLayout(g, n0, n1), false, false}};
+    if (!all && double(g.h + g.kh - 1) * (g.w + g.kw - 1) < kFftLayoutMinPoints) return out;
+    auto fusable = [&](const FftLayout& l) {
+        return canFuse && static_cast<double>(l.realPer()) * l.batch(g.channels) < 2147483647.0;
+    };
+    if (fusable(out[0].layout)) out.push_back({out[0].layout, true, false});
+    std::vector<std::pair<double, FftLayout>> tiled;
+    for (int side : {256, 512, 1024, 2048}) {
+        if (side < 2 * std::max(g.kh, g.kw) || side >= std::max(n0, n1)) continue;
+        const FftLayout l = tiledLayout(g, side);
+        if (l.batch(g.channels) > 65535) continue;
+        const double points = static_cast<double>(l.realPer()) * l.tiles();
+        tiled.push_back({points * std::log2(static_cast<double>(l.realPer())), l});
+    }
+    std::stable_sort(tiled.begin(), tiled.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (size_t i = 0; i < tiled.size() && i < 2; ++i) {
+        out.push_back({tiled[i].second, false, true});
+        if (i == 0 && fusable(tiled[i].second)) out.push_back({tiled[i].second, true, true});
+    }
+    return out;
 }
 
 #if defined(__CUDACC__)

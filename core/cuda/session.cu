@@ -753,11 +753,7 @@ private:
 
     // How the FFT method covers the image (fftlayout.h) and whether cuFFT's callbacks fuse the
     // pad, product and crop passes into the transforms (fftcallbacks.cu).
-    struct FftChoice {
-        FftLayout layout;
-        bool fused = false;
-        bool tiled = false;
-    };
+    using FftChoice = FftCandidate;
     static std::string describe(const FftChoice& c)
     {
         std::ostringstream s;
@@ -848,37 +844,6 @@ private:
         if (clock) clock->mark("crop");
     }
 
-    // The layouts worth timing for this geometry: the plane with separate passes (the reference
-    // the others must agree with), the plane fused, and overlap-save tiles of power-of-two sides
-    // (the sides cuFFT transforms fastest, with a kernel spectrum small enough to stay in L2):
-    // the two sides with the fewest points x log2 points, the first also fused. Below
-    // kLayoutMinPoints padded points only the plane with separate passes, unless `all`: there
-    // the whole FFT takes well under a millisecond, less than linking a fused plan costs.
-    static constexpr double kLayoutMinPoints = 4.0 * 1024 * 1024;
-    std::vector<FftChoice> fftCandidates(const Geometry& g, int n0, int n1, bool all) const
-    {
-        std::vector<FftChoice> out{{planeLayout(g, n0, n1), false, false}};
-        if (!all && double(g.h + g.kh - 1) * (g.w + g.kw - 1) < kLayoutMinPoints) return out;
-        auto fusable = [&](const FftLayout& l) {
-            return fusedFft_ && static_cast<double>(l.realPer()) * l.batch(g.channels) < 2147483647.0;
-        };
-        if (fusable(out[0].layout)) out.push_back({out[0].layout, true, false});
-        std::vector<std::pair<double, FftLayout>> tiled;
-        for (int side : {256, 512, 1024, 2048}) {
-            if (side < 2 * std::max(g.kh, g.kw) || side >= std::max(n0, n1)) continue;
-            const FftLayout l = tiledLayout(g, side);
-            if (l.batch(g.channels) > 65535) continue;
-            const double points = static_cast<double>(l.realPer()) * l.tiles();
-            tiled.push_back({points * std::log2(static_cast<double>(l.realPer())), l});
-        }
-        std::sort(tiled.begin(), tiled.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-        for (size_t i = 0; i < tiled.size() && i < 2; ++i) {
-            out.push_back({tiled[i].second, false, true});
-            if (i == 0 && fusable(tiled[i].second)) out.push_back({tiled[i].second, true, true});
-        }
-        return out;
-    }
-
     // The FFT layout for this geometry, chosen once per image size, kernel size, planes and
     // border: every candidate runs on the resident image with this kernel, is timed (best of
     // three), and is kept only when its outputs agree with the plane's separate passes (the
@@ -891,7 +856,7 @@ private:
         probeFusedFft();
         const char* forced = std::getenv("CONVLAB_GPU_FFT_LAYOUT");
         const std::string policy = forced ? forced : "fastest";
-        const std::vector<FftChoice> candidates = fftCandidates(g, n0, n1, policy != "fastest");
+        const std::vector<FftChoice> candidates = fftCandidates(g, n0, n1, fusedFft_, policy != "fastest");
         if (policy != "fastest") {
             const bool tiles = policy == "tiles" || policy == "tiles-fused";
             const bool fused = policy == "plane-fused" || policy == "tiles-fused";
