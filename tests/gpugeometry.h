@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The device geometry (core/cuda/tiles.h) of a correlation-form kernel over an image, for the
-// tests that run the GPU's index maths on the CPU.
+// The device geometry (core/cuda/tiles.h) of a correlation-form kernel over an image, and the
+// CPU reference it must reproduce, for the tests that run the GPU's index maths on the CPU.
 #pragma once
+#include "convlab/convolve.h"
 #include "convlab/image.h"
 #include "convlab/kernel.h"
 #include "tiles.h"
@@ -24,6 +25,21 @@ inline cuda::Geometry geometryFor(const Image& in, const Kernel& k, BorderMode m
     g.scale = scale;
     g.offset = offset;
     return g;
+}
+
+// The CPU reference of what that geometry computes: the correlation with the border rule, then
+// scale and offset.
+inline Image referenceFor(const Image& in, const Kernel& k, BorderMode mode, float cval, float scale, float offset)
+{
+    ConvolveParams p;
+    p.kernel = k;
+    p.semantics = Semantics::Correlation;
+    p.border = {mode, cval};
+    p.scale = scale;
+    p.offset = offset;
+    p.method = Method::Reference;
+    p.device = Device::Cpu;
+    return convolve(in, p);
 }
 
 } // namespace convlab::test

@@ -29,16 +29,25 @@ using cuda::FftLayout;
 
 namespace {
 
+// Every transform's input, as the pad pass (or the load callback) gives it: paddedSample.
+std::vector<float> paddedInputs(const Image& in, const cuda::Geometry& g, const FftLayout& l)
+{
+    const int batch = l.batch(g.channels);
+    std::vector<float> input(static_cast<size_t>(l.realPer()) * batch);
+    for (int b = 0; b < batch; ++b)
+        for (int i = 0; i < l.n0; ++i)
+            for (int j = 0; j < l.n1; ++j)
+                input[(static_cast<size_t>(b) * l.n0 + i) * l.n1 + j] = cuda::paddedSample(in.data.data(), g, l, b, i, j);
+    return input;
+}
+
 // Every transform of the layout: its input from paddedSample, then the circular correlation
 // with the (correlation-form) kernel, i.e. forward, product and inverse without their rounding.
 std::vector<double> simulateTransforms(const Image& in, const Kernel& k, const cuda::Geometry& g, const FftLayout& l)
 {
     const int batch = l.batch(g.channels);
-    std::vector<double> input(static_cast<size_t>(l.realPer()) * batch), result(input.size(), 0.0);
-    for (int b = 0; b < batch; ++b)
-        for (int i = 0; i < l.n0; ++i)
-            for (int j = 0; j < l.n1; ++j)
-                input[(static_cast<size_t>(b) * l.n0 + i) * l.n1 + j] = cuda::paddedSample(in.data.data(), g, l, b, i, j);
+    const std::vector<float> input = paddedInputs(in, g, l);
+    std::vector<double> result(input.size(), 0.0);
     for (int b = 0; b < batch; ++b)
         for (int i = 0; i < l.n0; ++i)
             for (int j = 0; j < l.n1; ++j) {
@@ -98,12 +107,8 @@ Image throughFftw(const Image& in, const Kernel& k, const cuda::Geometry& g, con
 {
     const int batch = l.batch(g.channels);
     const size_t realPer = static_cast<size_t>(l.realPer()), specPer = static_cast<size_t>(l.specPer());
-    std::vector<float> real(realPer * batch), kernelReal(realPer, 0.0f);
+    std::vector<float> real = paddedInputs(in, g, l), kernelReal(realPer, 0.0f);
     std::vector<std::complex<float>> spec(specPer * batch), kernelSpec(specPer);
-    for (int b = 0; b < batch; ++b)
-        for (int i = 0; i < l.n0; ++i)
-            for (int j = 0; j < l.n1; ++j)
-                real[(static_cast<size_t>(b) * l.n0 + i) * l.n1 + j] = cuda::paddedSample(in.data.data(), g, l, b, i, j);
     for (int v = 0; v < k.height; ++v)
         for (int u = 0; u < k.width; ++u)
             kernelReal[cuda::kernelTapIndex(v, u, l.n0, l.n1)] = k.at(v, u) / static_cast<float>(l.realPer());
@@ -160,15 +165,7 @@ private slots:
             k.anchorX = kc.ax;
             k.anchorY = kc.ay;
             for (const BorderModeInfo& mode : borderModes()) {
-                ConvolveParams p;
-                p.kernel = k;
-                p.semantics = Semantics::Correlation;
-                p.border = {mode.mode, -0.5f};
-                p.scale = 1.25;
-                p.offset = -3.0;
-                p.method = Method::Reference;
-                p.device = Device::Cpu;
-                const Image want = convolve(in, p);
+                const Image want = referenceFor(in, k, mode.mode, -0.5f, 1.25f, -3.0f);
                 const cuda::Geometry g = geometryFor(in, k, mode.mode, -0.5f, 1.25f, -3.0f);
                 const int ph = h + kc.kh - 1, pw = w + kc.kw - 1, side = std::max(kc.kw, kc.kh);
                 struct Named {
@@ -209,15 +206,7 @@ private slots:
         k.anchorX = 9;
         k.anchorY = 2;
         for (const BorderModeInfo& mode : borderModes()) {
-            ConvolveParams p;
-            p.kernel = k;
-            p.semantics = Semantics::Correlation;
-            p.border = {mode.mode, 0.25f};
-            p.scale = 2.0;
-            p.offset = 0.5;
-            p.method = Method::Reference;
-            p.device = Device::Cpu;
-            const Image want = convolve(in, p);
+            const Image want = referenceFor(in, k, mode.mode, 0.25f, 2.0f, 0.5f);
             const cuda::Geometry g = geometryFor(in, k, mode.mode, 0.25f, 2.0f, 0.5f);
             for (const FftLayout& l : {cuda::planeLayout(g, 151 + 6 + 3, 203 + 12 + 1), cuda::tiledLayout(g, 32),
                                        cuda::tiledLayout(g, 64)}) {

@@ -105,15 +105,7 @@ private slots:
             k.anchorX = kc.ax;
             k.anchorY = kc.ay;
             for (const BorderModeInfo& mode : borderModes()) {
-                ConvolveParams p;
-                p.kernel = k;
-                p.semantics = Semantics::Correlation;
-                p.border = {mode.mode, 1.5f};
-                p.scale = 0.75;
-                p.offset = 2.0;
-                p.method = Method::Reference;
-                p.device = Device::Cpu;
-                const Image want = convolve(in, p);
+                const Image want = referenceFor(in, k, mode.mode, 1.5f, 0.75f, 2.0f);
                 const Simulation got = simulateTiled(in, k, mode.mode, 1.5f, 0.75f, 2.0f);
                 interior += got.interiorBlocks;
                 const double err = relativeError(got.out, want, k, in);

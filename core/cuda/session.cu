@@ -345,6 +345,7 @@ private:
     struct Plans {
         cufftHandle forward = 0, backward = 0;
     };
+    using PlanKey = std::tuple<int, int, int, bool>; // n0, n1, batch, callbacks
 
     void requireImage() const
     {
@@ -710,10 +711,10 @@ private:
         note << "FFT sides for " << pw << "x" << ph << " padded, " << channels << " plane(s), width x height:";
         std::pair<int, int> best = candidates[0];
         double bestMs = INFINITY;
-        std::vector<std::pair<int, int>> plannedHere; // their work areas go unless theirs is the choice
+        std::vector<PlanKey> plannedHere;
         for (const auto& [n0, n1] : candidates) {
             const size_t realPer = size_t(n0) * n1, specPer = size_t(n0) * (n1 / 2 + 1);
-            if (!plans_.count(std::make_tuple(n0, n1, channels, false))) plannedHere.push_back({n0, n1});
+            if (!plans_.count({n0, n1, channels, false})) plannedHere.push_back({n0, n1, channels, false});
             const Plans plans = plansFor(n0, n1, channels);
             fftReal_.reserve(realPer * channels);
             fftSpec_.reserve(specPer * channels);
@@ -733,8 +734,7 @@ private:
                 best = {n0, n1};
             }
         }
-        for (const auto& [n0, n1] : plannedHere)
-            if (std::make_pair(n0, n1) != best) dropPlans(n0, n1, channels);
+        dropPlansMadeFor(plannedHere, {best.first, best.second, channels, false});
         note << "; using " << best.second << "x" << best.first;
         fftChoices_ += (fftChoices_.empty() ? "" : "\n") + note.str();
         spectrumKey_ = {}; // the timing ran over the kernel spectrum's buffer
@@ -742,19 +742,20 @@ private:
         return fftSides_[key] = best;
     }
 
-    void dropPlans(int n0, int n1, int batch, bool fused = false)
+    // The plans a timed choice made for the candidates it did not keep: their work areas go.
+    void dropPlansMadeFor(const std::vector<PlanKey>& madeHere, const PlanKey& kept)
     {
-        const auto it = plans_.find(std::make_tuple(n0, n1, batch, fused));
-        if (it == plans_.end()) return;
-        cufftDestroy(it->second.forward);
-        cufftDestroy(it->second.backward);
-        plans_.erase(it);
+        for (const PlanKey& key : madeHere) {
+            const auto it = plans_.find(key);
+            if (key == kept || it == plans_.end()) continue;
+            cufftDestroy(it->second.forward);
+            cufftDestroy(it->second.backward);
+            plans_.erase(it);
+        }
     }
 
-    // How the FFT method covers the image (fftlayout.h) and whether cuFFT's callbacks fuse the
-    // pad, product and crop passes into the transforms (fftcallbacks.cu).
-    using FftChoice = FftCandidate;
-    static std::string describe(const FftChoice& c)
+    // A candidate (fftlayout.h, FftCandidate) in the choices' notes.
+    static std::string describe(const FftCandidate& c)
     {
         std::ostringstream s;
         if (c.layout.tiles() == 1)
@@ -768,9 +769,8 @@ private:
     void runFft(const Geometry& g, const Kernel& k, float* out, EventClock& clock)
     {
         const auto [n0, n1] = fftSidesFor(g.h + g.kh - 1, g.w + g.kw - 1, g.channels, clock);
-        const FftChoice choice = fftChoiceFor(g, k, n0, n1, clock);
-        const bool newPlans = !plans_.count(std::make_tuple(choice.layout.n0, choice.layout.n1,
-                                                            choice.layout.batch(g.channels), choice.fused));
+        const FftCandidate choice = fftChoiceFor(g, k, n0, n1, clock);
+        const bool newPlans = !plans_.count(planKeyOf(choice, g.channels));
         preparePlans(choice, g.channels);
         if (newPlans) clock.mark(choice.fused ? "plan FFT size, link its callbacks (once)" : "plan FFT size (once)", true);
         uploadKernelSpectrum(k, choice.layout);
@@ -778,8 +778,13 @@ private:
         runFftAs(choice, g, out, &clock);
     }
 
+    static PlanKey planKeyOf(const FftCandidate& c, int channels)
+    {
+        return {c.layout.n0, c.layout.n1, c.layout.batch(channels), c.fused};
+    }
+
     // Plans and scratch for a choice (cached plans are reused).
-    void preparePlans(const FftChoice& c, int channels)
+    void preparePlans(const FftCandidate& c, int channels)
     {
         const FftLayout& l = c.layout;
         plansFor(l.n0, l.n1, l.batch(channels), c.fused);
@@ -809,7 +814,7 @@ private:
 
     // The transforms of a prepared choice, from the resident image into `out`; stage marks when
     // `clock` is given (none while choices are timed).
-    void runFftAs(const FftChoice& c, const Geometry& g, float* out, EventClock* clock)
+    void runFftAs(const FftCandidate& c, const Geometry& g, float* out, EventClock* clock)
     {
         const FftLayout& l = c.layout;
         const int batch = l.batch(g.channels);
@@ -849,24 +854,15 @@ private:
     // three), and is kept only when its outputs agree with the plane's separate passes (the
     // path the tests hold to the CPU) within 5e-6 of the largest output the sum can give.
     // CONVLAB_GPU_FFT_LAYOUT=plane|plane-fused|tiles|tiles-fused takes that candidate untimed.
-    FftChoice fftChoiceFor(const Geometry& g, const Kernel& k, int n0, int n1, EventClock& clock)
+    FftCandidate fftChoiceFor(const Geometry& g, const Kernel& k, int n0, int n1, EventClock& clock)
     {
         const auto key = std::make_tuple(g.w, g.h, g.kw, g.kh, g.channels, static_cast<int>(g.mode), n0, n1);
         if (auto it = fftLayouts_.find(key); it != fftLayouts_.end()) return it->second;
         probeFusedFft();
         const char* forced = std::getenv("CONVLAB_GPU_FFT_LAYOUT");
         const std::string policy = forced ? forced : "fastest";
-        const std::vector<FftChoice> candidates = fftCandidates(g, n0, n1, fusedFft_, policy != "fastest");
-        if (policy != "fastest") {
-            const bool tiles = policy == "tiles" || policy == "tiles-fused";
-            const bool fused = policy == "plane-fused" || policy == "tiles-fused";
-            if (!tiles && !fused && policy != "plane")
-                throw Error("CONVLAB_GPU_FFT_LAYOUT is '" + policy + "': fastest, plane, plane-fused, tiles or tiles-fused");
-            for (const FftChoice& c : candidates)
-                if (c.tiled == tiles && c.fused == fused) return fftLayouts_[key] = c;
-            throw Error("CONVLAB_GPU_FFT_LAYOUT=" + policy + " has no candidate here" +
-                        (fused && !fusedFft_ ? " (" + fusedFftReason_ + ")" : std::string()));
-        }
+        const std::vector<FftCandidate> candidates = fftCandidates(g, n0, n1, fusedFft_, policy != "fastest");
+        if (policy != "fastest") return fftLayouts_[key] = forcedCandidate(policy, candidates);
         if (candidates.size() == 1) return fftLayouts_[key] = candidates[0];
 
         const size_t values = static_cast<size_t>(g.w) * g.h * g.channels;
@@ -874,76 +870,106 @@ private:
         reference.reserve(values);
         trial.reserve(values);
         stats.reserve(2);
-        // The largest output magnitude the sum can give: |scale| max|image| sum|k| + |offset|.
-        launchMaxDifference(src_.get(), src_.get(), static_cast<long long>(values), stats.get(), stream_);
-        float srcStats[2] = {0, 0};
-        check(cudaMemcpyAsync(srcStats, stats.get(), sizeof srcStats, cudaMemcpyDeviceToHost, stream_), "download");
-        check(cudaStreamSynchronize(stream_), "download");
-        double taps = 0;
-        for (float v : k.values) taps += std::fabs(v);
-        const double bound = std::fabs(g.scale) * srcStats[1] * taps + std::fabs(g.offset);
-        // The FFT's contract is 1e-5 of that bound (docs/semantics.md, Tolerances); the reference's
-        // own error measured 1e-7 to 5e-7 of it on the CPU's benchmarks, so a candidate allowed 5e-6
-        // more stays within the contract.
-        const double tolerance = 5e-6 * std::max(bound, 1e-30);
+        // The FFT's contract is 1e-5 of the largest output the sum can give (docs/semantics.md,
+        // Tolerances); the reference's own error measured 1e-7 to 5e-7 of it on the CPU's
+        // benchmarks, so a candidate allowed 5e-6 more stays within the contract.
+        const double tolerance = 5e-6 * std::max(largestOutput(g, k, values, stats.get()), 1e-30);
 
         std::ostringstream note;
         note.precision(4);
         note << "FFT layout for " << g.w << "x" << g.h << ", " << g.kw << "x" << g.kh << ", " << g.channels
              << " plane(s), " << borderName(g.mode) << ":";
-        FftChoice best = candidates[0];
+        FftCandidate best = candidates[0];
         double bestMs = INFINITY;
-        std::vector<std::tuple<int, int, int, bool>> plannedHere; // their work areas go unless theirs is the choice
-        for (const FftChoice& c : candidates) {
+        std::vector<PlanKey> plannedHere;
+        for (const FftCandidate& c : candidates) {
             const bool isReference = &c == &candidates[0];
-            const FftLayout& l = c.layout;
-            const auto planKey = std::make_tuple(l.n0, l.n1, l.batch(g.channels), c.fused);
-            if (!plans_.count(planKey)) plannedHere.push_back(planKey);
+            if (!plans_.count(planKeyOf(c, g.channels))) plannedHere.push_back(planKeyOf(c, g.channels));
             if (c.fused && !fusedFft_) continue; // an earlier fused candidate could not be linked
-            double ms = 0, planMs = 0;
-            float diff[2] = {0, 0};
-            bool linkFailed = false;
-            try {
-                const auto t0 = std::chrono::steady_clock::now();
-                linkFailed = true;
-                preparePlans(c, g.channels);
-                linkFailed = false;
-                planMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-                uploadKernelSpectrum(k, l);
-                float* dst = isReference ? reference.get() : trial.get();
-                ms = bestOfThree([&] { runFftAs(c, g, dst, nullptr); });
-                if (!isReference) {
-                    launchMaxDifference(trial.get(), reference.get(), static_cast<long long>(values), stats.get(), stream_);
-                    check(cudaMemcpyAsync(diff, stats.get(), sizeof diff, cudaMemcpyDeviceToHost, stream_), "download");
-                    check(cudaStreamSynchronize(stream_), "download");
-                }
-            } catch (const Error& e) {
-                if (isReference) throw; // the path every other is checked against
-                cudaGetLastError();
-                note << "\n  " << describe(c) << ": failed (" << e.what() << ")";
-                if (c.fused && linkFailed) { // not tried again in this session: each try links anew
+            const Trial t = tryCandidate(c, g, k, isReference ? reference.get() : trial.get(),
+                                         isReference ? nullptr : reference.get(), values, stats.get());
+            if (!t.failure.empty()) {
+                if (isReference) throw Error(t.failure); // the path every other is checked against
+                note << "\n  " << describe(c) << ": failed (" << t.failure << ")";
+                if (c.fused && t.inPlanning) { // not tried again in this session: each try links anew
                     fusedFft_ = false;
-                    fusedFftReason_ = e.what();
+                    fusedFftReason_ = t.failure;
                 }
                 continue;
             }
-            const bool agrees = diff[0] <= tolerance;
-            note << "\n  " << describe(c) << ": " << ms << " ms (plans " << planMs << " ms)";
-            if (!isReference) note << ", max difference " << diff[0] << (agrees ? "" : ", too large: not used");
-            if (agrees && ms < bestMs) {
-                bestMs = ms;
+            const bool agrees = t.difference <= tolerance;
+            note << "\n  " << describe(c) << ": " << t.ms << " ms (plans " << t.planMs << " ms)";
+            if (!isReference) note << ", max difference " << t.difference << (agrees ? "" : ", too large: not used");
+            if (agrees && t.ms < bestMs) {
+                bestMs = t.ms;
                 best = c;
             }
         }
-        const FftLayout& b = best.layout;
-        for (const auto& [p0, p1, batch, fused] : plannedHere)
-            if (std::make_tuple(p0, p1, batch, fused) != std::make_tuple(b.n0, b.n1, b.batch(g.channels), best.fused))
-                dropPlans(p0, p1, batch, fused);
+        dropPlansMadeFor(plannedHere, planKeyOf(best, g.channels));
         spectrumKey_ = {}; // computed for the last candidate's size
         note << "\n  using " << describe(best);
         fftChoices_ += (fftChoices_.empty() ? "" : "\n") + note.str();
         clock.mark("choose the FFT layout (once per size and border)", true);
         return fftLayouts_[key] = best;
+    }
+
+    // The candidate CONVLAB_GPU_FFT_LAYOUT names (plane, plane-fused, tiles, tiles-fused).
+    FftCandidate forcedCandidate(const std::string& policy, const std::vector<FftCandidate>& candidates) const
+    {
+        const bool tiles = policy == "tiles" || policy == "tiles-fused";
+        const bool fused = policy == "plane-fused" || policy == "tiles-fused";
+        if (!tiles && !fused && policy != "plane")
+            throw Error("CONVLAB_GPU_FFT_LAYOUT is '" + policy + "': fastest, plane, plane-fused, tiles or tiles-fused");
+        for (const FftCandidate& c : candidates)
+            if (c.tiled == tiles && c.fused == fused) return c;
+        throw Error("CONVLAB_GPU_FFT_LAYOUT=" + policy + " has no candidate here" +
+                    (fused && !fusedFft_ ? " (" + fusedFftReason_ + ")" : std::string()));
+    }
+
+    // |scale| max|image| sum|k| + |offset|: the largest output magnitude the sum can give.
+    double largestOutput(const Geometry& g, const Kernel& k, size_t values, float* scratch2)
+    {
+        launchMaxDifference(src_.get(), src_.get(), static_cast<long long>(values), scratch2, stream_); // [1]: max|image|
+        float stats[2] = {0, 0};
+        check(cudaMemcpyAsync(stats, scratch2, sizeof stats, cudaMemcpyDeviceToHost, stream_), "download");
+        check(cudaStreamSynchronize(stream_), "download");
+        double taps = 0;
+        for (float v : k.values) taps += std::fabs(v);
+        return std::fabs(g.scale) * stats[1] * taps + std::fabs(g.offset);
+    }
+
+    // One candidate run on the resident image into `dst`: its plans made (and timed), best of
+    // three timed runs, and its largest difference from `reference` when one is given; or why
+    // it failed, and whether that was while its plans were made.
+    struct Trial {
+        double ms = 0, planMs = 0, difference = 0;
+        std::string failure;
+        bool inPlanning = false;
+    };
+    Trial tryCandidate(const FftCandidate& c, const Geometry& g, const Kernel& k, float* dst, const float* reference,
+                       size_t values, float* scratch2)
+    {
+        Trial t;
+        try {
+            t.inPlanning = true;
+            const auto t0 = std::chrono::steady_clock::now();
+            preparePlans(c, g.channels);
+            t.planMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            t.inPlanning = false;
+            uploadKernelSpectrum(k, c.layout);
+            t.ms = bestOfThree([&] { runFftAs(c, g, dst, nullptr); });
+            if (reference) {
+                launchMaxDifference(dst, reference, static_cast<long long>(values), scratch2, stream_);
+                float diff[2] = {0, 0};
+                check(cudaMemcpyAsync(diff, scratch2, sizeof diff, cudaMemcpyDeviceToHost, stream_), "download");
+                check(cudaStreamSynchronize(stream_), "download");
+                t.difference = diff[0];
+            }
+        } catch (const Error& e) {
+            cudaGetLastError();
+            t.failure = e.what();
+        }
+        return t;
     }
 
     // Whether cuFFT can take this library's callbacks: nvJitLink's version, or why not. cuFFT
@@ -1052,13 +1078,13 @@ private:
     DeviceBuffer<float2> fftSpec_, kernelSpec_;
     DeviceBuffer<std::uint8_t> packed_;
     PinnedBuffer staging_;
-    std::map<std::tuple<int, int, int, bool>, Plans> plans_; // n0, n1, batch, callbacks
+    std::map<PlanKey, Plans> plans_;
     DeviceBuffer<FftFusion> fusion_;                          // the callbacks' data
     FftFusion fusionUploaded_{};                              // what fusion_ holds
     void* fusionInfo_ = nullptr;                              // fusion_ as cuFFT's callerInfo
     bool fusedFftProbed_ = false, fusedFft_ = false;
     std::string fusedFftReason_;
-    std::map<std::tuple<int, int, int, int, int, int, int, int>, FftChoice> fftLayouts_; // fftChoiceFor's choices
+    std::map<std::tuple<int, int, int, int, int, int, int, int>, FftCandidate> fftLayouts_; // fftChoiceFor's choices
     std::tuple<int, int, int, int, std::vector<float>> spectrumKey_;
     struct Registration {
         cudaGraphicsResource_t resource = nullptr;
