@@ -20,6 +20,34 @@ using namespace convlab::test;
         if (!gpu_) QSKIP(qPrintable(QString("no usable CUDA device: %1").arg(QString::fromStdString(why_)))); \
     } while (0)
 
+namespace {
+
+// Once the layouts are timed for the side x side image held and this kernel size, auto's FFT estimate is
+// the kept layout's measured time (as kernelChoices() lists it, 4 digits), not the model's.
+void autoPricesTheFftAtTheKeptLayout(GpuSession& gpu, int side, const Kernel& k)
+{
+    ConvolveParams p;
+    p.kernel = k;
+    p.method = Method::Auto;
+    RunReport rep;
+    gpu.run(p, &rep);
+    double fftMs = -1;
+    for (const MethodEstimate& e : rep.estimates)
+        if (e.method == Method::Fft) fftMs = e.ms;
+    const QString all = QString::fromStdString(gpu.kernelChoices());
+    const QString choices = all.mid(all.indexOf(QString("FFT layout for %1x%1, %2x%3").arg(side).arg(k.width).arg(k.height)));
+    const QString kept = QRegularExpression("^  using (.+)$", QRegularExpression::MultilineOption).match(choices).captured(1);
+    const QRegularExpressionMatch line =
+        QRegularExpression("^  " + QRegularExpression::escape(kept) + ": ([0-9.e+-]+) ms", QRegularExpression::MultilineOption)
+            .match(choices);
+    QVERIFY2(!kept.isEmpty() && line.hasMatch(), qPrintable(all));
+    const double keptMs = line.captured(1).toDouble();
+    QVERIFY2(std::abs(fftMs - keptMs) <= 1e-3 * keptMs, qPrintable(QString("auto's FFT estimate %1 ms, kept layout %2 ms\n%3")
+                                                                          .arg(fftMs).arg(keptMs).arg(all)));
+}
+
+} // namespace
+
 class TestGpu : public QObject {
     Q_OBJECT
 private:
@@ -196,6 +224,7 @@ private slots:
             const std::string choices = gpu->kernelChoices();
             const bool timed = choices.find("FFT layout for 2100x2100, 31x31") != std::string::npos;
             QVERIFY2(timed == chosen, choices.c_str());
+            if (chosen) autoPricesTheFftAtTheKeptLayout(*gpu, 2100, randomKernel(31, 31, KernelKind::Dense, 6u + 31));
             // Small images keep the plane with separate passes untimed.
             QVERIFY2(choices.find("FFT layout for 1100x700") == std::string::npos, choices.c_str());
             qInfo("%s: %s", policy, choices.c_str());

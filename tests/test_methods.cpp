@@ -885,6 +885,43 @@ private slots:
             }
     }
 
+    // The FFT's crop (rowkernels.h, cropScaled) stores scale * in + offset exactly as the scalar
+    // fused multiply-add of its build gives it, streamed or not, at every offset from a vector
+    // boundary and widths through the head, vector and tail paths; writes nothing past the row;
+    // and reports a NaN or an infinity wherever in the row it lands (head, vectors, tail).
+    void fftCropScalesEveryValueAndSeesNonFinite()
+    {
+        const detail::RowKernels& rk = detail::rowKernels();
+        Samples storage(std::size_t(1) << 20);
+        QCOMPARE(reinterpret_cast<std::uintptr_t>(storage.data()) % 64, std::uintptr_t(0));
+        const Image in = randomImage(200, 1, 1, 77);
+        const float scale = 0.37f, offset = -1.25f;
+        for (int w : {0, 1, 7, 16, 17, 33, 47, 64, 100, 161})
+            for (int misalign = 0; misalign < 16; misalign += 5)
+                for (bool stream : {false, true}) {
+                    float* out = storage.data() + 64 + misalign;
+                    std::fill(storage.begin(), storage.begin() + 512, -9.0f);
+                    QVERIFY(rk.cropScaled(in.plane(0), w, scale, offset, out, stream));
+                    for (int x = 0; x < w; ++x) {
+                        const float expected = std::string(rk.isa) == "sse2" ? offset + in.plane(0)[x] * scale
+                                                                                 : std::fma(in.plane(0)[x], scale, offset);
+                        QVERIFY2(out[x] == expected, qPrintable(QString("w %1 x %2 misaligned %3 stream %4: %5, not %6")
+                                                                    .arg(w).arg(x).arg(misalign).arg(stream).arg(out[x]).arg(expected)));
+                    }
+                    QCOMPARE(out[w], -9.0f);
+                    QCOMPARE(out[-1], -9.0f);
+                    for (int at : {0, w / 2, w - 1}) {
+                        if (w == 0) continue;
+                        std::vector<float> row(in.plane(0), in.plane(0) + w);
+                        for (float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+                            row[at] = bad;
+                            QVERIFY2(!rk.cropScaled(row.data(), w, scale, offset, out, stream),
+                                     qPrintable(QString("w %1, %2 at %3 not reported").arg(w).arg(bad).arg(at)));
+                        }
+                    }
+                }
+    }
+
     // The separable column pass combines up to four output rows per pass over the ring
     // (rowkernels.h, combineRowsUpTo4): every bit as four single-row passes give, accumulating
     // or not, for kernel heights from 1 to 31 and widths through every vector path.

@@ -588,7 +588,10 @@ private:
         const double points = double(n0) * n1 * std::log2(double(n0) * n1) / 1e6 * channels;
         const double direct = mpx * (c.directPerPixel + c.directPerTap * k.width * k.height);
         const double separable = rank * mpx * (c.separablePerPixel + c.separablePerTap * (k.width + k.height));
-        const double fft = mpx * c.directPerPixel + points * c.fftPerPoint;
+        // The model knows only the plane with separate passes; once fftChoiceFor has timed the
+        // layouts for this image and kernel size, the time of the one it kept is the estimate.
+        const auto timed = fftLayoutMs_.find(std::make_tuple(w_, h_, k.width, k.height, channels));
+        const double fft = timed != fftLayoutMs_.end() ? timed->second : mpx * c.directPerPixel + points * c.fftPerPoint;
         return {{Method::Direct, direct, 0}, {Method::Separable, separable, rank}, {Method::Fft, fft, 0}};
     }
 
@@ -908,6 +911,7 @@ private:
         dropPlansMadeFor(plannedHere, planKeyOf(best, g.channels));
         spectrumKey_ = {}; // computed for the last candidate's size
         note << "\n  using " << describe(best);
+        if (std::isfinite(bestMs)) fftLayoutMs_[std::make_tuple(g.w, g.h, g.kw, g.kh, g.channels)] = bestMs;
         fftChoices_ += (fftChoices_.empty() ? "" : "\n") + note.str();
         clock.mark("choose the FFT layout (once per size and border)", true);
         return fftLayouts_[key] = best;
@@ -1085,6 +1089,7 @@ private:
     bool fusedFftProbed_ = false, fusedFft_ = false;
     std::string fusedFftReason_;
     std::map<std::tuple<int, int, int, int, int, int, int, int>, FftCandidate> fftLayouts_; // fftChoiceFor's choices
+    std::map<std::tuple<int, int, int, int, int>, double> fftLayoutMs_; // the kept layout's ms (w, h, kw, kh, planes)
     std::tuple<int, int, int, int, std::vector<float>> spectrumKey_;
     struct Registration {
         cudaGraphicsResource_t resource = nullptr;

@@ -50,6 +50,9 @@ struct RowKernels {
     void (*unpack16)(const unsigned short* in, int step, int w, float* out);
     // spectrum[i] *= kernel[i] for n complex values, each stored as (re, im).
     void (*multiplySpectrum)(float* spectrum, const float* kernel, std::size_t n);
+    // out[x] = scale * in[x] + offset (fused where the build has FMA); returns whether every
+    // output is finite. With `stream`, the vector-aligned part goes past the caches.
+    bool (*cropScaled)(const float* in, int w, float scale, float offset, float* out, bool stream);
     const char* isa;
 };
 

@@ -7,7 +7,11 @@
   cv2.filter2D                  (whatever cv2 imports; the borders filter2D does not apply itself,
                                  and non-zero constants, pre-padded with copyMakeBorder)
 
-and prints ours/peer time ratios, "ours" being the engine's auto method from the JSON.
+and prints ours/peer time ratios, "ours" being the engine's auto method from the JSON. With
+--interleave DIR (the folder holding the built module, build/python), ours is also timed here,
+through the Python module `convlab` (correlate, method auto, into a preallocated output),
+alternating run by run with each peer, and the ratio is that of the two medians: on a machine
+whose speed drifts over minutes, both sides of a ratio then meet the same minutes.
 Inputs are regenerated from the bench's seed (or read from its --dump-dir), kernels come
 from the JSON. Every peer's output is checked against the probe values convlab-bench
 recorded (and against our whole outputs with --dump-dir): a peer computing different maths
@@ -109,6 +113,41 @@ def median_ms(fn, runs, slow_s):
     return statistics.median(times), False, out
 
 
+def interleaved_median_ms(ours, peer, runs):
+    """Median of `runs` timed calls of each, alternating ours, peer, ours, ... after a warm-up
+    of each; returns (ours ms, peer ms, peer's last output)."""
+    ours()
+    out = peer()
+    times = ([], [])
+    for _ in range(runs):
+        for i, fn in enumerate((ours, peer)):
+            t0 = time.perf_counter()
+            result = fn()
+            times[i].append((time.perf_counter() - t0) * 1e3)
+            if i == 1:
+                out = result
+    return statistics.median(times[0]), statistics.median(times[1]), out
+
+
+def check_ours(out, probe_values, scale, what):
+    """Ours through the module must give the bench's probe values: the same engine and case."""
+    planar = out[None] if out.ndim == 2 else out.transpose(2, 0, 1)
+    diff = max(abs(float(planar[pc, py, px]) - v) for pc, py, px, v in probe_values) / scale
+    if diff > AGREE_TOL:
+        raise SystemExit(f"{what}: convlab.correlate differs from convlab-bench's output ({diff:.1e}): "
+                         "the interleaved case is not the bench's")
+
+
+def import_convlab(folder):
+    sys.path.insert(0, os.path.abspath(folder))
+    try:
+        import convlab
+    except ImportError as e:
+        raise SystemExit(f"--interleave {folder}: cannot import convlab: {e} "
+                         "(build it with scripts/build.sh; the module must match this Python)")
+    return convlab
+
+
 class Case:
     def __init__(self, rec, kernels, modes):
         self.w, self.h, self.c = rec["width"], rec["height"], rec["channels"]
@@ -152,6 +191,11 @@ class Case:
             return out[top:top + self.h, left:left + self.w]
         return cv2.filter2D(hwc, cv2.CV_32F, self.k, anchor=anchor, borderType=border_type)
 
+    def ours(self, convlab, hwc, out, threads):
+        """The engine's auto method through the Python module, into `out` (no allocation)."""
+        return convlab.correlate(hwc, self.k, output=out, mode=self.mode["name"], cval=self.cval,
+                                 method="auto", threads=threads)
+
     def lacks(self, peer):
         """Why `peer` cannot compute this case's border, or None when it can."""
         library = {"ndimage": "scipy", "fftconvolve": "scipy", "cv2": "opencv"}[peer]
@@ -171,10 +215,14 @@ def main():
     ap.add_argument("--dump-dir", help="read inputs (and our outputs, for a whole-image check) from the "
                                        "convlab-bench --dump-dir folder instead of regenerating them")
     ap.add_argument("--json", dest="json_out", help="write the peer records to this JSON file")
+    ap.add_argument("--interleave", metavar="DIR",
+                    help="time ours here too, through the module convlab in DIR (build/python), "
+                         "alternating with each peer (not ndimage), and take the ratio from those medians")
     ap.add_argument("--cli", default=shutil.which("convlab-cli") or "build/app/convlab-cli",
                     help="convlab-cli, for the table of border modes (default: on PATH, else build/app/convlab-cli)")
     a = ap.parse_args()
     modes = border_modes(a.cli)
+    convlab = import_convlab(a.interleave) if a.interleave else None
 
     peers = [p for p in a.peers.split(",") if p]
     for p in peers:
@@ -206,9 +254,12 @@ def main():
           + (f"cv2 {cv2.__version__} (getNumThreads {cv2_threads})" if cv2 else "no cv2"))
     print(f"bench: {doc['machine']['cpu']}, OpenCV {doc['machine']['opencv_version']}; "
           f"ratio = ours (auto) / peer, median of {a.runs} runs; scipy.ndimage is single-threaded")
+    if convlab:
+        print(f"interleaved: ours timed here through convlab {convlab.__version__} (correlate, auto), "
+              "alternating with each peer but ndimage; 'ours ms' is convlab-bench's, '(ours)' this run's")
     head = f"{'size':10} {'kernel':10} {'border':12} {'ch':>2} {'thr':>3} {'ours ms':>9}"
     for p in peers:
-        head += f" {p + ' ms':>15} {'ratio':>6}"
+        head += (f" {'(ours)':>9}" if convlab and p != "ndimage" else "") + f" {p + ' ms':>15} {'ratio':>6}"
     print(head + "  check")
 
     # One row per case of the bench: our auto record and the probe values of our output.
@@ -243,9 +294,10 @@ def main():
         line = f"{f'{w}x{h}':10} {kname:10} {border:12} {c:2d} {threads:3d} {rec['median_ms']:9.3f}"
         differs, not_run = [], []
         for p in peers:
+            interleave = convlab is not None and p != "ndimage"
             why = case.lacks(p)
             if why:
-                line += f" {'-':>15} {'-':>6}"
+                line += (f" {'-':>9}" if interleave else "") + f" {'-':>15} {'-':>6}"
                 not_run.append(f"{p} not run: {why}")
                 continue
             if p == "ndimage" and (key[:5] in ndimage_cache):
@@ -258,7 +310,14 @@ def main():
                 else:
                     cv2.setNumThreads(threads)
                     fn = lambda: case.cv2_filter2d(hwc)
-                ms, single, out = median_ms(fn, a.runs, a.slow)
+                if interleave:
+                    ours_out = np.empty_like(hwc)
+                    ours_ms, ms, out = interleaved_median_ms(lambda: case.ours(convlab, hwc, ours_out, threads),
+                                                             fn, a.runs)
+                    single = False
+                    check_ours(ours_out, probes[key[:5]], scale, f"{w}x{h} {kname} {border}")
+                else:
+                    ms, single, out = median_ms(fn, a.runs, a.slow)
                 out = np.asarray(out, np.float64)
                 out = out[None] if out.ndim == 2 else (out if p != "cv2" else out.transpose(2, 0, 1))
                 if p == "ndimage":  # threads do not change it: reused for the next thread count
@@ -270,11 +329,13 @@ def main():
             if not agree:
                 differs.append(f"{p} ({diff:.1e})")
                 problems += 1
-            ratio = rec["median_ms"] / ms
-            line += f" {ms:14.3f}{'*' if single else ' '} {ratio:6.2f}"
+            mine = ours_ms if interleave else rec["median_ms"]
+            ratio = mine / ms
+            line += (f" {ours_ms:9.3f}" if interleave else "") + f" {ms:14.3f}{'*' if single else ' '} {ratio:6.2f}"
             records.append({"width": w, "height": h, "channels": c, "kernel": kname, "border": border,
                             "threads": threads, "peer": p, "median_ms": ms, "single_run": single,
-                            "ours_method": rec["method"], "ours_ms": rec["median_ms"], "ratio": ratio,
+                            "ours_method": rec["method"], "ours_ms": mine, "ratio": ratio,
+                            "interleaved": interleave, "bench_ours_ms": rec["median_ms"],
                             "rel_diff": diff, "agree": agree})
         print(line + "  " + ("WARNING: differs: " + ", ".join(differs) if differs else "ok")
               + "".join("; " + n for n in not_run), flush=True)

@@ -2,12 +2,28 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # One-shot check on a machine with an NVIDIA GPU, nvcc, CMake and ninja but no Debian packages
 # and no network: builds the engine, the CLI, the gpu tests and the GPU benchmark for sm_90
-# from the .deb files that fetch-debs.sh put in .debs/, runs the gpu tests, then the benchmark
-# and its peers (CuPy, cuDNN through PyTorch), and checks CUDA-OpenGL interop through a headless
-# EGL context; the sanitizer runs come last, so that a run cut short by the machine's time
-# limit still brings back the tests and the figures. Logs and tables go to $OUT (default
+# from the .deb files that fetch-debs.sh put in .debs/, runs the benchmark (the figures the
+# README and tests/gpu/results quote), the gpu tests, the benchmark's peers (CuPy, cuDNN through
+# PyTorch), the CLI, and checks CUDA-OpenGL interop through a headless EGL context; the
+# sanitizer runs come last, so that a run cut short by the machine's time limit still brings
+# back the figures and the tests. Logs and tables go to $OUT (default
 # ./device-out), each written as its step runs.
+#
+# DEADLINE_S (default 540) is the whole script's budget in seconds, so that one call of the
+# device tool (at most 600 s) brings everything back: each step's timeout is cut to what is left
+# and a step that would start with less than its minimum is skipped and says so.
 set -uo pipefail
+start=$(date +%s)
+deadline=$((start + ${DEADLINE_S:-540}))
+
+# within SECONDS MIN: prints the timeout for a step, SECONDS or what is left before the deadline
+# (less 10 s for the steps after it), or fails when less than MIN is left.
+within() {
+  local left=$((deadline - $(date +%s) - 10))
+  ((left >= $2)) || { echo "skipped: ${left}s left before the deadline, this step needs ${2}s" >&2; return 1; }
+  echo $(($1 < left ? $1 : left))
+}
+elapsed() { echo "[$(($(date +%s) - start)) s]"; }
 export PATH="$PATH:/usr/local/cuda/bin"
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 out=${OUT:-$root/device-out}
@@ -27,7 +43,7 @@ lib="$prefix/usr/lib/x86_64-linux-gnu"
 export LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PKG_CONFIG_LIBDIR="$lib/pkgconfig:$prefix/usr/share/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$prefix"
 
-echo "== configure and build (sm_90)"
+echo "== configure and build (sm_90) $(elapsed)"
 t0=$(date +%s)
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCONVLAB_WITH_GUI=OFF -DCONVLAB_WITH_OPENCV=OFF \
   -DCONVLAB_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_PREFIX_PATH="$prefix/usr" \
@@ -36,52 +52,70 @@ cmake --build "$build" -j"$(nproc)" --target convlab-cli test_gpu convlab-gpu-be
 cmake --build "$build" -j"$(nproc)" --target convlab-interop-check >> "$build.log" 2>&1 || echo "interop check not built (no EGL/OpenGL found)"
 echo "build took $(( $(date +%s) - t0 )) s"
 
-echo "== gpu tests"
-timeout 300 "$build/tests/test_gpu" -o "$out/test_gpu.txt,txt" -o -,txt | grep -v "^PASS"
-gpu_rc=${PIPESTATUS[0]}
-echo "test_gpu exit $gpu_rc"
-
-echo "== CUDA-OpenGL interop (headless EGL) and edit-to-display timing"
-vendor=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
-[[ -f $vendor ]] && export __EGL_VENDOR_LIBRARY_FILENAMES=$vendor
-if [[ -x "$build/tests/convlab-interop-check" ]]; then
-  timeout 120 "$build/tests/convlab-interop-check" > "$out/interop.txt" 2>&1
-  echo "interop check exit $?"; cat "$out/interop.txt"
+echo "== benchmark $(elapsed)"
+if t=$(within 200 60); then
+  timeout "$t" "$build/tests/convlab-gpu-bench" --runs "${BENCH_RUNS:-5}" --json "$out/gpu-bench.json" > "$out/gpu-bench.txt" 2>&1
+  echo "benchmark exit $?"; cat "$out/gpu-bench.txt"
 fi
 
-echo "== CLI on the GPU"
+echo "== gpu tests $(elapsed)"
+gpu_rc=1
+if t=$(within 300 60); then
+  timeout "$t" "$build/tests/test_gpu" -o "$out/test_gpu.txt,txt" -o -,txt | grep -v "^PASS"
+  gpu_rc=${PIPESTATUS[0]}
+fi
+echo "test_gpu exit $gpu_rc"
+
+echo "== peers $(elapsed)"
+if [[ -f $out/gpu-bench.json ]] && t=$(within 150 40); then
+  PYTHONUNBUFFERED=1 timeout "$t" python3 tests/gpu/peers_gpu.py --runs "${BENCH_RUNS:-5}" --ours "$out/gpu-bench.json" \
+    --cli "$build/app/convlab-cli" > "$out/gpu-peers.txt" 2>&1
+  echo "peers exit $?"; cat "$out/gpu-peers.txt"
+fi
+
+echo "== CLI on the GPU $(elapsed)"
 "$build/app/convlab-cli" --version
 python3 - <<'PY'
 import numpy as np; np.save('/tmp/in.npy', np.random.default_rng(1).standard_normal((2048, 2048)).astype(np.float32))
 PY
-"$build/app/convlab-cli" /tmp/in.npy /tmp/out.npy -k "1 1 1; 1 -8 1; 1 1 1" -d cuda --compare reference@cpu --json \
-  > "$out/cli-gpu.json" && echo "cli ok: $(python3 -c "import json;d=json.load(open('$out/cli-gpu.json'));print(d['device'],d['compare'])")"
-
-echo "== benchmark"
-timeout 200 "$build/tests/convlab-gpu-bench" --runs "${BENCH_RUNS:-5}" --json "$out/gpu-bench.json" > "$out/gpu-bench.txt" 2>&1
-cat "$out/gpu-bench.txt"
-echo "== peers"
-PYTHONUNBUFFERED=1 timeout 150 python3 tests/gpu/peers_gpu.py --runs "${BENCH_RUNS:-5}" --ours "$out/gpu-bench.json" --cli "$build/app/convlab-cli" > "$out/gpu-peers.txt" 2>&1
-cat "$out/gpu-peers.txt"
-echo "== memory and race checks (compute-sanitizer, small cases), and the tiled kernel's SASS"
-if command -v compute-sanitizer > /dev/null; then
-  { CONVLAB_GPU_TILED_GRID=persistent timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$build/tests/test_gpu" \
-      matchesCpu:31x29x1 matchesCpu:17x1x4 tiledDirectAtBlockEdges packedUploadMatchesFloat residentRunThenDownload \
-      zeroKernelGivesOffset alphaPassesThrough
-    echo "memcheck exit $?"
-    CONVLAB_GPU_FFT_LAYOUT=plane-fused timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 \
-      "$build/tests/test_gpu" fftSidesAreChosenAndAgree
-    echo "memcheck (fused FFT callbacks) exit $?"
-    for grid in block persistent; do
-      CONVLAB_GPU_TILED_GRID=$grid timeout 75 compute-sanitizer --tool racecheck --error-exitcode 9 \
-        "$build/tests/test_gpu" tiledDirectAtBlockEdges
-      echo "racecheck ($grid grid) exit $?"
-    done
-    obj=$(find "$build/core" -name 'kernels.cu.o' | head -1)
-    echo "directTiled<1> SASS instruction counts:"
-    cuobjdump --dump-sass "$obj" | awk '/Function : .*directTiledILi1/{f=1; next} /Function : /{f=0} f' |
-      grep -oE '(LDS|LDG|STS|STG|LDL|STL|FFMA|LDC)[.A-Z0-9]*' | sort | uniq -c; } > "$out/sanitizer.txt" 2>&1
-  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|exit [0-9]+$|^ +[0-9]+ [A-Z]" "$out/sanitizer.txt"
+if t=$(within 60 10); then
+  timeout "$t" "$build/app/convlab-cli" /tmp/in.npy /tmp/out.npy -k "1 1 1; 1 -8 1; 1 1 1" -d cuda --compare reference@cpu \
+    --json > "$out/cli-gpu.json" &&
+    echo "cli ok: $(python3 -c "import json;d=json.load(open('$out/cli-gpu.json'));print(d['device'],d['compare'])")"
 fi
 
+echo "== CUDA-OpenGL interop (headless EGL) and edit-to-display timing $(elapsed)"
+vendor=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+[[ -f $vendor ]] && export __EGL_VENDOR_LIBRARY_FILENAMES=$vendor
+if [[ -x "$build/tests/convlab-interop-check" ]] && t=$(within 120 20); then
+  timeout "$t" "$build/tests/convlab-interop-check" > "$out/interop.txt" 2>&1
+  echo "interop check exit $?"; cat "$out/interop.txt"
+fi
+
+# sanitize LIMIT MIN LABEL VAR=VALUE TOOL TEST...: one compute-sanitizer run within the deadline.
+sanitize() {
+  local limit=$1 min=$2 label=$3 env=$4 tool=$5 t
+  shift 5
+  t=$(within "$limit" "$min") || { echo "$label skipped (deadline)"; return; }
+  env "$env" timeout "$t" compute-sanitizer --tool "$tool" --error-exitcode 9 "$build/tests/test_gpu" "$@"
+  echo "$label exit $?"
+}
+
+echo "== memory and race checks (compute-sanitizer, small cases), and the tiled kernel's SASS $(elapsed)"
+if command -v compute-sanitizer > /dev/null; then
+  { obj=$(find "$build/core" -name 'kernels.cu.o' | head -1)
+    echo "directTiled<1> SASS instruction counts:"
+    cuobjdump --dump-sass "$obj" | awk '/Function : .*directTiledILi1/{f=1; next} /Function : /{f=0} f' |
+      grep -oE '(LDS|LDG|STS|STG|LDL|STL|FFMA|LDC)[.A-Z0-9]*' | sort | uniq -c
+    sanitize 120 30 memcheck CONVLAB_GPU_TILED_GRID=persistent memcheck \
+      matchesCpu:31x29x1 matchesCpu:17x1x4 tiledDirectAtBlockEdges packedUploadMatchesFloat residentRunThenDownload \
+      zeroKernelGivesOffset alphaPassesThrough
+    sanitize 90 30 "memcheck (fused FFT callbacks)" CONVLAB_GPU_FFT_LAYOUT=plane-fused memcheck fftSidesAreChosenAndAgree
+    for grid in block persistent; do
+      sanitize 75 30 "racecheck ($grid grid)" CONVLAB_GPU_TILED_GRID=$grid racecheck tiledDirectAtBlockEdges
+    done; } > "$out/sanitizer.txt" 2>&1
+  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|exit [0-9]+$|skipped|^ +[0-9]+ [A-Z]" "$out/sanitizer.txt"
+fi
+
+echo "== done $(elapsed)"
 exit $gpu_rc

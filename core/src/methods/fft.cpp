@@ -436,6 +436,9 @@ void runFft(const Job& job, Image& out, StageClock& clock)
     const std::uint32_t fillBits = job.border.mode == BorderMode::Constant ? magnitudeBits(fill) : 0;
 
     const RowKernels& rk = rowKernels();
+    // The crop writes the output once, row by row in tile-wide pieces; past the last-level
+    // cache it streams (each line otherwise read before it is written).
+    const bool stream = outputsBypassCaches(sizeof(float) * static_cast<std::size_t>(w) * h * nc);
     const int tiles = t.tilesX * t.tilesY;
     // Tiles are taken one at a time by the threads as they come free; each keeps its buffers.
     parallelWorkers(tiles, job.threads, 1, [&](ChunkQueue& queue) {
@@ -507,12 +510,9 @@ void runFft(const Job& job, Image& out, StageClock& clock)
                 for (int y = 0; y < oh; ++y) {
                     const float* s = plane + static_cast<std::size_t>(y) * n1;
                     float* o = dst + static_cast<std::size_t>(oy + y) * w + ox;
-                    if (shift == 0)
-                        for (int x = 0; x < ow; ++x) {
-                            o[x] = scale * s[x] + offset;
-                            seen |= nonFiniteBit(o[x]);
-                        }
-                    else
+                    if (shift == 0) {
+                        if (!rk.cropScaled(s, ow, scale, offset, o, stream)) seen |= 0x80000000u;
+                    } else
                         for (int x = 0; x < ow; ++x) {
                             o[x] = static_cast<float>(scaleBack * s[x] + job.offset);
                             seen |= nonFiniteBit(o[x]);
