@@ -1131,6 +1131,78 @@ private slots:
     // Threads take chunks of rows or tiles in whatever order they come free: the output must not
     // depend on how many there are, to the bit, for every method and border, at odd sizes and
     // several FFT tiles (the 1301-wide image) and several channels.
+    // convolveInto with the caller's planes (convlab::OutputPlanes, what the Python module
+    // passes for a NumPy output) gives every bit convolve() gives, for every method and border
+    // mode, planes at any offset from a 64-byte boundary (NumPy's storage is 16-byte aligned),
+    // alpha copied through; an output past the streaming size too, whose rows the direct
+    // kernels then write partly cached and partly streamed. A wrong shape and planes that
+    // share the input's memory are refused and leave the planes untouched.
+    void callerPlanesGetTheImageBits()
+    {
+        auto planesAt = [](Samples& storage, int offset, const Image& like) {
+            OutputPlanes o;
+            o.width = like.width;
+            o.height = like.height;
+            o.channels = like.channels;
+            for (int c = 0; c < like.channels; ++c) o.planes[c] = storage.data() + offset + c * like.planeSize();
+            return o;
+        };
+        auto sameBits = [](const OutputPlanes& o, const Image& want) {
+            for (int c = 0; c < want.channels; ++c)
+                if (std::memcmp(o.plane(c), want.plane(c), sizeof(float) * want.planeSize()) != 0) return false;
+            return true;
+        };
+        struct Case {
+            int w, h, c, kw, kh;
+        };
+        for (const Case& t : {Case{37, 29, 4, 3, 3}, Case{64, 40, 1, 5, 5}, Case{130, 61, 3, 17, 9}})
+            for (const BorderModeInfo& mode : borderModes())
+                for (Method m : {Method::Direct, Method::Separable, Method::Fft, Method::Reference}) {
+                    Image in = randomImage(t.w, t.h, t.c, 11u + t.w);
+                    in.hasAlpha = t.c == 4;
+                    ConvolveParams p;
+                    p.kernel = randomKernel(t.kw, t.kh, t.kw == 5 ? KernelKind::Rank1 : KernelKind::Dense, 5u);
+                    p.border = {mode.mode, 0.75f};
+                    p.method = m;
+                    const Image want = convolve(in, p);
+                    for (int offset : {0, 1, 4, 13}) {
+                        Samples storage(in.data.size() + 16, -7.0f);
+                        const OutputPlanes o = planesAt(storage, offset, in);
+                        convolveInto(ImagePlanes(in), p, o, nullptr);
+                        QVERIFY2(sameBits(o, want), qPrintable(QString("%1x%2x%3 %4 %5 offset %6").arg(t.w).arg(t.h).arg(t.c)
+                                                                   .arg(mode.name, QString::fromStdString(methodName(m))).arg(offset)));
+                        QCOMPARE(storage[offset + in.data.size()], -7.0f); // nothing past the planes
+                    }
+                }
+        // Past the streaming size (48 MiB at most, rowkernels.h outputsBypassCaches).
+        const Image large = randomImage(4096, 3073, 1, 99);
+        ConvolveParams p;
+        p.kernel = randomKernel(3, 3, KernelKind::Dense, 7u);
+        p.method = Method::Direct;
+        const Image want = convolve(large, p);
+        for (int offset : {0, 4, 13}) {
+            Samples storage(large.data.size() + 16, -7.0f);
+            const OutputPlanes o = planesAt(storage, offset, large);
+            convolveInto(ImagePlanes(large), p, o, nullptr);
+            QVERIFY2(sameBits(o, want), qPrintable(QString("4096x3073 offset %1").arg(offset)));
+        }
+        // Refused: another shape, and planes inside the input.
+        Image small = randomImage(20, 10, 1, 3);
+        Samples storage(small.data.size() * 2, -7.0f);
+        OutputPlanes wrong = planesAt(storage, 0, small);
+        wrong.width = 19;
+        QVERIFY_THROWS_EXCEPTION(Error, convolveInto(ImagePlanes(small), p, wrong, nullptr));
+        QCOMPARE(storage[0], -7.0f);
+        OutputPlanes inside;
+        inside.width = small.width;
+        inside.height = small.height;
+        inside.channels = 1;
+        inside.planes[0] = small.plane(0) + 5;
+        const Image before = small;
+        QVERIFY_THROWS_EXCEPTION(Error, convolveInto(ImagePlanes(small), p, inside, nullptr));
+        QVERIFY(std::memcmp(small.data.data(), before.data.data(), sizeof(float) * small.data.size()) == 0);
+    }
+
     void outputsDoNotDependOnThreads()
     {
         const int sizes[][3] = {{1, 9, 1}, {37, 53, 3}, {131, 301, 1}, {1301, 40, 1}};

@@ -161,18 +161,46 @@ void touchEveryPage(Image& out, int threads)
 
 // The engine for either kind of source: float planes (ImagePlanes) or 8/16-bit samples
 // (PackedImage); both carry width, height, channels, depth and hasAlpha under the same names.
-template <class Source> void runEngine(const Source& in, const ConvolveParams& p, Image& out, RunReport* report)
+// Output is an Image (allocated here unless it has the input's shape) or the caller's
+// OutputPlanes (which must have it).
+template <class Output> void checkOutput(const ImagePlanes& in, const Output& out)
+{
+    // The methods read source rows while they write output rows, and a reshaped output frees
+    // its old storage: the two must not share memory.
+    bool shared = false;
+    if constexpr (std::is_same_v<Output, Image>)
+        shared = in.overlaps(out.data.data(), out.data.data() + out.data.size());
+    else
+        shared = out.overlaps(in);
+    if (shared) throw Error("the output image must not share memory with the input image");
+}
+
+void checkOutputShape(int width, int height, int channels, const OutputPlanes& out)
+{
+    if (out.width != width || out.height != height || out.channels != channels)
+        throw Error("the output planes are " + std::to_string(out.width) + "x" + std::to_string(out.height) + "x" +
+                    std::to_string(out.channels) + ", the input " + std::to_string(width) + "x" +
+                    std::to_string(height) + "x" + std::to_string(channels));
+    for (int c = 0; c < channels; ++c)
+        if (!out.plane(c)) throw Error("the output planes are malformed");
+}
+
+// A result made elsewhere (the GPU's) into the output.
+void deliver(Image&& result, Image& out) { out = std::move(result); }
+void deliver(Image&& result, const OutputPlanes& out)
+{
+    for (int c = 0; c < result.channels; ++c) std::copy_n(result.plane(c), result.planeSize(), out.plane(c));
+}
+
+template <class Source, class Output> void runEngine(const Source& in, const ConvolveParams& p, Output& out, RunReport* report)
 {
     using namespace detail;
     constexpr bool kPacked = std::is_same_v<Source, PackedImage>;
+    constexpr bool kPlanes = std::is_same_v<std::remove_const_t<Output>, OutputPlanes>;
     const auto t0 = std::chrono::steady_clock::now();
     in.validate();
-    if constexpr (!kPacked) {
-        // The methods read source rows while they write output rows, and a reshaped output
-        // frees its old storage: the two must not share memory.
-        if (in.overlaps(out.data.data(), out.data.data() + out.data.size()))
-            throw Error("the output image must not share memory with the input image");
-    }
+    if constexpr (kPlanes) checkOutputShape(in.width, in.height, in.channels, out);
+    if constexpr (!kPacked) checkOutput(in, out);
     validateParams(p); // before any backend: a bad parameter is the caller's error, not a GPU failure
     RunReport local;
     RunReport& rep = report ? *report : local;
@@ -191,7 +219,7 @@ template <class Source> void runEngine(const Source& in, const ConvolveParams& p
             try {
                 gpu.session->setImage(in); // 8/16-bit samples travel as they are; the device converts them
                 clock.mark("upload");
-                out = gpu.session->run(p, &rep);
+                deliver(gpu.session->run(p, &rep), out);
                 closeStages(rep, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
                 return;
             } catch (const NoGpuPath& e) {
@@ -249,14 +277,19 @@ template <class Source> void runEngine(const Source& in, const ConvolveParams& p
     job.factors = &plan.factors;
     const MethodEngine& engine = engineOf(method);
 
-    const bool freshOutput = out.width != in.width || out.height != in.height || out.channels != in.channels;
-    if (freshOutput) {
-        out = Image::uninitialized(in.width, in.height, in.channels); // every sample is written below; else reused
-        touchEveryPage(out, threads);
-        clock.mark("allocate output");
+    // The caller's planes may be memory never written yet (a fresh NumPy array), whose page
+    // faults the method would pay: runs into them are not learnt from, as a fresh output's.
+    bool freshOutput = kPlanes;
+    if constexpr (!kPlanes) {
+        freshOutput = out.width != in.width || out.height != in.height || out.channels != in.channels;
+        if (freshOutput) {
+            out = Image::uninitialized(in.width, in.height, in.channels); // every sample is written below; else reused
+            touchEveryPage(out, threads);
+            clock.mark("allocate output");
+        }
+        out.depth = in.depth;
+        out.hasAlpha = in.hasAlpha;
     }
-    out.depth = in.depth;
-    out.hasAlpha = in.hasAlpha;
     const std::size_t firstMethodStage = rep.stages.size();
     clock.restart();
     // Methods that convert samples while padding rows read them packed; the others get whole
@@ -301,13 +334,32 @@ void convolveInto(const ImagePlanes& in, const ConvolveParams& p, Image& out, Ru
     runEngine(in, p, out, report);
 }
 
-void rerunOnCpuAfterGpuFailure(const ImagePlanes& in, ConvolveParams params, Image& out, RunReport& report,
-                               const std::string& why)
+void convolveInto(const ImagePlanes& in, const ConvolveParams& p, const OutputPlanes& out, RunReport* report)
+{
+    runEngine(in, p, out, report);
+}
+
+namespace {
+template <class Output>
+void rerunOnCpu(const ImagePlanes& in, ConvolveParams params, Output& out, RunReport& report, const std::string& why)
 {
     params.device = Device::Cpu;
     report = RunReport{};
     runEngine(in, params, out, &report);
     report.notices.push_back("the GPU run failed (" + why + "): ran on the CPU instead");
+}
+} // namespace
+
+void rerunOnCpuAfterGpuFailure(const ImagePlanes& in, ConvolveParams params, Image& out, RunReport& report,
+                               const std::string& why)
+{
+    rerunOnCpu(in, std::move(params), out, report, why);
+}
+
+void rerunOnCpuAfterGpuFailure(const ImagePlanes& in, ConvolveParams params, const OutputPlanes& out,
+                               RunReport& report, const std::string& why)
+{
+    rerunOnCpu(in, std::move(params), out, report, why);
 }
 
 Image convolve(const PackedImage& in, const ConvolveParams& p, RunReport* report)

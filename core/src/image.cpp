@@ -116,6 +116,20 @@ bool ImagePlanes::overlaps(const float* begin, const float* end) const
     return false;
 }
 
+OutputPlanes::OutputPlanes(Image& image) : width(image.width), height(image.height), channels(image.channels)
+{
+    if (image.channels < 1 || image.channels > 4 || image.data.size() != image.planeSize() * static_cast<std::size_t>(image.channels))
+        return;
+    for (int c = 0; c < channels; ++c) planes[c] = image.plane(c);
+}
+
+bool OutputPlanes::overlaps(const ImagePlanes& in) const
+{
+    for (int c = 0; c < channels && c < 4; ++c)
+        if (planes[c] && in.overlaps(planes[c], planes[c] + planeSize())) return true;
+    return false;
+}
+
 void PackedImage::validate() const
 {
     checkImageSize(width, height, channels);

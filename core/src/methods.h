@@ -83,9 +83,9 @@ struct CostTerms {
 struct MethodEngine {
     bool readsPacked;  // converts 8/16-bit samples itself while it pads rows (else gets float planes)
     bool needsFactors; // runs from the kernel's SVD (Job::factors); auto weighs it only when the rank is known
-    // Writes planes 0..job.channels-1 of `out` (already allocated with the input's shape) and
+    // Writes planes 0..job.channels-1 of `out` (the input's shape: an Image or the caller's planes) and
     // marks its stages on the clock.
-    void (*run)(const Job& job, Image& out, StageClock& clock);
+    void (*run)(const Job& job, const OutputPlanes& out, StageClock& clock);
     // For the planner (both null for a method auto does not weigh): the terms of a run, and
     // the method's constants measured on small synthetic runs, single-threaded, once per
     // machine. `before` holds the constants of the methods measured before it (table order).
@@ -110,13 +110,13 @@ double calibrationValues(CalibrationShape shape = CalibrationShape::Streaming);
 // `b` (taps, say): the difference of the two best times is the per-work cost; the per-value
 // cost is the rest of `a`'s time when `a` runs again on a plane streamed from memory.
 MethodCost fitTwoRuns(const Job& a, double workA, const Job& b, double workB,
-                      void (*run)(const Job&, Image&, StageClock&));
+                      void (*run)(const Job&, const OutputPlanes&, StageClock&));
 
 // The methods, called directly by their engines and by the calibrations.
-void runReference(const Job& job, Image& out, StageClock& clock);
-void runDirect(const Job& job, Image& out, StageClock& clock);
-void runSeparable(const Job& job, Image& out, StageClock& clock); // from *job.factors
-void runFft(const Job& job, Image& out, StageClock& clock);
+void runReference(const Job& job, const OutputPlanes& out, StageClock& clock);
+void runDirect(const Job& job, const OutputPlanes& out, StageClock& clock);
+void runSeparable(const Job& job, const OutputPlanes& out, StageClock& clock); // from *job.factors
+void runFft(const Job& job, const OutputPlanes& out, StageClock& clock);
 
 // Smallest n' >= n of the form 2^a 3^b 5^c 7^d.
 int fftFriendlySize(int n);

@@ -299,7 +299,7 @@ constexpr int kMemoryRows = 1024;
 // The best time per value, in ns, of job `a`'s run on a 4096 x kMemoryRows plane (the Streaming
 // image repeated down it). Its planes exist only for this measurement: 32 MiB the process does
 // not keep.
-double nsPerValueFromMemory(const Job& a, void (*run)(const Job&, Image&, StageClock&))
+double nsPerValueFromMemory(const Job& a, void (*run)(const Job&, const OutputPlanes&, StageClock&))
 {
     const CalibrationImage& streaming = sizeOf(CalibrationShape::Streaming);
     const Job source = calibrationJob(1, 1);
@@ -320,7 +320,7 @@ double nsPerValueFromMemory(const Job& a, void (*run)(const Job&, Image&, StageC
 } // namespace
 
 MethodCost fitTwoRuns(const Job& a, double workA, const Job& b, double workB,
-                      void (*run)(const Job&, Image&, StageClock&))
+                      void (*run)(const Job&, const OutputPlanes&, StageClock&))
 {
     StageClock clock(nullptr);
     Image& out = calibrationOutput(CalibrationShape::Streaming);

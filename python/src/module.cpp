@@ -128,6 +128,16 @@ void releaseLargeStaging(convlab::Image& staging)
     if (staging.data.size() * sizeof(float) > kMaxKeptStagingBytes) staging = convlab::Image();
 }
 
+// The engine's result for a call that writes an output array, kept per calling thread between
+// calls as the staging image is: a fresh one made every call pay its page faults each time (the
+// engine's "allocate output" stage, 8-10 ms for 4096x4096) and kept the planner from learning
+// from the runs (it learns only from runs into memory already in use).
+convlab::Image& keptResult()
+{
+    thread_local convlab::Image result;
+    return result;
+}
+
 // Channels [first, first + count) of pixels [begin, end) of an interleaved (H, W, C) array, to
 // or from `count` planes, in one pass over the array (a pass per channel would read it C times).
 // C is the array's channel count when it is one of the usual 2 to 4, a template argument so that
@@ -257,14 +267,28 @@ std::vector<GroupRun> filterInto(const float* input, const Shape& s, const convl
                                  float* out)
 {
     std::vector<GroupRun> runs;
-    convlab::Image result;
-    if (s.channels == 1) { // read in place; the result goes to `out` after the run, so `out` may be `input`
+    if (s.channels == 1 && !planeOf(input, s).overlaps(out, out + s.pixels())) {
+        // Read in place and written in place: the engine fills `out` itself (no result image,
+        // no copy out).
+        GroupRun run;
+        convlab::OutputPlanes planes;
+        planes.width = s.width;
+        planes.height = s.height;
+        planes.channels = 1;
+        planes.planes[0] = out;
+        convlab::convolveInto(planeOf(input, s), params, planes, &run.report);
+        runs.push_back(std::move(run));
+        return runs;
+    }
+    convlab::Image& result = keptResult();
+    if (s.channels == 1) { // `out` is `input` (or overlaps it): the result goes to `out` after the run
         GroupRun run;
         convlab::convolveInto(planeOf(input, s), params, result, &run.report);
         const auto start = std::chrono::steady_clock::now();
         scatterChannels(result, s, 0, out, params.threads);
         run.copyOutMs = millisecondsSince(start);
         runs.push_back(std::move(run));
+        releaseLargeStaging(result);
         return runs;
     }
     for (int first = 0; first < s.channels; first += kMaxGroupChannels) {
@@ -278,7 +302,10 @@ std::vector<GroupRun> filterInto(const float* input, const Shape& s, const convl
         scatterChannels(result, s, first, out, params.threads);
         run.copyOutMs = millisecondsSince(start);
         runs.push_back(std::move(run));
-        if (first + kMaxGroupChannels >= s.channels) releaseLargeStaging(in);
+        if (first + kMaxGroupChannels >= s.channels) {
+            releaseLargeStaging(in);
+            releaseLargeStaging(result);
+        }
     }
     return runs;
 }

@@ -92,6 +92,11 @@ void convolveInto(const Image& in, const ConvolveParams& params, Image& out, Run
 // The same from float planes owned by the caller (a NumPy array, say), read where they are: no
 // copy of the source is made. The planes must not share memory with `out`.
 void convolveInto(const ImagePlanes& in, const ConvolveParams& params, Image& out, RunReport* report = nullptr);
+// The same into planes owned by the caller, which hold the result when it returns: no result
+// image is made (no allocation, no copy). They must have the input's width, height and channel
+// count, and not share memory with it; a channel the filter skips (alpha) is copied through.
+void convolveInto(const ImagePlanes& in, const ConvolveParams& params, const OutputPlanes& out,
+                  RunReport* report = nullptr);
 // The same from 8/16-bit samples as decoded (io.h decodeImage): direct and separable convert
 // each row to float as they pad it, inside their first pass, so no float copy of the source is
 // made; the FFT and the reference convert the planes first; CUDA uploads the samples and

@@ -75,5 +75,7 @@ public:
 // callers that keep their own session (the workbench) apply it too.
 void rerunOnCpuAfterGpuFailure(const ImagePlanes& in, ConvolveParams params, Image& out, RunReport& report,
                                const std::string& why);
+void rerunOnCpuAfterGpuFailure(const ImagePlanes& in, ConvolveParams params, const OutputPlanes& out,
+                               RunReport& report, const std::string& why);
 
 } // namespace convlab

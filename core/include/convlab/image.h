@@ -104,6 +104,24 @@ struct ImagePlanes {
     bool overlaps(const float* begin, const float* end) const;
 };
 
+// The planes of a float result whose storage is owned elsewhere (a NumPy array, say): what the
+// engine writes when the caller's buffer is to hold the result, so that no result image is made
+// and copied. The same layout as ImagePlanes; every Image converts to the view of its planes.
+struct OutputPlanes {
+    int width = 0;
+    int height = 0;
+    int channels = 0;
+    std::array<float*, 4> planes{};
+
+    OutputPlanes() = default;
+    OutputPlanes(Image& image); // NOLINT(google-explicit-constructor): an Image is its own view
+
+    std::size_t planeSize() const { return static_cast<std::size_t>(width) * height; }
+    float* plane(int c) const { return planes[c]; }
+    // Whether any plane shares a byte with the input's.
+    bool overlaps(const ImagePlanes& in) const;
+};
+
 // Integer samples as a decoder delivers them: interleaved, `channels` samples per pixel, 8 or 16
 // bits each (depth U8 or U16), rows `stride` bytes apart. Plane c of the float image is sample
 // order[c] of every pixel (2, 1, 0 for BGR sources). Uploading this form moves a quarter (8-bit)

@@ -5,6 +5,8 @@
 // run over contiguous rows with no border tests. The row kernels (rowkernels.inc) keep 4 output
 // rows (or 2, where that is faster on the CPU) in registers across every tap.
 #include <algorithm>
+#include <cstdint>
+#include <vector>
 
 #include "methods.h"
 #include "methods/overflow.h"
@@ -14,7 +16,23 @@
 
 namespace convlab::detail {
 
-void runDirect(const Job& job, Image& out, StageClock& clock)
+namespace {
+
+// The outputs before the first 64-byte boundary of an output row starting at `o`, when every row
+// of the image starts at the same offset from one (rows a multiple of 64 bytes long); else 0.
+// The kernels stream only rows that start on a vector boundary, so a span whose row does not
+// (a NumPy array's storage is 16-byte aligned) runs those first outputs cached and the rest
+// streamed: the same bits, since an output's sum does not depend on where its run starts.
+int outputsBeforeBoundary(const float* o, int w)
+{
+    const auto at = reinterpret_cast<std::uintptr_t>(o);
+    if ((static_cast<std::size_t>(w) * sizeof(float)) % 64 != 0 || at % sizeof(float) != 0) return 0;
+    return static_cast<int>((64 - at % 64) % 64 / sizeof(float));
+}
+
+} // namespace
+
+void runDirect(const Job& job, const OutputPlanes& out, StageClock& clock)
 {
     const Kernel& k = job.kernel;
     const int w = job.width, h = job.height;
@@ -31,6 +49,7 @@ void runDirect(const Job& job, Image& out, StageClock& clock)
     const int grain = chunkGrain(h, job.threads, 16, 8, 4);
     parallelWorkers(h, job.threads, grain, [&](ChunkQueue& chunks) {
         RowWindow rows(w, h, job.border, top, left, right, k.height + 3);
+        std::vector<const float*> headRows(k.height + 3), bodyRows(k.height + 3);
         for (int y0, y1; chunks.next(y0, y1);) {
             for (int c = 0; c < job.channels; ++c) {
                 rows.reset(job.in, job.packed, c);
@@ -39,19 +58,28 @@ void runDirect(const Job& job, Image& out, StageClock& clock)
                     if ((y & 15) == 0) job.checkCancel();
                     const int n = y + group <= y1 ? group : y + 2 <= y1 ? 2 : 1; // output rows this step
                     float* o = dst + static_cast<std::size_t>(y) * w;
-                    bool finite = true;
-                    for (const RowSpan& s : rows.spans(y, k.height + n - 1)) {
-                        const float* kv = k.values.data();
+                    const float* kv = k.values.data();
+                    const auto runSpan = [&](const RowSpan& s, bool streamed) {
                         if (n == 4) { // the next group's first new rows lie four rows on (in place)
                             float* const quad[4] = {o + s.x0, o + w + s.x0, o + 2 * w + s.x0, o + 3 * w + s.x0};
-                            finite &= rk.correlate2dQuad(s.rows, kv, k.width, k.height, s.n, scale, offset, quad,
-                                                         stream, 4 * s.rowStep);
-                        } else if (n == 2) {
-                            finite &= rk.correlate2dPair(s.rows, kv, k.width, k.height, s.n, scale, offset, o + s.x0,
-                                                         o + w + s.x0, stream, 2 * s.rowStep);
-                        } else {
-                            finite &= rk.correlate2d(s.rows, kv, k.width, k.height, s.n, scale, offset, o + s.x0);
+                            return rk.correlate2dQuad(s.rows, kv, k.width, k.height, s.n, scale, offset, quad, streamed,
+                                                      4 * s.rowStep);
                         }
+                        if (n == 2)
+                            return rk.correlate2dPair(s.rows, kv, k.width, k.height, s.n, scale, offset, o + s.x0,
+                                                      o + w + s.x0, streamed, 2 * s.rowStep);
+                        return rk.correlate2d(s.rows, kv, k.width, k.height, s.n, scale, offset, o + s.x0);
+                    };
+                    bool finite = true;
+                    const int count = k.height + n - 1;
+                    for (const RowSpan& s : rows.spans(y, count)) {
+                        const int head = stream ? outputsBeforeBoundary(o + s.x0, w) : 0;
+                        if (head == 0 || head >= s.n) {
+                            finite &= runSpan(s, stream);
+                            continue;
+                        }
+                        finite &= runSpan(clipSpan(s, s.x0, s.x0 + head, count, headRows.data()), false);
+                        finite &= runSpan(clipSpan(s, s.x0 + head, s.x0 + s.n, count, bodyRows.data()), true);
                     }
                     // A non-finite output: from a non-finite sample (already the reference's
                     // kind), or a float sum that overflowed, written again as the reference's

@@ -406,7 +406,7 @@ FftTiling fftTiling(int w, int h, int kw, int kh)
     return best;
 }
 
-void runFft(const Job& job, Image& out, StageClock& clock)
+void runFft(const Job& job, const OutputPlanes& out, StageClock& clock)
 {
     const ImagePlanes& in = *job.in;
     const Kernel& k = job.kernel;

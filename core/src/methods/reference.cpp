@@ -6,7 +6,7 @@
 
 namespace convlab::detail {
 
-void runReference(const Job& job, Image& out, StageClock& clock)
+void runReference(const Job& job, const OutputPlanes& out, StageClock& clock)
 {
     const ImagePlanes& in = *job.in;
     const Kernel& k = job.kernel;

@@ -190,12 +190,12 @@ bool passesKeepKinds(const Kernel& k, const SeparableFactors& f)
 
 } // namespace
 
-void runSeparable(const Job& job, Image& out, StageClock& clock)
+void runSeparable(const Job& job, const OutputPlanes& out, StageClock& clock)
 {
     runSeparableWithin(job, out, clock, kSeparableRingBudget);
 }
 
-void runSeparableWithin(const Job& job, Image& out, StageClock& clock, std::size_t ringBudget)
+void runSeparableWithin(const Job& job, const OutputPlanes& out, StageClock& clock, std::size_t ringBudget)
 {
     if (!job.factors) throw Error("the separable method needs the kernel's factors");
     const SeparableFactors& f = *job.factors;

@@ -38,6 +38,6 @@ struct Job;
 class StageClock;
 // runSeparable under another budget (runSeparable uses kSeparableRingBudget): the schedule
 // changes, the result does not.
-void runSeparableWithin(const Job& job, Image& out, StageClock& clock, std::size_t ringBudget);
+void runSeparableWithin(const Job& job, const OutputPlanes& out, StageClock& clock, std::size_t ringBudget);
 
 } // namespace convlab::detail
