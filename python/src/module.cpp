@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -336,11 +337,47 @@ float* newResultArray(const Shape& s, nb::object& array)
     return values;
 }
 
-// The engine's image as a new numpy array of `ndim` axes, which owns it (no copy).
+// The last one-channel result numpy let go, kept for the next result of its size: a loop
+// `out = convolve(img, k)` frees each result after the next one is made, so from its third call
+// on a result reuses the memory of the one before last, whose pages are already backed (a fresh
+// 4096x4096 result paid 6 ms of page faults a call, as long as a 3x3 run on one thread). One
+// image of at most kMaxKeptStagingBytes. Never destroyed: numpy may free a result after the
+// module's statics are gone.
+struct SpareResult {
+    std::mutex mutex;
+    std::unique_ptr<convlab::Image> image;
+};
+SpareResult& spareResult()
+{
+    static auto* spare = new SpareResult;
+    return *spare;
+}
+
+std::unique_ptr<convlab::Image> resultImageFor(const Shape& s)
+{
+    SpareResult& spare = spareResult();
+    std::lock_guard lock(spare.mutex);
+    if (spare.image && spare.image->width == s.width && spare.image->height == s.height && spare.image->channels == 1)
+        return std::move(spare.image);
+    return std::make_unique<convlab::Image>();
+}
+
+void keepAsSpare(convlab::Image* image) noexcept
+{
+    std::unique_ptr<convlab::Image> owned(image);
+    if (owned->channels != 1 || owned->data.size() * sizeof(float) > kMaxKeptStagingBytes) return;
+    SpareResult& spare = spareResult();
+    if (!spare.mutex.try_lock()) return; // another thread is at it: let this one go
+    std::lock_guard lock(spare.mutex, std::adopt_lock);
+    spare.image = std::move(owned); // an older spare is freed
+}
+
+// The engine's one-channel image as a new numpy array of `ndim` axes, which owns it (no copy);
+// when numpy lets it go, its memory becomes the spare result.
 nb::object arrayOwning(std::unique_ptr<convlab::Image> image, const Shape& s, std::size_t ndim)
 {
     float* data = image->data.data();
-    nb::capsule owner(image.get(), [](void* p) noexcept { delete static_cast<convlab::Image*>(p); });
+    nb::capsule owner(image.get(), [](void* p) noexcept { keepAsSpare(static_cast<convlab::Image*>(p)); });
     image.release();
     const std::size_t shape[3] = {static_cast<std::size_t>(s.height), static_cast<std::size_t>(s.width), 1};
     return nb::cast(NumpyResult(data, ndim, shape, owner));
@@ -351,7 +388,7 @@ nb::object arrayOwning(std::unique_ptr<convlab::Image> image, const Shape& s, st
 nb::tuple filterPlaneToNew(const float* input, const Shape& s, std::size_t ndim,
                            const convlab::ConvolveParams& params, bool wantReport)
 {
-    auto result = std::make_unique<convlab::Image>();
+    std::unique_ptr<convlab::Image> result = resultImageFor(s);
     GroupRun run;
     {
         nb::gil_scoped_release unlocked;

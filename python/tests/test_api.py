@@ -231,6 +231,34 @@ def test_output_array_or_dtype():
         convlab.convolve(data, weights, output=plane)
 
 
+def test_one_channel_outputs_without_a_result_image_or_a_fresh_one():
+    # A float32 output array is the engine's output itself (no "allocate output", no copy out), at
+    # any alignment of its storage; an output that is the input gets the result through a copy.
+    rng = np.random.default_rng(21)
+    data = rng.uniform(0, 1, (70, 90)).astype(np.float32)
+    weights = rng.uniform(-1, 1, (5, 3)).astype(np.float32)
+    expected = convlab.correlate(data, weights, mode="wrap")
+    for offset in (0, 1, 3):
+        storage = np.full(data.size + 8, np.nan, np.float32)
+        out = storage[offset:offset + data.size].reshape(data.shape)
+        result, report = convlab.correlate(data, weights, output=out, mode="wrap", return_report=True)
+        assert result is out and np.array_equal(out, expected)
+        assert report["copy_out_ms"] == 0 and "allocate output" not in [s["name"] for s in report["stages"]]
+        assert np.isnan(storage[:offset]).all() and np.isnan(storage[offset + data.size:]).all()
+    inplace = data.copy()
+    assert convlab.correlate(inplace, weights, output=inplace, mode="wrap") is inplace
+    assert np.array_equal(inplace, expected)
+    # A result numpy let go lends its memory to the next of its size; a result still held is
+    # never written again.
+    held = convlab.correlate(data, weights, mode="wrap")
+    for _ in range(3):
+        other, report = convlab.correlate(data, -weights, mode="wrap", return_report=True)
+        assert np.array_equal(other, -expected)
+        del other
+    assert "allocate output" not in [s["name"] for s in report["stages"]]
+    assert np.array_equal(held, expected)
+
+
 def test_convlab_mode_names_and_a_constant_written_in_the_mode():
     rng = np.random.default_rng(10)
     data, weights, origin = random_case(rng, (14, 9), (4, 5))
