@@ -112,7 +112,7 @@ inline RowSpan clipSpan(const RowSpan& s, int begin, int end, int count, const f
 class RowWindow {
 public:
     RowWindow(int w, int h, const Border& border, int top, int left, int right, int ringRows)
-        : w_(w), h_(h), border_(border), top_(top), left_(left), right_(right), ringRows_(ringRows),
+        : w_(w), h_(h), border_(border), top_(top), left_(left), ringRows_(ringRows),
           padded_(w, h, border, top, left, right, ringRows), interior_(ringRows), leftRows_(ringRows),
           rightRows_(ringRows)
     {
@@ -191,7 +191,7 @@ private:
     int w_, h_;
     Border border_;
     static constexpr int kMinMarginSpan = 16; // floats in an AVX-512 vector
-    int top_, left_, right_, ringRows_;
+    int top_, left_, ringRows_;
     int leftOut_ = 0, rightOut_ = 0; // outputs read from the margins' padded copies
     PaddedRows padded_;
     const float* plane_ = nullptr; // null: whole padded rows
