@@ -110,6 +110,17 @@ convlab::ImagePlanes planeOf(const float* input, const Shape& s)
     return planes;
 }
 
+// The same for a one-channel array the engine writes.
+convlab::OutputPlanes outputPlaneOf(float* out, const Shape& s)
+{
+    convlab::OutputPlanes planes;
+    planes.width = s.width;
+    planes.height = s.height;
+    planes.channels = 1;
+    planes.planes[0] = out;
+    return planes;
+}
+
 // The engine's planar input for one calling thread, kept between calls, for (H, W, C) arrays
 // whose channels are interleaved: they are gathered into it, and a fresh buffer of the size
 // would pay a page fault per 4 KiB on every call, which took longer than the copy
@@ -268,23 +279,19 @@ std::vector<GroupRun> filterInto(const float* input, const Shape& s, const convl
                                  float* out)
 {
     std::vector<GroupRun> runs;
-    if (s.channels == 1 && !planeOf(input, s).overlaps(out, out + s.pixels())) {
+    const convlab::ImagePlanes plane = s.channels == 1 ? planeOf(input, s) : convlab::ImagePlanes();
+    if (s.channels == 1 && !plane.overlaps(out, out + s.pixels())) {
         // Read in place and written in place: the engine fills `out` itself (no result image,
         // no copy out).
         GroupRun run;
-        convlab::OutputPlanes planes;
-        planes.width = s.width;
-        planes.height = s.height;
-        planes.channels = 1;
-        planes.planes[0] = out;
-        convlab::convolveInto(planeOf(input, s), params, planes, &run.report);
+        convlab::convolveInto(plane, params, outputPlaneOf(out, s), &run.report);
         runs.push_back(std::move(run));
         return runs;
     }
     convlab::Image& result = keptResult();
     if (s.channels == 1) { // `out` is `input` (or overlaps it): the result goes to `out` after the run
         GroupRun run;
-        convlab::convolveInto(planeOf(input, s), params, result, &run.report);
+        convlab::convolveInto(plane, params, result, &run.report);
         const auto start = std::chrono::steady_clock::now();
         scatterChannels(result, s, 0, out, params.threads);
         run.copyOutMs = millisecondsSince(start);

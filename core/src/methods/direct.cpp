@@ -30,6 +30,20 @@ int outputsBeforeBoundary(const float* o, int w)
     return static_cast<int>((64 - at % 64) % 64 / sizeof(float));
 }
 
+// run(span, streamed) over span s of output row `o` (rows w apart, `count` input rows); when
+// streaming, the outputs before the row's first 64-byte boundary go cached and the rest
+// streamed. `shifted` holds `count` row pointers for the clipped spans. Returns whether every
+// output is finite.
+template <class Run>
+bool runFromBoundary(const RowSpan& s, const float* o, int w, int count, bool stream, const float** shifted,
+                     const Run& run)
+{
+    const int head = stream ? outputsBeforeBoundary(o + s.x0, w) : 0;
+    if (head == 0 || head >= s.n) return run(s, stream);
+    const bool finite = run(clipSpan(s, s.x0, s.x0 + head, count, shifted), false);
+    return run(clipSpan(s, s.x0 + head, s.x0 + s.n, count, shifted), true) && finite;
+}
+
 } // namespace
 
 void runDirect(const Job& job, const OutputPlanes& out, StageClock& clock)
@@ -49,7 +63,7 @@ void runDirect(const Job& job, const OutputPlanes& out, StageClock& clock)
     const int grain = chunkGrain(h, job.threads, 16, 8, 4);
     parallelWorkers(h, job.threads, grain, [&](ChunkQueue& chunks) {
         RowWindow rows(w, h, job.border, top, left, right, k.height + 3);
-        std::vector<const float*> headRows(k.height + 3), bodyRows(k.height + 3);
+        std::vector<const float*> shifted(k.height + 3);
         for (int y0, y1; chunks.next(y0, y1);) {
             for (int c = 0; c < job.channels; ++c) {
                 rows.reset(job.in, job.packed, c);
@@ -72,15 +86,8 @@ void runDirect(const Job& job, const OutputPlanes& out, StageClock& clock)
                     };
                     bool finite = true;
                     const int count = k.height + n - 1;
-                    for (const RowSpan& s : rows.spans(y, count)) {
-                        const int head = stream ? outputsBeforeBoundary(o + s.x0, w) : 0;
-                        if (head == 0 || head >= s.n) {
-                            finite &= runSpan(s, stream);
-                            continue;
-                        }
-                        finite &= runSpan(clipSpan(s, s.x0, s.x0 + head, count, headRows.data()), false);
-                        finite &= runSpan(clipSpan(s, s.x0 + head, s.x0 + s.n, count, bodyRows.data()), true);
-                    }
+                    for (const RowSpan& s : rows.spans(y, count))
+                        finite &= runFromBoundary(s, o, w, count, stream, shifted.data(), runSpan);
                     // A non-finite output: from a non-finite sample (already the reference's
                     // kind), or a float sum that overflowed, written again as the reference's
                     // double sum.
