@@ -98,28 +98,19 @@ convlab::ConvolveParams paramsFrom(const Weights& weights, std::string_view mode
     return p;
 }
 
-// The array's samples as the engine's planes, read where they are: a one-channel array is one
-// plane already.
-convlab::ImagePlanes planeOf(const float* input, const Shape& s)
+// A one-channel array's samples as the engine's plane, where they are: read (ImagePlanes) or
+// written (OutputPlanes).
+template <class Planes, class T> Planes onePlane(T* values, const Shape& s)
 {
-    convlab::ImagePlanes planes;
+    Planes planes;
     planes.width = s.width;
     planes.height = s.height;
     planes.channels = 1;
-    planes.planes[0] = input;
+    planes.planes[0] = values;
     return planes;
 }
-
-// The same for a one-channel array the engine writes.
-convlab::OutputPlanes outputPlaneOf(float* out, const Shape& s)
-{
-    convlab::OutputPlanes planes;
-    planes.width = s.width;
-    planes.height = s.height;
-    planes.channels = 1;
-    planes.planes[0] = out;
-    return planes;
-}
+convlab::ImagePlanes planeOf(const float* input, const Shape& s) { return onePlane<convlab::ImagePlanes>(input, s); }
+convlab::OutputPlanes outputPlaneOf(float* out, const Shape& s) { return onePlane<convlab::OutputPlanes>(out, s); }
 
 // The engine's planar input for one calling thread, kept between calls, for (H, W, C) arrays
 // whose channels are interleaved: they are gathered into it, and a fresh buffer of the size
