@@ -1174,18 +1174,26 @@ private slots:
                         QCOMPARE(storage[offset + in.data.size()], -7.0f); // nothing past the planes
                     }
                 }
-        // Past the streaming size (48 MiB at most, rowkernels.h outputsBypassCaches).
+        // Past the streaming size (48 MiB at most, rowkernels.h outputsBypassCaches): the direct
+        // method and the separable one's only column pass split each row at its first boundary.
         const Image large = randomImage(4096, 3073, 1, 99);
         ConvolveParams p;
+        for (auto [m, side, kind] : {std::tuple{Method::Direct, 3, KernelKind::Dense},
+                                     std::tuple{Method::Separable, 5, KernelKind::Rank1}}) {
+            p.kernel = randomKernel(side, side, kind, 7u);
+            p.method = m;
+            const Image want = convolve(large, p);
+            for (int offset : {0, 4, 13}) {
+                Samples storage(large.data.size() + 16, -7.0f);
+                const OutputPlanes o = planesAt(storage, offset, large);
+                convolveInto(ImagePlanes(large), p, o, nullptr);
+                QVERIFY2(sameBits(o, want), qPrintable(QString("4096x3073 %1 offset %2")
+                                                           .arg(QString::fromStdString(methodName(m))).arg(offset)));
+                QCOMPARE(storage[offset + large.data.size()], -7.0f);
+            }
+        }
         p.kernel = randomKernel(3, 3, KernelKind::Dense, 7u);
         p.method = Method::Direct;
-        const Image want = convolve(large, p);
-        for (int offset : {0, 4, 13}) {
-            Samples storage(large.data.size() + 16, -7.0f);
-            const OutputPlanes o = planesAt(storage, offset, large);
-            convolveInto(ImagePlanes(large), p, o, nullptr);
-            QVERIFY2(sameBits(o, want), qPrintable(QString("4096x3073 offset %1").arg(offset)));
-        }
         // Refused: another shape, and planes inside the input.
         Image small = randomImage(20, 10, 1, 3);
         Samples storage(small.data.size() * 2, -7.0f);

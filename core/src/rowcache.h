@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <span>
 #include <vector>
@@ -99,6 +100,18 @@ inline RowSpan clipSpan(const RowSpan& s, int begin, int end, int count, const f
     if (lo >= hi) return {};
     for (int v = 0; v < count; ++v) shifted[v] = s.rows[v] + (lo - s.x0);
     return {shifted, lo, hi - lo, s.rowStep};
+}
+
+// The outputs before the first 64-byte boundary of an output row starting at `o`, when every row
+// of the image starts at the same offset from one (rows a multiple of 64 bytes long); else 0.
+// The kernels stream only rows that start on a vector boundary, so a run whose row does not
+// (a NumPy array's storage is 16-byte aligned) stores those first outputs cached and the rest
+// streamed: the same bits, since an output's sum does not depend on where its run starts.
+inline int outputsBeforeBoundary(const float* o, int w)
+{
+    const auto at = reinterpret_cast<std::uintptr_t>(o);
+    if ((static_cast<std::size_t>(w) * sizeof(float)) % 64 != 0 || at % sizeof(float) != 0) return 0;
+    return static_cast<int>((64 - at % 64) % 64 / sizeof(float));
 }
 
 // The padded rows a band of outputs reads, copying as little of the image as it can. A float

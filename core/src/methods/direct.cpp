@@ -18,18 +18,6 @@ namespace convlab::detail {
 
 namespace {
 
-// The outputs before the first 64-byte boundary of an output row starting at `o`, when every row
-// of the image starts at the same offset from one (rows a multiple of 64 bytes long); else 0.
-// The kernels stream only rows that start on a vector boundary, so a span whose row does not
-// (a NumPy array's storage is 16-byte aligned) runs those first outputs cached and the rest
-// streamed: the same bits, since an output's sum does not depend on where its run starts.
-int outputsBeforeBoundary(const float* o, int w)
-{
-    const auto at = reinterpret_cast<std::uintptr_t>(o);
-    if ((static_cast<std::size_t>(w) * sizeof(float)) % 64 != 0 || at % sizeof(float) != 0) return 0;
-    return static_cast<int>((64 - at % 64) % 64 / sizeof(float));
-}
-
 // run(span, streamed) over span s of output row `o` (rows w apart, `count` input rows); when
 // streaming, the outputs before the row's first 64-byte boundary go cached and the rest
 // streamed. `shifted` holds `count` row pointers for the clipped spans. Returns whether every

@@ -188,6 +188,24 @@ bool passesKeepKinds(const Kernel& k, const SeparableFactors& f)
     return true;
 }
 
+// The only component's column pass over a strip: sw outputs of each of the n rows `o` (image
+// rows w apart) from the ring rows `window` (kh + n - 1 of them). Streaming, the outputs before
+// the rows' first 64-byte boundary go cached and the rest streamed, as in the direct method:
+// the kernels stream only rows that start on a vector boundary, and the outputs do not depend
+// on where a run starts. `shifted` has room for the window's rows. Returns a bit per output
+// row holding a non-finite value.
+unsigned finalColumnPass(const RowKernels& rk, const float* const* window, const float* k, int kh, int n, int sw,
+                         float* const* o, int w, bool stream, const float** shifted)
+{
+    const int head = stream ? outputsBeforeBoundary(o[0], w) : 0;
+    if (head == 0 || head >= sw) return rk.combineRowsUpTo4Final(window, k, kh, n, sw, o, stream);
+    const unsigned cached = rk.combineRowsUpTo4Final(window, k, kh, n, head, o, false);
+    float* out[kColumnPassRows];
+    for (int v = 0; v < kh + n - 1; ++v) shifted[v] = window[v] + head;
+    for (int j = 0; j < n; ++j) out[j] = o[j] + head;
+    return cached | rk.combineRowsUpTo4Final(shifted, k, kh, n, sw - head, out, true);
+}
+
 } // namespace
 
 void runSeparable(const Job& job, const OutputPlanes& out, StageClock& clock)
@@ -250,7 +268,7 @@ void runSeparableWithin(const Job& job, const OutputPlanes& out, StageClock& clo
         // groupSize x ringRows rows of stripWidth values, rowStride apart.
         RowWindow rows(w, h, job.border, top, left, right, 1);
         std::vector<float> ring(plan.ringBytes / sizeof(float));
-        std::vector<const float*> window(static_cast<std::size_t>(ringRows));
+        std::vector<const float*> window(static_cast<std::size_t>(ringRows)), shifted(window.size());
         for (int y0, y1; chunks.next(y0, y1);) {
             BandNonFinite nonFinite(job, terms, colMap, y0, y1);
             for (int c = 0; c < job.channels; ++c) {
@@ -286,7 +304,8 @@ void runSeparableWithin(const Job& job, const OutputPlanes& out, StageClock& clo
                             if (oneStoredPass) { // written once, checked as stored
                                 for (int v = 0; v < kh + n - 1; ++v) window[v] = ringRow(0, next + v);
                                 const unsigned bad =
-                                    rk.combineRowsUpTo4Final(window.data(), columns[0].data(), kh, n, sw, o, stream);
+                                    finalColumnPass(rk, window.data(), columns[0].data(), kh, n, sw, o, w, stream,
+                                                    shifted.data());
                                 for (int j = 0; j < n; ++j)
                                     if (bad & (1u << j)) nonFiniteRow[next + j - y0] = 1;
                                 next += n;
