@@ -114,6 +114,20 @@ inline int outputsBeforeBoundary(const float* o, int w)
     return static_cast<int>((64 - at % 64) % 64 / sizeof(float));
 }
 
+// run(span, streamed) over span s of output row `o` (rows w apart, `count` input rows); when
+// streaming, the outputs before the row's first 64-byte boundary go cached and the rest
+// streamed. `shifted` holds `count` row pointers for the clipped spans. Returns whether every
+// output is finite.
+template <class Run>
+bool runFromBoundary(const RowSpan& s, const float* o, int w, int count, bool stream, const float** shifted,
+                     const Run& run)
+{
+    const int head = stream ? outputsBeforeBoundary(o + s.x0, w) : 0;
+    if (head == 0 || head >= s.n) return run(s, stream);
+    const bool finite = run(clipSpan(s, s.x0, s.x0 + head, count, shifted), false);
+    return run(clipSpan(s, s.x0 + head, s.x0 + s.n, count, shifted), true) && finite;
+}
+
 // The padded rows a band of outputs reads, copying as little of the image as it can. A float
 // plane is read where it lies: the outputs whose footprint stays inside the row
 // (left <= x < w - right) read the source rows themselves, the border rule only choosing which

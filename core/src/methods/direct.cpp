@@ -16,24 +16,6 @@
 
 namespace convlab::detail {
 
-namespace {
-
-// run(span, streamed) over span s of output row `o` (rows w apart, `count` input rows); when
-// streaming, the outputs before the row's first 64-byte boundary go cached and the rest
-// streamed. `shifted` holds `count` row pointers for the clipped spans. Returns whether every
-// output is finite.
-template <class Run>
-bool runFromBoundary(const RowSpan& s, const float* o, int w, int count, bool stream, const float** shifted,
-                     const Run& run)
-{
-    const int head = stream ? outputsBeforeBoundary(o + s.x0, w) : 0;
-    if (head == 0 || head >= s.n) return run(s, stream);
-    const bool finite = run(clipSpan(s, s.x0, s.x0 + head, count, shifted), false);
-    return run(clipSpan(s, s.x0 + head, s.x0 + s.n, count, shifted), true) && finite;
-}
-
-} // namespace
-
 void runDirect(const Job& job, const OutputPlanes& out, StageClock& clock)
 {
     const Kernel& k = job.kernel;

@@ -188,24 +188,6 @@ bool passesKeepKinds(const Kernel& k, const SeparableFactors& f)
     return true;
 }
 
-// The only component's column pass over a strip: sw outputs of each of the n rows `o` (image
-// rows w apart) from the ring rows `window` (kh + n - 1 of them). Streaming, the outputs before
-// the rows' first 64-byte boundary go cached and the rest streamed, as in the direct method:
-// the kernels stream only rows that start on a vector boundary, and the outputs do not depend
-// on where a run starts. `shifted` has room for the window's rows. Returns a bit per output
-// row holding a non-finite value.
-unsigned finalColumnPass(const RowKernels& rk, const float* const* window, const float* k, int kh, int n, int sw,
-                         float* const* o, int w, bool stream, const float** shifted)
-{
-    const int head = stream ? outputsBeforeBoundary(o[0], w) : 0;
-    if (head == 0 || head >= sw) return rk.combineRowsUpTo4Final(window, k, kh, n, sw, o, stream);
-    const unsigned cached = rk.combineRowsUpTo4Final(window, k, kh, n, head, o, false);
-    float* out[kColumnPassRows];
-    for (int v = 0; v < kh + n - 1; ++v) shifted[v] = window[v] + head;
-    for (int j = 0; j < n; ++j) out[j] = o[j] + head;
-    return cached | rk.combineRowsUpTo4Final(shifted, k, kh, n, sw - head, out, true);
-}
-
 } // namespace
 
 void runSeparable(const Job& job, const OutputPlanes& out, StageClock& clock)
@@ -303,9 +285,16 @@ void runSeparableWithin(const Job& job, const OutputPlanes& out, StageClock& clo
                             for (int j = 0; j < n; ++j) o[j] = dst + static_cast<std::size_t>(next + j) * w + x0;
                             if (oneStoredPass) { // written once, checked as stored
                                 for (int v = 0; v < kh + n - 1; ++v) window[v] = ringRow(0, next + v);
-                                const unsigned bad =
-                                    finalColumnPass(rk, window.data(), columns[0].data(), kh, n, sw, o, w, stream,
-                                                    shifted.data());
+                                // Streaming, from the rows' first 64-byte boundary (rowcache.h).
+                                unsigned bad = 0;
+                                const auto combine = [&](const RowSpan& s, bool streamed) {
+                                    float* at[kColumnPassRows];
+                                    for (int j = 0; j < n; ++j) at[j] = o[j] + s.x0;
+                                    bad |= rk.combineRowsUpTo4Final(s.rows, columns[0].data(), kh, n, s.n, at, streamed);
+                                    return true;
+                                };
+                                runFromBoundary({window.data(), 0, sw, 0}, o[0], w, kh + n - 1, stream, shifted.data(),
+                                                combine);
                                 for (int j = 0; j < n; ++j)
                                     if (bad & (1u << j)) nonFiniteRow[next + j - y0] = 1;
                                 next += n;
