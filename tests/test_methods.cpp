@@ -8,7 +8,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <thread>
+#include <tuple>
+#include <type_traits>
+#include <vector>
 
 #include "convlab/compare.h"
 #include "convlab/convolve.h"
@@ -1209,6 +1213,121 @@ private slots:
         const Image before = small;
         QVERIFY_THROWS_EXCEPTION(Error, convolveInto(ImagePlanes(small), p, inside, nullptr));
         QVERIFY(std::memcmp(small.data.data(), before.data.data(), sizeof(float) * small.data.size()) == 0);
+    }
+
+    // Interleaved pixels (a NumPy (H, W, C) array) read and written where they lie, through
+    // views with a pixel step: the same bits as the planar image, every channel of a wider array
+    // outside the view untouched. Direct and separable read them in place and write bands of
+    // rows (engine.cpp runInBands); FFT and the reference get planar copies.
+    void interleavedPixelsGetThePlanarBits()
+    {
+        // Planes [first, first + count) of interleaved storage with `step` samples a pixel.
+        auto viewOf = [](auto* storage, int w, int h, int step, int first, int count) {
+            using Planes = std::conditional_t<std::is_const_v<std::remove_pointer_t<decltype(storage)>>, ImagePlanes,
+                                              OutputPlanes>;
+            Planes v;
+            v.width = w;
+            v.height = h;
+            v.channels = count;
+            v.pixelStep = step;
+            for (int c = 0; c < count; ++c) v.planes[c] = storage + first + c;
+            return v;
+        };
+        struct Case {
+            int w, h, step, first, count, kw, kh;
+            KernelKind kind;
+        };
+        const Case cases[] = {{37, 29, 3, 0, 3, 3, 3, KernelKind::Dense},   {64, 40, 4, 0, 4, 5, 5, KernelKind::Rank1},
+                              {130, 61, 5, 1, 3, 17, 9, KernelKind::Dense}, {1, 1, 3, 0, 3, 3, 3, KernelKind::Dense},
+                              {3, 2, 2, 0, 2, 5, 5, KernelKind::Rank2},     {75, 300, 7, 4, 3, 7, 7, KernelKind::Rank2},
+                              {50, 33, 2, 1, 1, 4, 6, KernelKind::Rank1}};
+        for (const Case& t : cases)
+            for (const BorderModeInfo& mode : borderModes())
+                for (Method m : {Method::Direct, Method::Separable, Method::Fft, Method::Reference})
+                    for (int threads : {1, 2}) {
+                        const QString what = QString("%1x%2 step %3 planes %4..%5 %6 %7 %8 threads")
+                                                 .arg(t.w).arg(t.h).arg(t.step).arg(t.first).arg(t.first + t.count - 1)
+                                                 .arg(mode.name, QString::fromStdString(methodName(m))).arg(threads);
+                        Image planar = randomImage(t.w, t.h, t.count, 31u + t.w);
+                        planar.hasAlpha = t.count == 4;
+                        if (t.w * t.h > 100) { // a NaN, an infinity and a sum that overflows float
+                            planar.at(0, t.h / 2, t.w / 2) = std::numeric_limits<float>::quiet_NaN();
+                            planar.at(t.count - 1, t.h / 3, 1) = std::numeric_limits<float>::infinity();
+                            planar.at(0, t.h - 1, t.w - 1) = 3e38f;
+                        }
+                        ConvolveParams p;
+                        p.kernel = randomKernel(t.kw, t.kh, t.kind, 9u);
+                        p.border = {mode.mode, 0.5f};
+                        p.method = m;
+                        p.threads = threads;
+                        const Image want = convolve(planar, p);
+                        const std::size_t values = planar.planeSize() * t.step;
+                        std::vector<float> pixels(values, -3.0f), result(values + 8, -7.0f);
+                        for (int c = 0; c < t.count; ++c)
+                            for (std::size_t i = 0; i < planar.planeSize(); ++i)
+                                pixels[i * t.step + t.first + c] = planar.plane(c)[i];
+                        ImagePlanes in = viewOf(static_cast<const float*>(pixels.data()), t.w, t.h, t.step, t.first, t.count);
+                        in.hasAlpha = planar.hasAlpha;
+                        const OutputPlanes out = viewOf(result.data(), t.w, t.h, t.step, t.first, t.count);
+                        convolveInto(in, p, out, nullptr);
+                        bool same = true, untouched = true;
+                        for (std::size_t i = 0; i < planar.planeSize(); ++i)
+                            for (int s = 0; s < t.step; ++s) {
+                                const float got = result[i * t.step + s];
+                                if (s < t.first || s >= t.first + t.count)
+                                    untouched &= got == -7.0f;
+                                else
+                                    same &= std::memcmp(&got, &want.plane(s - t.first)[i], sizeof got) == 0;
+                            }
+                        QVERIFY2(same, qPrintable(what));
+                        QVERIFY2(untouched, qPrintable(what + ": a plane outside the view was written"));
+                        QCOMPARE(result[values], -7.0f); // nothing past the pixels
+                        // Interleaved in, planar out; planar in, interleaved out.
+                        Image planarOut;
+                        convolveInto(in, p, planarOut, nullptr);
+                        QVERIFY2(std::memcmp(planarOut.data.data(), want.data.data(), sizeof(float) * want.data.size()) == 0,
+                                 qPrintable(what + " into an image"));
+                        std::fill(result.begin(), result.end(), -7.0f);
+                        convolveInto(ImagePlanes(planar), p, out, nullptr);
+                        for (std::size_t i = 0; i < planar.planeSize(); ++i)
+                            for (int c = 0; c < t.count; ++c)
+                                same &= std::memcmp(&result[i * t.step + t.first + c], &want.plane(c)[i], sizeof(float)) == 0;
+                        QVERIFY2(same, qPrintable(what + " from planes"));
+                    }
+        // Past the streaming size, over many bands: rows streamed into the interleaved output.
+        const int w = 4096, h = 1100, n = 3;
+        const Image planar = randomImage(w, h, n, 5u);
+        std::vector<float> pixels(planar.data.size()), result(planar.data.size() + 16, -7.0f);
+        for (int c = 0; c < n; ++c)
+            for (std::size_t i = 0; i < planar.planeSize(); ++i) pixels[i * n + c] = planar.plane(c)[i];
+        for (auto [m, side, kind] : {std::tuple{Method::Direct, 3, KernelKind::Dense},
+                                     std::tuple{Method::Separable, 5, KernelKind::Rank1}})
+            for (int offset : {0, 1, 4}) {
+                ConvolveParams p;
+                p.kernel = randomKernel(side, side, kind, 7u);
+                p.method = m;
+                const Image want = convolve(planar, p);
+                std::fill(result.begin(), result.end(), -7.0f);
+                convolveInto(viewOf(static_cast<const float*>(pixels.data()), w, h, n, 0, n), p,
+                             viewOf(result.data() + offset, w, h, n, 0, n), nullptr);
+                bool same = true;
+                for (int c = 0; c < n; ++c)
+                    for (std::size_t i = 0; i < planar.planeSize(); ++i)
+                        same &= std::memcmp(&result[offset + i * n + c], &want.plane(c)[i], sizeof(float)) == 0;
+                QVERIFY2(same, qPrintable(QString("4096x1100x3 %1 offset %2").arg(QString::fromStdString(methodName(m))).arg(offset)));
+                QCOMPARE(result[offset + planar.data.size()], -7.0f);
+                QCOMPARE(offset > 0 ? result[offset - 1] : -7.0f, -7.0f);
+            }
+        // Refused: a pixel step below 1, and an output that shares the input's pixels.
+        ImagePlanes bad = viewOf(static_cast<const float*>(pixels.data()), w, h, 0, 0, n);
+        ConvolveParams p;
+        p.kernel = randomKernel(3, 3, KernelKind::Dense, 7u);
+        Image unused;
+        QVERIFY_THROWS_EXCEPTION(Error, convolveInto(bad, p, unused, nullptr));
+        const std::vector<float> before = pixels;
+        QVERIFY_THROWS_EXCEPTION(Error, convolveInto(viewOf(static_cast<const float*>(pixels.data()), w, h, n, 0, 2), p,
+                                                     viewOf(pixels.data(), w, h, n, 2, 1), nullptr));
+        QVERIFY(pixels == before);
     }
 
     void outputsDoNotDependOnThreads()

@@ -13,9 +13,11 @@
 #include "convlab/costs.h"
 #include "convlab/error.h"
 #include "convlab/gpu.h"
+#include "interleave.h"
 #include "methods.h"
 #include "plan.h"
 #include "planner.h"
+#include "rowkernels.h"
 #include "threadpool.h"
 
 namespace convlab {
@@ -105,6 +107,13 @@ Image convolve(const Image& in, const ConvolveParams& p, RunReport* report)
 
 namespace {
 
+using detail::copyPlanes;
+using detail::Job;
+using detail::MethodEngine;
+using detail::planarCopy;
+using detail::rowsOf;
+using detail::StageClock;
+
 // One CUDA session per process for convolve(): created on first use and kept, so every later
 // call (and every --repeat run) reuses its device buffers, plans and measured costs instead
 // of starting CUDA and measuring the device again. Never destroyed: the driver frees the
@@ -185,11 +194,83 @@ void checkOutputShape(int width, int height, int channels, const OutputPlanes& o
         if (!out.plane(c)) throw Error("the output planes are malformed");
 }
 
+// Whether copies into `out` go past the caches: all of it is larger than the last-level cache.
+bool streamsInto(const OutputPlanes& out)
+{
+    return detail::outputsBypassCaches(sizeof(float) * out.planeSize() * out.channels);
+}
+
 // A result made elsewhere (the GPU's) into the output.
 void deliver(Image&& result, Image& out) { out = std::move(result); }
 void deliver(Image&& result, const OutputPlanes& out)
 {
-    for (int c = 0; c < result.channels; ++c) std::copy_n(result.plane(c), result.planeSize(), out.plane(c));
+    copyPlanes(result, out, 0, result.channels, 0, streamsInto(out));
+}
+
+// The GPU session's upload: 8/16-bit samples travel as they are (the device converts them),
+// float planes as planes of their own.
+void upload(GpuSession& session, const PackedImage& in, StageClock&) { session.setImage(in); }
+void upload(GpuSession& session, const ImagePlanes& in, StageClock& clock)
+{
+    if (!in.interleaved()) return session.setImage(in);
+    const Image planar = planarCopy(in, 0);
+    clock.mark("gather channels");
+    session.setImage(planar);
+}
+
+// Rows per band when a method writes interleaved pixels (runInBands): about 4 MiB of planar
+// results, which the interleaving then reads from the caches, and enough rows that every
+// thread's share of a band is several of the kernel's heights (the separable method filters
+// the kernel's height of rows more per share).
+int bandRows(const Job& job)
+{
+    constexpr std::size_t kBandBytes = std::size_t(4) << 20;
+    const std::size_t rowBytes = sizeof(float) * static_cast<std::size_t>(job.width) * job.channels;
+    const int byBytes = static_cast<int>((kBandBytes + rowBytes - 1) / rowBytes);
+    return std::clamp(std::max(byBytes, 8 * job.threads * job.kernel.height), 1, job.height);
+}
+
+// The method into interleaved pixels: band by band of output rows into planar rows, each band
+// interleaved into `out` as soon as it is done.
+void runInBands(const MethodEngine& engine, Job job, const OutputPlanes& out, StageClock& clock)
+{
+    const int rows = bandRows(job);
+    Image band = Image::uninitialized(job.width, rows, job.channels);
+    for (int y0 = 0; y0 < job.height; y0 += rows) {
+        const int y1 = std::min(job.height, y0 + rows);
+        job.rowBegin = y0;
+        job.rowEnd = y1;
+        OutputPlanes bandOut = band;
+        bandOut.firstRow = y0;
+        engine.run(job, bandOut, clock);
+        ImagePlanes done = band;
+        done.height = y1 - y0;
+        copyPlanes(done, rowsOf(out, y0, y1), 0, job.channels, job.threads, streamsInto(out));
+        clock.mark("interleave output");
+    }
+}
+
+// The method into the output, whatever its pixel step: the methods write planes of their own.
+void runMethod(const MethodEngine& engine, const Job& job, Image& out, StageClock& clock)
+{
+    engine.run(job, out, clock);
+}
+void runMethod(const MethodEngine& engine, const Job& job, const OutputPlanes& out, StageClock& clock)
+{
+    if (!out.interleaved()) return engine.run(job, out, clock);
+    if (engine.runsBands) return runInBands(engine, job, out, clock);
+    Image planar = Image::uninitialized(job.width, job.height, job.channels);
+    engine.run(job, planar, clock);
+    copyPlanes(planar, out, 0, job.channels, job.threads, streamsInto(out));
+    clock.mark("interleave output");
+}
+
+// Planes [from, to) of the source (the channels the method leaves, alpha) into the output as
+// they are.
+void copyUnfiltered(const Job& job, int from, int to, const OutputPlanes& out)
+{
+    if (job.in) return copyPlanes(*job.in, out, from, to, job.threads, false);
+    for (int c = from; c < to; ++c) unpackPlane(*job.packed, c, out.plane(c));
 }
 
 template <class Source, class Output> void runEngine(const Source& in, const ConvolveParams& p, Output& out, RunReport* report)
@@ -217,7 +298,7 @@ template <class Source, class Output> void runEngine(const Source& in, const Con
         }
         if (gpu.session) {
             try {
-                gpu.session->setImage(in); // 8/16-bit samples travel as they are; the device converts them
+                upload(*gpu.session, in, clock);
                 clock.mark("upload");
                 deliver(gpu.session->run(p, &rep), out);
                 closeStages(rep, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
@@ -303,15 +384,20 @@ template <class Source, class Output> void runEngine(const Source& in, const Con
         job.packed = nullptr;
         clock.mark("unpack");
     }
-    engine.run(job, out, clock);
+    // Interleaved pixels: the methods that run bands read them where they are; the others get
+    // planes of their own.
+    Image planar;
+    ImagePlanes planarPlanes;
+    if (job.in && job.in->interleaved() && !engine.runsBands) {
+        planar = planarCopy(*job.in, threads);
+        planarPlanes = planar;
+        job.in = &planarPlanes;
+        clock.mark("gather channels");
+    }
+    runMethod(engine, job, out, clock);
     for (std::size_t i = firstMethodStage; i < rep.stages.size(); ++i)
         if (!rep.stages[i].once) rep.computeMs += rep.stages[i].ms;
-    for (int c = job.channels; c < in.channels; ++c) {
-        if (job.in)
-            std::copy(job.in->plane(c), job.in->plane(c) + job.in->planeSize(), out.plane(c));
-        else
-            unpackPlane(*job.packed, c, out.plane(c));
-    }
+    copyUnfiltered(job, job.channels, in.channels, out);
     if (job.channels < in.channels) clock.mark("copy alpha");
     // The first run into a new output is not learnt from: it is the first over that memory, and
     // whoever just made the image (decoding it, drawing it) is often still busy beside it. The

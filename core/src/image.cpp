@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "convlab/image.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <new>
 #include <string>
@@ -103,7 +104,18 @@ void ImagePlanes::validate() const
     checkImageSize(width, height, channels);
     for (int c = 0; c < channels; ++c)
         if (!planes[c]) throw Error("input image is empty or malformed");
+    if (pixelStep < 1) throw Error("input image's pixel step is " + std::to_string(pixelStep));
 }
+
+namespace {
+
+// The bytes a plane of w x h samples, `step` floats apart, spans from its first sample.
+std::size_t planeExtentBytes(std::size_t samples, int step)
+{
+    return samples == 0 ? 0 : ((samples - 1) * static_cast<std::size_t>(std::max(step, 1)) + 1) * sizeof(float);
+}
+
+} // namespace
 
 bool ImagePlanes::overlaps(const float* begin, const float* end) const
 {
@@ -111,7 +123,7 @@ bool ImagePlanes::overlaps(const float* begin, const float* end) const
     const auto a = reinterpret_cast<std::uintptr_t>(begin), b = reinterpret_cast<std::uintptr_t>(end);
     for (int c = 0; c < channels && c < 4; ++c) {
         const auto p = reinterpret_cast<std::uintptr_t>(planes[c]);
-        if (p && p < b && a < p + planeSize() * sizeof(float)) return true;
+        if (p && p < b && a < p + planeExtentBytes(planeSize(), pixelStep)) return true;
     }
     return false;
 }
@@ -126,7 +138,9 @@ OutputPlanes::OutputPlanes(Image& image) : width(image.width), height(image.heig
 bool OutputPlanes::overlaps(const ImagePlanes& in) const
 {
     for (int c = 0; c < channels && c < 4; ++c)
-        if (planes[c] && in.overlaps(planes[c], planes[c] + planeSize())) return true;
+        if (planes[c] &&
+            in.overlaps(planes[c], planes[c] + planeExtentBytes(planeSize(), pixelStep) / sizeof(float)))
+            return true;
     return false;
 }
 

@@ -46,6 +46,10 @@ struct Job {
     const PackedImage* packed = nullptr;
     int width = 0, height = 0;
     int channels = 0;          // planes 0..channels-1 are filtered
+    // The output rows to compute, [rowBegin, rowEnd) (rowEnd 0: to the last): a band, for
+    // methods whose engine runs bands (MethodEngine::runsBands), whose output then holds
+    // only those rows (OutputPlanes::firstRow).
+    int rowBegin = 0, rowEnd = 0;
     Kernel kernel;             // correlation form, anchor resolved in ax()/ay()
     Border border;
     double scale = 1.0;        // final = scale * sum + offset
@@ -53,6 +57,9 @@ struct Job {
     int threads = 1;
     const std::atomic<bool>* cancel = nullptr;
     const SeparableFactors* factors = nullptr; // the kernel's SVD, for methods that need it
+
+    int lastRowEnd() const { return rowEnd > 0 ? rowEnd : height; }
+    int rowCount() const { return lastRowEnd() - rowBegin; }
 
     void checkCancel() const
     {
@@ -83,8 +90,12 @@ struct CostTerms {
 struct MethodEngine {
     bool readsPacked;  // converts 8/16-bit samples itself while it pads rows (else gets float planes)
     bool needsFactors; // runs from the kernel's SVD (Job::factors); auto weighs it only when the rank is known
-    // Writes planes 0..job.channels-1 of `out` (the input's shape: an Image or the caller's planes) and
-    // marks its stages on the clock.
+    // Reads interleaved planes (ImagePlanes::pixelStep > 1) and computes any band of output rows
+    // (Job::rowBegin..rowEnd), so the engine filters interleaved pixels in bands with no copy of
+    // the whole image (else it makes planar copies).
+    bool runsBands;
+    // Writes planes 0..job.channels-1 of `out` (the input's shape, or the job's band of rows;
+    // pixelStep 1) and marks its stages on the clock.
     void (*run)(const Job& job, const OutputPlanes& out, StageClock& clock);
     // For the planner (both null for a method auto does not weigh): the terms of a run, and
     // the method's constants measured on small synthetic runs, single-threaded, once per

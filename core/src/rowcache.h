@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "convlab/convolve.h"
+#include "rowkernels.h"
 
 namespace convlab::detail {
 
@@ -31,6 +32,7 @@ public:
     void reset(const float* plane)
     {
         plane_ = plane;
+        step_ = 1;
         packed_ = nullptr;
         std::fill(tags_.begin(), tags_.end(), -1);
     }
@@ -40,6 +42,7 @@ public:
     void reset(const ImagePlanes* image, const PackedImage* packed, int c)
     {
         plane_ = image ? image->plane(c) : nullptr;
+        step_ = image ? image->pixelStep : 1;
         packed_ = image ? nullptr : packed;
         channel_ = c;
         std::fill(tags_.begin(), tags_.end(), -1);
@@ -60,8 +63,10 @@ public:
         float* s = dst + left_; // the row itself; the margins are copied from it
         if (packed_)
             unpackRow(*packed_, channel_, sy, s);
-        else
+        else if (step_ == 1)
             std::memcpy(s, plane_ + static_cast<std::size_t>(sy) * w_, sizeof(float) * w_);
+        else
+            rowKernels().gatherFloats(plane_ + static_cast<std::size_t>(sy) * w_ * step_, step_, w_, s);
         const int right = pw_ - w_ - left_;
         for (int i = 0; i < left_; ++i) dst[i] = cols_[i] < 0 ? border_.value : s[cols_[i]];
         for (int i = 0; i < right; ++i)
@@ -74,6 +79,7 @@ private:
     Border border_;
     int top_, left_, pw_;
     const float* plane_ = nullptr;
+    int step_ = 1; // the plane's pixelStep
     const PackedImage* packed_ = nullptr;
     int channel_ = 0;
     std::vector<float> ring_;
@@ -135,7 +141,8 @@ bool runFromBoundary(const RowSpan& s, const float* o, int w, int count, bool st
 // the left and right edges (at least 16 at each edge, so they run as vectors) read padded copies
 // of their few columns. So no row is copied whole,
 // which for small kernels is as much work as the taps. 8/16-bit samples (converted as rows are
-// read) and images no wider than the kernel's margins use whole padded rows (PaddedRows).
+// read), interleaved samples (gathered) and images no wider than the kernel's margins use whole
+// padded rows (PaddedRows).
 class RowWindow {
 public:
     RowWindow(int w, int h, const Border& border, int top, int left, int right, int ringRows)
@@ -168,7 +175,9 @@ public:
     void reset(const ImagePlanes* image, const PackedImage* packed, int c)
     {
         padded_.reset(image, packed, c);
-        plane_ = image && !constantRow_.empty() ? image->plane(c) : nullptr;
+        // Interleaved samples are not rows the kernels can run over: they are gathered into
+        // whole padded rows, which the channels read in turn while the row is in the caches.
+        plane_ = image && !constantRow_.empty() && !image->interleaved() ? image->plane(c) : nullptr;
         std::fill(edgeTags_.begin(), edgeTags_.end(), -1);
     }
 

@@ -48,6 +48,11 @@ struct RowKernels {
     // out[x] = in[x * step] for step 1..4: one channel of interleaved 8- or 16-bit samples.
     void (*unpack8)(const unsigned char* in, int step, int w, float* out);
     void (*unpack16)(const unsigned short* in, int step, int w, float* out);
+    // out[x] = in[x * step] for step 1..4: one channel of interleaved float samples.
+    void (*gatherFloats)(const float* in, int step, int w, float* out);
+    // out[x * n + c] = planes[c][x] for n (2..4) planes: whole interleaved pixels. With `stream`,
+    // written past the caches from the row's first vector boundary (outputsBypassCaches).
+    void (*interleaveFloats)(const float* const* planes, int n, int w, float* out, bool stream);
     // spectrum[i] *= kernel[i] for n complex values, each stored as (re, im).
     void (*multiplySpectrum)(float* spectrum, const float* kernel, std::size_t n);
     // out[x] = scale * in[x] + offset (fused where the build has FMA); returns whether every

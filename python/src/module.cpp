@@ -98,19 +98,23 @@ convlab::ConvolveParams paramsFrom(const Weights& weights, std::string_view mode
     return p;
 }
 
-// A one-channel array's samples as the engine's plane, where they are: read (ImagePlanes) or
-// written (OutputPlanes).
-template <class Planes, class T> Planes onePlane(T* values, const Shape& s)
+// Channels [first, first + count) of an (H, W, C) array (C 1 for a 2-D one) as the engine's
+// planes, where they are: read (ImagePlanes) or written (OutputPlanes). Plane c starts at the
+// first pixel's sample first + c, and its samples are C floats apart.
+template <class Planes, class T> Planes channelsOf(T* values, const Shape& s, int first, int count)
 {
     Planes planes;
     planes.width = s.width;
     planes.height = s.height;
-    planes.channels = 1;
-    planes.planes[0] = values;
+    planes.channels = count;
+    planes.pixelStep = s.channels;
+    for (int c = 0; c < count; ++c) planes.planes[c] = values + first + c;
     return planes;
 }
-convlab::ImagePlanes planeOf(const float* input, const Shape& s) { return onePlane<convlab::ImagePlanes>(input, s); }
-convlab::OutputPlanes outputPlaneOf(float* out, const Shape& s) { return onePlane<convlab::OutputPlanes>(out, s); }
+convlab::ImagePlanes planeOf(const float* input, const Shape& s)
+{
+    return channelsOf<convlab::ImagePlanes>(input, s, 0, 1);
+}
 
 // The engine's planar input for one calling thread, kept between calls, for (H, W, C) arrays
 // whose channels are interleaved: they are gathered into it, and a fresh buffer of the size
@@ -270,15 +274,22 @@ std::vector<GroupRun> filterInto(const float* input, const Shape& s, const convl
                                  float* out)
 {
     std::vector<GroupRun> runs;
-    const convlab::ImagePlanes plane = s.channels == 1 ? planeOf(input, s) : convlab::ImagePlanes();
-    if (s.channels == 1 && !plane.overlaps(out, out + s.pixels())) {
-        // Read in place and written in place: the engine fills `out` itself (no result image,
-        // no copy out).
-        GroupRun run;
-        convlab::convolveInto(plane, params, outputPlaneOf(out, s), &run.report);
-        runs.push_back(std::move(run));
+    const std::size_t values = s.pixels() * s.channels;
+    const auto in0 = reinterpret_cast<std::uintptr_t>(input), out0 = reinterpret_cast<std::uintptr_t>(out);
+    const bool shared = in0 < out0 + values * sizeof(float) && out0 < in0 + values * sizeof(float);
+    if (!shared) {
+        // Read in place and written in place: the engine reads the interleaved samples where
+        // they are and fills `out` itself (no staging image, no copy in or out).
+        for (int first = 0; first < s.channels; first += kMaxGroupChannels) {
+            const int count = std::min(kMaxGroupChannels, s.channels - first);
+            GroupRun run;
+            convlab::convolveInto(channelsOf<convlab::ImagePlanes>(input, s, first, count), params,
+                                  channelsOf<convlab::OutputPlanes>(out, s, first, count), &run.report);
+            runs.push_back(std::move(run));
+        }
         return runs;
     }
+    const convlab::ImagePlanes plane = s.channels == 1 ? planeOf(input, s) : convlab::ImagePlanes();
     convlab::Image& result = keptResult();
     if (s.channels == 1) { // `out` is `input` (or overlaps it): the result goes to `out` after the run
         GroupRun run;

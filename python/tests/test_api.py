@@ -144,8 +144,8 @@ def test_dtypes_are_converted_and_the_result_dtype_is_documented(dtype):
 
 
 @pytest.mark.parametrize("channels", [2, 3, 5])
-def test_large_channel_last_arrays_copied_on_several_threads_equal_each_plane_alone(channels):
-    # Past 2^20 pixels a thread the copies in and out are split in ranges of pixels.
+def test_large_channel_last_arrays_on_several_threads_equal_each_plane_alone(channels):
+    # Many bands of rows, each interleaved into the result as soon as it is done.
     rng = np.random.default_rng(20 + channels)
     data = rng.uniform(-1, 1, (1201, 1877, channels)).astype(np.float32)
     weights = rng.uniform(-1, 1, (3, 5)).astype(np.float32)
@@ -210,6 +210,27 @@ def test_one_channel_float32_is_read_in_place_and_may_be_its_own_output():
     in_place = data.copy()
     assert convlab.convolve(in_place, weights, output=in_place) is in_place
     assert np.array_equal(in_place, gathered)
+
+
+def test_channel_last_float32_is_read_and_written_where_it_lies():
+    # The engine reads the interleaved samples in place and writes the result's pixels itself:
+    # no copy in or out, the interleaving a stage of its run.
+    rng = np.random.default_rng(23)
+    data = rng.uniform(-1, 1, (61, 47, 3)).astype(np.float32)
+    weights = rng.uniform(-1, 1, (5, 5)).astype(np.float32)
+    for method in ["direct", "separable", "fft"]:
+        planes = [convlab.correlate(np.ascontiguousarray(data[:, :, c]), weights, method=method) for c in range(3)]
+        out = np.full(data.shape, np.nan, np.float32)
+        result, report = convlab.correlate(data, weights, output=out, method=method, return_report=True)
+        assert result is out
+        for c in range(3):
+            assert np.array_equal(out[:, :, c], planes[c]), (method, c)
+        assert report["copy_in_ms"] == 0 and report["copy_out_ms"] == 0, report
+        assert "interleave output" in [s["name"] for s in report["stages"]], report["stages"]
+        assert np.array_equal(convlab.correlate(data, weights, method=method), out), method
+        in_place = data.copy()
+        assert convlab.correlate(in_place, weights, output=in_place, method=method) is in_place
+        assert np.array_equal(in_place, out), method
 
 
 def test_output_array_or_dtype():

@@ -82,8 +82,11 @@ struct Image {
 
 // The planes of a float image whose samples are owned elsewhere (an Image, a NumPy array):
 // what the engine reads, so that a caller's buffer is filtered in place of a copy. Plane c
-// starts at planes[c] and holds height rows of width values, row-major, with no gaps. Every
-// Image converts to the view of its own planes.
+// starts at planes[c] and holds height rows of width samples, row-major. pixelStep is the
+// distance in floats from one sample of a plane to the next: 1 for planes of their own, the
+// array's channel count for the channels of interleaved pixels (a NumPy (H, W, C) array, whose
+// plane c starts at its first pixel's sample c). Rows are width * pixelStep floats apart. Every
+// Image converts to the view of its own planes (pixelStep 1).
 struct ImagePlanes {
     int width = 0;
     int height = 0;
@@ -91,14 +94,18 @@ struct ImagePlanes {
     SampleDepth depth = SampleDepth::F32;
     bool hasAlpha = false;
     std::array<const float*, 4> planes{};
+    int pixelStep = 1;
 
     ImagePlanes() = default;
     ImagePlanes(const Image& image); // NOLINT(google-explicit-constructor): an Image is its own view
 
     std::size_t planeSize() const { return static_cast<std::size_t>(width) * height; }
+    bool interleaved() const { return pixelStep != 1; }
     const float* plane(int c) const { return planes[c]; }
-    float at(int c, int y, int x) const { return planes[c][static_cast<std::size_t>(y) * width + x]; }
-    // Throws convlab::Error unless the size is supported and every plane is given.
+    const float* row(int c, int y) const { return planes[c] + static_cast<std::size_t>(y) * width * pixelStep; }
+    float at(int c, int y, int x) const { return row(c, y)[static_cast<std::size_t>(x) * pixelStep]; }
+    // Throws convlab::Error unless the size is supported, every plane is given and pixelStep is
+    // at least 1.
     void validate() const;
     // Whether any plane shares a byte with [begin, end).
     bool overlaps(const float* begin, const float* end) const;
@@ -106,18 +113,28 @@ struct ImagePlanes {
 
 // The planes of a float result whose storage is owned elsewhere (a NumPy array, say): what the
 // engine writes when the caller's buffer is to hold the result, so that no result image is made
-// and copied. The same layout as ImagePlanes; every Image converts to the view of its planes.
+// and copied. The same layout as ImagePlanes, pixelStep included; every Image converts to the
+// view of its planes. firstRow: the image row that planes[c] starts at, for the bands of rows
+// that the engine has its methods write when it filters into interleaved pixels (0 for every
+// caller's planes: they hold the whole image).
 struct OutputPlanes {
     int width = 0;
     int height = 0;
     int channels = 0;
     std::array<float*, 4> planes{};
+    int pixelStep = 1;
+    int firstRow = 0;
 
     OutputPlanes() = default;
     OutputPlanes(Image& image); // NOLINT(google-explicit-constructor): an Image is its own view
 
     std::size_t planeSize() const { return static_cast<std::size_t>(width) * height; }
+    bool interleaved() const { return pixelStep != 1; }
     float* plane(int c) const { return planes[c]; }
+    float* row(int c, int y) const
+    {
+        return planes[c] + static_cast<std::size_t>(y - firstRow) * width * pixelStep;
+    }
     // Whether any plane shares a byte with the input's.
     bool overlaps(const ImagePlanes& in) const;
 };

@@ -23,25 +23,27 @@ void runDirect(const Job& job, const OutputPlanes& out, StageClock& clock)
     const int left = k.ax(), right = k.width - 1 - k.ax(), top = k.ay();
     const float scale = static_cast<float>(job.scale), offset = static_cast<float>(job.offset);
     const RowKernels& rk = rowKernels();
-    const bool stream = outputsBypassCaches(sizeof(float) * static_cast<std::size_t>(w) * h * job.channels);
+    const int rows = job.rowCount();
+    const bool stream = outputsBypassCaches(sizeof(float) * static_cast<std::size_t>(w) * rows * job.channels);
 
     // Four output rows at a time where this CPU's quad kernel is the faster, else two; chunks of
     // a multiple of four rows, so rows go in the same groups however many threads there are
     // (the kernels give each output the same bits in any group, test_methods
     // quadRowsKeepTheTapOrder); starting a chunk re-reads only the margins of the kernel's rows.
     const int group = rk.prefersQuad(k.width, k.height) ? 4 : 2;
-    const int grain = chunkGrain(h, job.threads, 16, 8, 4);
-    parallelWorkers(h, job.threads, grain, [&](ChunkQueue& chunks) {
-        RowWindow rows(w, h, job.border, top, left, right, k.height + 3);
+    const int grain = chunkGrain(rows, job.threads, 16, 8, 4);
+    parallelWorkers(rows, job.threads, grain, [&](ChunkQueue& chunks) {
+        RowWindow window(w, h, job.border, top, left, right, k.height + 3);
         std::vector<const float*> shifted(k.height + 3);
         for (int y0, y1; chunks.next(y0, y1);) {
+            y0 += job.rowBegin;
+            y1 += job.rowBegin;
             for (int c = 0; c < job.channels; ++c) {
-                rows.reset(job.in, job.packed, c);
-                float* dst = out.plane(c);
+                window.reset(job.in, job.packed, c);
                 for (int y = y0; y < y1;) {
                     if ((y & 15) == 0) job.checkCancel();
                     const int n = y + group <= y1 ? group : y + 2 <= y1 ? 2 : 1; // output rows this step
-                    float* o = dst + static_cast<std::size_t>(y) * w;
+                    float* o = out.row(c, y);
                     const float* kv = k.values.data();
                     const auto runSpan = [&](const RowSpan& s, bool streamed) {
                         if (n == 4) { // the next group's first new rows lie four rows on (in place)
@@ -56,7 +58,7 @@ void runDirect(const Job& job, const OutputPlanes& out, StageClock& clock)
                     };
                     bool finite = true;
                     const int count = k.height + n - 1;
-                    for (const RowSpan& s : rows.spans(y, count))
+                    for (const RowSpan& s : window.spans(y, count))
                         finite &= runFromBoundary(s, o, w, count, stream, shifted.data(), runSpan);
                     // A non-finite output: from a non-finite sample (already the reference's
                     // kind), or a float sum that overflowed, written again as the reference's
@@ -87,6 +89,6 @@ MethodCost calibrateDirect(const CostModel&)
 
 } // namespace
 
-const MethodEngine kDirectEngine{true, false, runDirect, directTerms, calibrateDirect};
+const MethodEngine kDirectEngine{true, false, true, runDirect, directTerms, calibrateDirect};
 
 } // namespace convlab::detail

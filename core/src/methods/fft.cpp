@@ -564,7 +564,7 @@ MethodCost calibrateFft(const CostModel& before)
 
 } // namespace
 
-const MethodEngine kFftEngine{false, false, runFft, fftTerms, calibrateFft};
+const MethodEngine kFftEngine{false, false, false, runFft, fftTerms, calibrateFft};
 
 } // namespace convlab::detail
 

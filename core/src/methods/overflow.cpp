@@ -12,7 +12,7 @@ namespace {
 // Sample (c, y, x) of the job's source, float or packed 8/16-bit.
 double sampleAt(const Job& job, int c, int y, int x)
 {
-    if (job.in) return job.in->plane(c)[static_cast<std::size_t>(y) * job.width + x];
+    if (job.in) return job.in->at(c, y, x);
     const PackedImage& p = *job.packed;
     const std::size_t at = static_cast<std::size_t>(x) * p.channels + p.order[c];
     const std::uint8_t* row = p.bytes.data() + static_cast<std::size_t>(y) * p.stride;

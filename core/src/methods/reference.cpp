@@ -39,6 +39,6 @@ void runReference(const Job& job, const OutputPlanes& out, StageClock& clock)
 }
 
 // Never weighed by auto: it is the oracle the others are measured against, not a schedule.
-const MethodEngine kReferenceEngine{false, false, runReference, nullptr, nullptr};
+const MethodEngine kReferenceEngine{false, false, false, runReference, nullptr, nullptr};
 
 } // namespace convlab::detail

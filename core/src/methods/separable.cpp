@@ -150,11 +150,16 @@ private:
     {
         searched_ = true;
         const int w = job_.width, h = job_.height;
-        const float* plane = job_.in->plane(channel_);
+        const ImagePlanes& in = *job_.in;
         for (int r = r0_; r < r1_; ++r) {
             const int sy = borderIndex(static_cast<long long>(r) - job_.kernel.ay(), h, job_.border.mode);
             if (sy < 0) continue; // the constant: finite
-            const float* s = plane + static_cast<std::size_t>(sy) * w;
+            const float* s = in.row(channel_, sy);
+            if (in.interleaved()) {
+                row_.resize(static_cast<std::size_t>(w));
+                rowKernels().gatherFloats(s, in.pixelStep, w, row_.data());
+                s = row_.data();
+            }
             if (maxMagnitudeBits(s, static_cast<std::size_t>(w)) < kNonFiniteBits) continue;
             for (std::size_t j = 0; j < colMap_.size(); ++j)
                 if (colMap_[j] >= 0 && magnitudeBits(s[colMap_[j]]) >= kNonFiniteBits)
@@ -170,6 +175,7 @@ private:
     bool searched_ = false;
     std::vector<NonFiniteSample> samples_;
     std::vector<unsigned char> flags_;
+    std::vector<float> row_; // an interleaved row, gathered
 };
 
 int signOf(float v) { return (v > 0.0f) - (v < 0.0f); }
@@ -201,6 +207,7 @@ void runSeparableWithin(const Job& job, const OutputPlanes& out, StageClock& clo
     const SeparableFactors& f = *job.factors;
     const Kernel& k = job.kernel;
     const int w = job.width, h = job.height, kh = k.height;
+    const int rows = job.rowCount();
     const int left = k.ax(), right = k.width - 1 - k.ax(), top = k.ay();
     const float offset = static_cast<float>(job.offset);
     const RowKernels& rk = rowKernels();
@@ -215,12 +222,14 @@ void runSeparableWithin(const Job& job, const OutputPlanes& out, StageClock& clo
         // An all-zero kernel: no pass pair writes anything, so the output (possibly a reused
         // buffer holding an older result) is set to what the sum gives: the offset, and NaN
         // where a non-finite sample meets the zero taps.
-        parallelFor(h, job.threads, [&](int y0, int y1) {
+        parallelFor(rows, job.threads, [&](int y0, int y1) {
+            y0 += job.rowBegin;
+            y1 += job.rowBegin;
             BandNonFinite nonFinite(job, terms, colMap, y0, y1);
             for (int c = 0; c < job.channels; ++c) {
                 nonFinite.reset(c);
                 for (int y = y0; y < y1; ++y) {
-                    float* o = out.plane(c) + static_cast<std::size_t>(y) * w;
+                    float* o = out.row(c, y);
                     std::fill(o, o + w, offset);
                     nonFinite.apply(y, 0, w, o);
                 }
@@ -240,23 +249,25 @@ void runSeparableWithin(const Job& job, const OutputPlanes& out, StageClock& clo
     // Rank 1 without an offset: the column pass writes the result once, checking it as it stores
     // it, and an output larger than the last-level cache streams past the caches (rowkernels.h).
     const bool oneStoredPass = f.rank == 1 && offset == 0.0f;
-    const bool stream = oneStoredPass && outputsBypassCaches(sizeof(float) * static_cast<std::size_t>(w) * h * job.channels);
+    const bool stream = oneStoredPass && outputsBypassCaches(sizeof(float) * static_cast<std::size_t>(w) * rows * job.channels);
     // Chunks of rows taken by the threads as they come free (threadpool.h). A chunk's first
     // output row needs the kernel's height of rows filtered first, so chunks are at least 16 of
-    // those long: at most a sixteenth more row filtering than one band per thread.
-    const int grain = chunkGrain(h, job.threads, 8, 16 * (kh - 1));
-    parallelWorkers(h, job.threads, grain, [&](ChunkQueue& chunks) {
+    // those long: at most a sixteenth more row filtering than one band per thread, unless that
+    // would leave a thread without rows (a short image, or one of the engine's bands).
+    const int grain = chunkGrain(rows, job.threads, 8, std::min(16 * (kh - 1), (rows + job.threads - 1) / job.threads));
+    parallelWorkers(rows, job.threads, grain, [&](ChunkQueue& chunks) {
         // Horizontal results of the last ringRows padded rows, per component of the group:
         // groupSize x ringRows rows of stripWidth values, rowStride apart.
-        RowWindow rows(w, h, job.border, top, left, right, 1);
+        RowWindow padded(w, h, job.border, top, left, right, 1);
         std::vector<float> ring(plan.ringBytes / sizeof(float));
         std::vector<const float*> window(static_cast<std::size_t>(ringRows)), shifted(window.size());
         for (int y0, y1; chunks.next(y0, y1);) {
+            y0 += job.rowBegin;
+            y1 += job.rowBegin;
             BandNonFinite nonFinite(job, terms, colMap, y0, y1);
             for (int c = 0; c < job.channels; ++c) {
-                rows.reset(job.in, job.packed, c);
+                padded.reset(job.in, job.packed, c);
                 nonFinite.reset(c);
-                float* dst = out.plane(c);
                 // Output rows with a non-finite value: from a non-finite sample, or from a float
                 // sum that overflowed (found apart, below).
                 std::vector<char> nonFiniteRow(static_cast<std::size_t>(y1 - y0), 0);
@@ -270,7 +281,7 @@ void runSeparableWithin(const Job& job, const OutputPlanes& out, StageClock& clo
                         int next = y0; // the first output row not yet combined
                         for (int r = y0; r < y1 + kh - 1; ++r) {
                             if ((r & 15) == 0) job.checkCancel();
-                            for (const RowSpan& whole : rows.spans(r, 1)) {
+                            for (const RowSpan& whole : padded.spans(r, 1)) {
                                 const float* in = nullptr;
                                 const RowSpan s = clipSpan(whole, x0, x0 + sw, 1, &in);
                                 for (int i = g0; s.n > 0 && i < g1; ++i)
@@ -282,7 +293,7 @@ void runSeparableWithin(const Job& job, const OutputPlanes& out, StageClock& clo
                             const int n = std::min(kColumnPassRows, r - (kh - 1) - next + 1);
                             if (n < kColumnPassRows && !(r == y1 + kh - 2 && n > 0)) continue;
                             float* o[kColumnPassRows];
-                            for (int j = 0; j < n; ++j) o[j] = dst + static_cast<std::size_t>(next + j) * w + x0;
+                            for (int j = 0; j < n; ++j) o[j] = out.row(c, next + j) + x0;
                             if (oneStoredPass) { // written once, checked as stored
                                 for (int v = 0; v < kh + n - 1; ++v) window[v] = ringRow(0, next + v);
                                 // Streaming, from the rows' first 64-byte boundary (rowcache.h).
@@ -314,14 +325,14 @@ void runSeparableWithin(const Job& job, const OutputPlanes& out, StageClock& clo
                 }
                 if (std::find(nonFiniteRow.begin(), nonFiniteRow.end(), 1) == nonFiniteRow.end()) continue;
                 if (checkKinds)
-                    for (int y = y0; y < y1; ++y) nonFinite.apply(y, 0, w, dst + static_cast<std::size_t>(y) * w);
+                    for (int y = y0; y < y1; ++y) nonFinite.apply(y, 0, w, out.row(c, y));
                 // Without a non-finite sample in the chunk, a non-finite output is an overflowed sum.
                 // (With one, its outputs are left as the samples make them: looking through every
                 // footprint would cost the kernel's taps per output.)
                 if (!nonFinite.hasSamples())
                     for (int y = y0; y < y1; ++y)
                         if (nonFiniteRow[y - y0])
-                            rewriteOverflowedOutputs(job, c, y, 0, w, dst + static_cast<std::size_t>(y) * w);
+                            rewriteOverflowedOutputs(job, c, y, 0, w, out.row(c, y));
             }
         }
     });
@@ -349,6 +360,6 @@ MethodCost calibrateSeparable(const CostModel&)
 
 } // namespace
 
-const MethodEngine kSeparableEngine{true, true, runSeparable, separableTerms, calibrateSeparable};
+const MethodEngine kSeparableEngine{true, true, true, runSeparable, separableTerms, calibrateSeparable};
 
 } // namespace convlab::detail
