@@ -1318,6 +1318,29 @@ private slots:
                 QCOMPARE(result[offset + planar.data.size()], -7.0f);
                 QCOMPARE(offset > 0 ? result[offset - 1] : -7.0f, -7.0f);
             }
+        // 8-bit samples as decoded, alpha copied through, into interleaved pixels.
+        for (Method m : {Method::Direct, Method::Separable, Method::Fft, Method::Reference}) {
+            PackedImage packed;
+            packed.width = 37;
+            packed.height = 29;
+            packed.channels = 4;
+            packed.hasAlpha = true;
+            packed.stride = 37 * 4;
+            packed.bytes.resize(packed.stride * 29);
+            for (std::size_t i = 0; i < packed.bytes.size(); ++i) packed.bytes[i] = static_cast<std::uint8_t>(i * 37 % 251);
+            ConvolveParams p;
+            p.kernel = randomKernel(5, 3, KernelKind::Dense, 4u);
+            p.border = {BorderMode::Reflect, 0.0f};
+            p.method = m;
+            const Image want = convolve(packed, p);
+            std::vector<float> result(want.data.size(), -7.0f);
+            convolveInto(packed, p, viewOf(result.data(), 37, 29, 4, 0, 4), nullptr);
+            bool same = true;
+            for (int c = 0; c < 4; ++c)
+                for (std::size_t i = 0; i < want.planeSize(); ++i)
+                    same &= std::memcmp(&result[i * 4 + c], &want.plane(c)[i], sizeof(float)) == 0;
+            QVERIFY2(same, methodName(m).c_str());
+        }
         // Refused: a pixel step below 1, and an output that shares the input's pixels.
         ImagePlanes bad = viewOf(static_cast<const float*>(pixels.data()), w, h, 0, 0, n);
         ConvolveParams p;

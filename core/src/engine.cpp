@@ -270,7 +270,18 @@ void runMethod(const MethodEngine& engine, const Job& job, const OutputPlanes& o
 void copyUnfiltered(const Job& job, int from, int to, const OutputPlanes& out)
 {
     if (job.in) return copyPlanes(*job.in, out, from, to, job.threads, false);
-    for (int c = from; c < to; ++c) unpackPlane(*job.packed, c, out.plane(c));
+    std::vector<float> row(out.interleaved() ? static_cast<std::size_t>(job.width) : 0);
+    for (int c = from; c < to; ++c) {
+        if (!out.interleaved()) {
+            unpackPlane(*job.packed, c, out.plane(c));
+            continue;
+        }
+        for (int y = 0; y < job.height; ++y) {
+            unpackRow(*job.packed, c, y, row.data());
+            float* o = out.row(c, y);
+            for (int x = 0; x < job.width; ++x) o[static_cast<std::size_t>(x) * out.pixelStep] = row[x];
+        }
+    }
 }
 
 template <class Source, class Output> void runEngine(const Source& in, const ConvolveParams& p, Output& out, RunReport* report)
@@ -456,6 +467,11 @@ Image convolve(const PackedImage& in, const ConvolveParams& p, RunReport* report
 }
 
 void convolveInto(const PackedImage& in, const ConvolveParams& p, Image& out, RunReport* report)
+{
+    runEngine(in, p, out, report);
+}
+
+void convolveInto(const PackedImage& in, const ConvolveParams& p, const OutputPlanes& out, RunReport* report)
 {
     runEngine(in, p, out, report);
 }

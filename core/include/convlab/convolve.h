@@ -95,6 +95,7 @@ void convolveInto(const ImagePlanes& in, const ConvolveParams& params, Image& ou
 // The same into planes owned by the caller, which hold the result when it returns: no result
 // image is made (no allocation, no copy). They must have the input's width, height and channel
 // count, and not share memory with it; a channel the filter skips (alpha) is copied through.
+// Either side may be interleaved pixels (ImagePlanes::pixelStep): read and written in place.
 void convolveInto(const ImagePlanes& in, const ConvolveParams& params, const OutputPlanes& out,
                   RunReport* report = nullptr);
 // The same from 8/16-bit samples as decoded (io.h decodeImage): direct and separable convert
@@ -103,6 +104,8 @@ void convolveInto(const ImagePlanes& in, const ConvolveParams& params, const Out
 // converts them on the device. Results equal convolve(unpackImage(in), ...).
 Image convolve(const PackedImage& in, const ConvolveParams& params, RunReport* report = nullptr);
 void convolveInto(const PackedImage& in, const ConvolveParams& params, Image& out, RunReport* report = nullptr);
+void convolveInto(const PackedImage& in, const ConvolveParams& params, const OutputPlanes& out,
+                  RunReport* report = nullptr);
 
 // ---- names (all case-insensitive; aliases from OpenCV, scipy, MATLAB, GIMP, G'MIC) ----
 // "constant[:VALUE]", "replicate", "nearest", "clamp", "reflect", "symmetric", "mirror",
