@@ -413,8 +413,11 @@ template <class Source, class Output> void runEngine(const Source& in, const Con
     // The first run into a new output is not learnt from: it is the first over that memory, and
     // whoever just made the image (decoding it, drawing it) is often still busy beside it. The
     // workbench's first run of a 4000x3000 photo under software OpenGL took 28.9 ms against an
-    // estimate of 9.5 and scaled every later direct estimate of its class by 3.
-    if (!freshOutput) learnFromRun(job, method, plan.factors.rank, rep);
+    // estimate of 9.5 and scaled every later direct estimate of its class by 3. Nor is a run
+    // over interleaved pixels: its gathers are not in the estimates, which price planes.
+    bool interleavedSource = false;
+    if constexpr (!kPacked) interleavedSource = in.interleaved();
+    if (!freshOutput && !interleavedSource) learnFromRun(job, method, plan.factors.rank, rep);
     closeStages(rep, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
 }
 

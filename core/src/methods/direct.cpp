@@ -32,40 +32,52 @@ void runDirect(const Job& job, const OutputPlanes& out, StageClock& clock)
     // quadRowsKeepTheTapOrder); starting a chunk re-reads only the margins of the kernel's rows.
     const int group = rk.prefersQuad(k.width, k.height) ? 4 : 2;
     const int grain = chunkGrain(rows, job.threads, 16, 8, 4);
+    // Interleaved pixels: the channels take each group of rows in turn, each through a window of
+    // its own, so that every interleaved row is read from memory once and gathered by the other
+    // channels from the caches (channel by channel over a chunk read it once per channel).
+    const bool channelsInTurn = job.in && job.in->interleaved() && job.channels > 1;
     parallelWorkers(rows, job.threads, grain, [&](ChunkQueue& chunks) {
-        RowWindow window(w, h, job.border, top, left, right, k.height + 3);
+        std::vector<RowWindow> windows(channelsInTurn ? job.channels : 1,
+                                       RowWindow(w, h, job.border, top, left, right, k.height + 3));
         std::vector<const float*> shifted(k.height + 3);
+        // Output rows y.. of plane c, from its window; returns how many it wrote.
+        const auto rowsAt = [&](RowWindow& window, int c, int y, int y1) {
+            if ((y & 15) == 0) job.checkCancel();
+            const int n = y + group <= y1 ? group : y + 2 <= y1 ? 2 : 1; // output rows this step
+            float* o = out.row(c, y);
+            const float* kv = k.values.data();
+            const auto runSpan = [&](const RowSpan& s, bool streamed) {
+                if (n == 4) { // the next group's first new rows lie four rows on (in place)
+                    float* const quad[4] = {o + s.x0, o + w + s.x0, o + 2 * w + s.x0, o + 3 * w + s.x0};
+                    return rk.correlate2dQuad(s.rows, kv, k.width, k.height, s.n, scale, offset, quad, streamed,
+                                              4 * s.rowStep);
+                }
+                if (n == 2)
+                    return rk.correlate2dPair(s.rows, kv, k.width, k.height, s.n, scale, offset, o + s.x0, o + w + s.x0,
+                                              streamed, 2 * s.rowStep);
+                return rk.correlate2d(s.rows, kv, k.width, k.height, s.n, scale, offset, o + s.x0);
+            };
+            bool finite = true;
+            const int count = k.height + n - 1;
+            for (const RowSpan& s : window.spans(y, count))
+                finite &= runFromBoundary(s, o, w, count, stream, shifted.data(), runSpan);
+            // A non-finite output: from a non-finite sample (already the reference's kind), or a
+            // float sum that overflowed, written again as the reference's double sum.
+            for (int r = 0; !finite && r < n; ++r) rewriteOverflowedOutputs(job, c, y + r, 0, w, o + r * w);
+            return n;
+        };
         for (int y0, y1; chunks.next(y0, y1);) {
             y0 += job.rowBegin;
             y1 += job.rowBegin;
+            if (channelsInTurn) {
+                for (int c = 0; c < job.channels; ++c) windows[c].reset(job.in, job.packed, c);
+                for (int y = y0, n = 0; y < y1; y += n)
+                    for (int c = 0; c < job.channels; ++c) n = rowsAt(windows[c], c, y, y1);
+                continue;
+            }
             for (int c = 0; c < job.channels; ++c) {
-                window.reset(job.in, job.packed, c);
-                for (int y = y0; y < y1;) {
-                    if ((y & 15) == 0) job.checkCancel();
-                    const int n = y + group <= y1 ? group : y + 2 <= y1 ? 2 : 1; // output rows this step
-                    float* o = out.row(c, y);
-                    const float* kv = k.values.data();
-                    const auto runSpan = [&](const RowSpan& s, bool streamed) {
-                        if (n == 4) { // the next group's first new rows lie four rows on (in place)
-                            float* const quad[4] = {o + s.x0, o + w + s.x0, o + 2 * w + s.x0, o + 3 * w + s.x0};
-                            return rk.correlate2dQuad(s.rows, kv, k.width, k.height, s.n, scale, offset, quad, streamed,
-                                                      4 * s.rowStep);
-                        }
-                        if (n == 2)
-                            return rk.correlate2dPair(s.rows, kv, k.width, k.height, s.n, scale, offset, o + s.x0,
-                                                      o + w + s.x0, streamed, 2 * s.rowStep);
-                        return rk.correlate2d(s.rows, kv, k.width, k.height, s.n, scale, offset, o + s.x0);
-                    };
-                    bool finite = true;
-                    const int count = k.height + n - 1;
-                    for (const RowSpan& s : window.spans(y, count))
-                        finite &= runFromBoundary(s, o, w, count, stream, shifted.data(), runSpan);
-                    // A non-finite output: from a non-finite sample (already the reference's
-                    // kind), or a float sum that overflowed, written again as the reference's
-                    // double sum.
-                    for (int r = 0; !finite && r < n; ++r) rewriteOverflowedOutputs(job, c, y + r, 0, w, o + r * w);
-                    y += n;
-                }
+                windows[0].reset(job.in, job.packed, c);
+                for (int y = y0; y < y1;) y += rowsAt(windows[0], c, y, y1);
             }
         }
     });
