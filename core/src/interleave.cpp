@@ -40,17 +40,9 @@ template <class Body> void withConstantStep(int step, const Body& body)
     }
 }
 
-// Whole pixels of C interleaved samples into planes of their own: one pass over the
-// interleaved row.
-template <int C> void deinterleaveRow(const float* pixels, float* const* planes, int n)
-{
-    for (int x = 0; x < n; ++x)
-#pragma GCC unroll 4
-        for (int c = 0; c < C; ++c) planes[c][x] = pixels[static_cast<std::size_t>(x) * C + c];
-}
-
-// Row y of planes [c0, c1): whole pixels where one side is planar and the other interleaved
-// pixels of exactly these planes, else plane by plane.
+// Row y of planes [c0, c1): whole pixels when planes are interleaved into pixels of exactly
+// these planes, else plane by plane (a plane gathered from interleaved pixels by the row
+// kernels' vector gather, which reads the row from the caches for the planes after the first).
 void copyPlanesRow(const ImagePlanes& from, const OutputPlanes& to, int c0, int c1, int y, bool stream)
 {
     const int w = from.width, count = c1 - c0;
@@ -62,13 +54,6 @@ void copyPlanesRow(const ImagePlanes& from, const OutputPlanes& to, int c0, int 
     }
     if (count > 1 && count <= 4 && from.pixelStep == 1 && wholePixels(to, c0, c1))
         return rowKernels().interleaveFloats(src, count, w, dst[0], stream);
-    if (count > 1 && count <= 4 && to.pixelStep == 1 && wholePixels(from, c0, c1)) {
-        switch (count) {
-        case 2: return deinterleaveRow<2>(src[0], dst, w);
-        case 3: return deinterleaveRow<3>(src[0], dst, w);
-        case 4: return deinterleaveRow<4>(src[0], dst, w);
-        }
-    }
     for (int i = 0; i < count; ++i) {
         if (from.pixelStep == 1 && to.pixelStep == 1) {
             std::memcpy(dst[i], src[i], sizeof(float) * static_cast<std::size_t>(w));
