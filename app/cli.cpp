@@ -377,11 +377,12 @@ void printList(const std::string& what, bool json)
 
 void printVersion()
 {
-    std::string why;
+    std::string why, formatsWhy;
     const bool cuda = cudaAvailable(&why);
+    const bool formats = imageFormatsAvailable(&formatsWhy);
     std::cout << kProgram << ' ' << CONVLAB_VERSION << '\n'
               << "image formats: "
-              << (imageFormatsAvailable() ? "yes (PNG, JPEG, TIFF, BMP, PNM, WebP, .npy)" : "no (.npy only)") << '\n'
+              << (formats ? "yes (PNG, JPEG, TIFF, BMP, PNM, WebP, .npy)" : "no (.npy only: " + formatsWhy + ")") << '\n'
               << "CUDA: " << (cuda ? "available" : "unavailable (" + why + ")") << '\n';
 }
 

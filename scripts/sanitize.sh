@@ -41,6 +41,7 @@ cmake -S "$root" -B "$build" -G Ninja \
   -DCMAKE_CXX_FLAGS="$flags" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
   -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" \
+  -DCMAKE_MODULE_LINKER_FLAGS="-fsanitize=address,undefined" \
   -DCONVLAB_WITH_GUI=OFF -DCONVLAB_WITH_CUDA=OFF -DCONVLAB_WITH_TESTS=ON -DCONVLAB_WITH_FUZZERS=$fuzz \
   -DCONVLAB_WITH_PYTHON=OFF \
   -DPython3_EXECUTABLE=/usr/bin/python3 \
@@ -51,4 +52,4 @@ export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:exitcode=86:detect_stack_use
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=86"
 # The planner's constants measured under the sanitizers are not this CPU's: keep them here.
 export XDG_CACHE_HOME="$build/cache"
-exec ctest --test-dir "$build" --output-on-failure -L "$labels" -E '^scipy_conformance$'
+exec ctest --test-dir "$build" --output-on-failure --parallel "$(nproc)" -L "$labels" -E '^scipy_conformance$'

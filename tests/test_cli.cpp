@@ -107,6 +107,60 @@ private slots:
         writeText(path(QStringLiteral("corrupt.npy")), "this is not a NumPy file\n");
     }
 
+    // Image formats live in a module the engine opens on first use (core/src/codecs_abi.h):
+    // a .npy run and --help never load OpenCV's codecs (and the some 140 libraries they bring),
+    // a PNG run does. Where the module cannot be opened, .npy still works and an image file
+    // fails in one line that says why, with nothing written.
+    void imageCodecsLoadOnlyWhenUsed()
+    {
+        if (!imageFormatsAvailable()) QSKIP("built without image formats");
+        Image img = test::randomImage(20, 14, 3, 31, true);
+        img.depth = SampleDepth::U8;
+        const QString png = path(QStringLiteral("codecs_in.png"));
+        saveImage(img, png.toStdString());
+        const QList<QPair<QString, QString>> trace{{QStringLiteral("LD_DEBUG"), QStringLiteral("files")}};
+        const auto loadsCodecs = [](const CliRun& r) { return r.err.contains("libopencv_imgcodecs"); };
+
+        const CliRun npy = runCli({gray(), path(QStringLiteral("codecs_out.npy")), "-k", "1 2 1"}, trace);
+        QCOMPARE(npy.exitCode, 0);
+        QVERIFY2(npy.err.contains("libfftw3f"), "the loader's trace names the libraries it loads"); // the probe works
+        QVERIFY(!loadsCodecs(npy));
+        const CliRun help = runCli({"--help"}, trace);
+        QCOMPARE(help.exitCode, 0);
+        QVERIFY(!loadsCodecs(help));
+        const CliRun image = runCli({png, path(QStringLiteral("codecs_out.png")), "-k", "1 2 1"}, trace);
+        QCOMPARE(image.exitCode, 0);
+        QVERIFY(loadsCodecs(image));
+
+        const QString absent = path(QStringLiteral("no-such-module.so"));
+        const QList<QPair<QString, QString>> missing{{QStringLiteral("CONVLAB_CODECS"), absent}};
+        const QString npyOut = path(QStringLiteral("codecs_missing.npy"));
+        QCOMPARE(runCli({gray(), npyOut, "-k", "1 2 1"}, missing).exitCode, 0);
+        QVERIFY(QFile::exists(npyOut));
+        const QString why = QStringLiteral("image formats are unavailable: cannot open the codec module (%1: no such file)").arg(absent);
+        const QString unread = path(QStringLiteral("codecs_unread.npy"));
+        const CliRun read = runCli({png, unread, "-k", "1 2 1"}, missing);
+        QCOMPARE(read.exitCode, 1);
+        QCOMPARE(QString::fromUtf8(read.err).trimmed(),
+                 QStringLiteral("convlab-cli: error: cannot read '%1': %2").arg(png, why));
+        QVERIFY(!QFile::exists(unread));
+        const QString unwritten = path(QStringLiteral("codecs_unwritten.png"));
+        const CliRun write = runCli({gray(), unwritten, "-k", "1 2 1"}, missing);
+        QCOMPARE(write.exitCode, 1);
+        QVERIFY2(write.err.contains(("cannot write '" + unwritten + "': " + why).toUtf8()), write.err.constData());
+        QVERIFY(!QFile::exists(unwritten));
+        const CliRun version = runCli({"--version"}, missing);
+        QCOMPARE(version.exitCode, 0);
+        QVERIFY2(version.out.contains(("image formats: no (.npy only: cannot open the codec module (" + absent).toUtf8()),
+                 version.out.constData());
+
+        // Not a module: the loader's own words, with the file named.
+        const CliRun foreign = runCli({png, unread, "-k", "1 2 1"}, {{QStringLiteral("CONVLAB_CODECS"), gray()}});
+        QCOMPARE(foreign.exitCode, 1);
+        QVERIFY2(foreign.err.contains(("cannot open the codec module (" + gray() + ": ").toUtf8()), foreign.err.constData());
+        QVERIFY(!QFile::exists(unread));
+    }
+
     // Control bytes in the input (an escape sequence in kernel text, a binary kernel file)
     // never reach the terminal raw: the one error line shows them as \xNN.
     void controlBytesAreNotEchoed()

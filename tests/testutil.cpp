@@ -2,6 +2,7 @@
 #include "testutil.h"
 
 #include <QProcess>
+#include <QProcessEnvironment>
 
 #include <algorithm>
 #include <cmath>
@@ -108,9 +109,14 @@ int exampleIndex(const BorderModeInfo& mode, int p)
 QString cliPath() { return QStringLiteral(CONVLAB_CLI_PATH); }
 QString sourceDir() { return QStringLiteral(CONVLAB_SOURCE_DIR); }
 
-CliRun runCli(const QStringList& args)
+CliRun runCli(const QStringList& args) { return runCli(args, {}); }
+
+CliRun runCli(const QStringList& args, const QList<QPair<QString, QString>>& environment)
 {
     QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    for (const auto& [name, value] : environment) env.insert(name, value);
+    p.setProcessEnvironment(env);
     p.start(cliPath(), args);
     CliRun r;
     if (!p.waitForFinished(300000)) {

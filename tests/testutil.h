@@ -2,6 +2,8 @@
 // Shared helpers for the Qt Test suites.
 #pragma once
 #include <QByteArray>
+#include <QList>
+#include <QPair>
 #include <QString>
 #include <QStringList>
 #include <QTemporaryDir>
@@ -73,5 +75,7 @@ struct CliRun {
     QByteArray err;
 };
 CliRun runCli(const QStringList& args);
+// The same with these variables added to (or, for an empty value, set empty in) the environment.
+CliRun runCli(const QStringList& args, const QList<QPair<QString, QString>>& environment);
 
 } // namespace convlab::test

@@ -782,9 +782,10 @@ void MainWindow::about()
 {
     std::string why;
     const bool cuda = convlab::cudaAvailable(&why);
-    const QString formats = convlab::imageFormatsAvailable()
+    std::string formatsWhy;
+    const QString formats = convlab::imageFormatsAvailable(&formatsWhy)
                                 ? tr("PNG, JPEG, TIFF, BMP, PNM, WebP through OpenCV imgcodecs (via the engine); .npy")
-                                : tr(".npy only (this build has no OpenCV)");
+                                : tr(".npy only (%1)").arg(QString::fromStdString(formatsWhy).toHtmlEscaped());
     QMessageBox::about(this, tr("About ConvLab"),
                        tr("<h3>ConvLab %1</h3><p>A workbench for image convolution.</p>"
                           "<p>Qt %2 (built with %3)<br>Image files: %4<br>CUDA: %5</p>"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Pieces shared by the file readers and writers (npy.cpp, io.cpp, io_opencv.cpp).
+// Pieces shared by the file readers and writers (npy.cpp, io.cpp, io_formats.cpp).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -42,7 +42,7 @@ struct ImageHeader {
 // for a claimed size over checkImageSize's limits, before a decoder allocates anything.
 ImageHeader inspectImageFile(const std::string& path);
 
-// Image formats through OpenCV imgcodecs (io_opencv.cpp), or errors saying they are not built
+// Image formats through OpenCV imgcodecs (io_formats.cpp, by way of the codec module), or errors saying they are not built
 // in (io_noopencv.cpp).
 DecodedImage decodeImageOpenCV(const std::string& path);
 void saveImageOpenCV(const Image& img, const std::string& path, const SaveOptions& opts);

@@ -6,7 +6,11 @@
 
 namespace convlab {
 
-bool imageFormatsAvailable() { return false; }
+bool imageFormatsAvailable(std::string* why)
+{
+    if (why) *why = "this build has no OpenCV";
+    return false;
+}
 
 namespace detail {
 

@@ -28,8 +28,10 @@ struct SaveOptions {
 Image readNpy(const std::string& path);
 void writeNpy(const Image& img, const std::string& path, const SaveOptions& opts = {});
 
-// Whether image formats (PNG, JPEG, TIFF, BMP, PNM, WebP) are built in (OpenCV imgcodecs).
-bool imageFormatsAvailable();
+// Whether image formats (PNG, JPEG, TIFF, BMP, PNM, WebP) can be read and written (OpenCV
+// imgcodecs, in a module the engine opens on first use: this call opens it). When not, `why`
+// (if given) says why: the build has no OpenCV, or the module did not open.
+bool imageFormatsAvailable(std::string* why = nullptr);
 
 // Loads by extension: .npy through readNpy, everything else through OpenCV. Colour files come
 // in as RGB(A) channel order. Throws convlab::Error naming the file and the problem.

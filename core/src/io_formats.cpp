@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Image formats (PNG, JPEG, TIFF, BMP, PNM, WebP) through OpenCV imgcodecs. OpenCV keeps colour
-// as interleaved BGR(A); the engine keeps planar RGB(A).
-#include <opencv2/core.hpp>
-#include <opencv2/imgcodecs.hpp>
-
+// Image formats (PNG, JPEG, TIFF, BMP, PNM, WebP) through OpenCV imgcodecs, which the codec
+// module (codecs_abi.h) opens on first use. The codecs keep colour as interleaved BGR(A); the
+// engine keeps planar RGB(A). What each format holds, how samples are mapped and what the
+// codecs' messages mean are decided here; the module only moves pixels.
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "codecs.h"
 #include "convlab/error.h"
 #include "convlab/io.h"
 #include "fsutil.h"
@@ -24,7 +24,12 @@
 
 namespace convlab {
 
-bool imageFormatsAvailable() { return true; }
+bool imageFormatsAvailable(std::string* why)
+{
+    const std::string problem = detail::imageCodecsProblem();
+    if (why) *why = problem;
+    return problem.empty();
+}
 
 namespace detail {
 namespace {
@@ -64,7 +69,9 @@ const Format& formatFor(const std::string& path)
     const std::string ext = lowerExtension(path);
     for (const Format& f : formats())
         if (std::find(f.extensions.begin(), f.extensions.end(), ext) != f.extensions.end()) {
-            if (!cv::haveImageWriter(path)) writeFail(path, std::string("this OpenCV build has no ") + f.name + " writer");
+            const convlab_codecs& codecs = imageCodecs("cannot write '" + path + "'");
+            if (!codecs.has_writer(path.c_str()))
+                writeFail(path, std::string("this OpenCV build has no ") + f.name + " writer");
             return f;
         }
     writeFail(path, (ext.empty() ? std::string("no file extension") : "unknown image format '" + ext + "'") +
@@ -127,22 +134,31 @@ std::vector<int> channelPlan(int channels, bool hasAlpha, const Format& f, const
     return plan;
 }
 
-template <class T> cv::Mat pack(const Image& img, const std::vector<int>& plan, int cvDepth, SampleDepth depth, OutputMap map)
+// Interleaved samples for an encoder, and the view of them the codec module takes.
+struct EncoderInput {
+    std::vector<unsigned char> bytes;
+    convlab_codec_image view{};
+};
+
+template <class T> EncoderInput pack(const Image& img, const std::vector<int>& plan, int codecDepth, SampleDepth depth, OutputMap map)
 {
     const int n = int(plan.size());
-    cv::Mat m(img.height, img.width, CV_MAKETYPE(cvDepth, n));
+    EncoderInput e;
+    const std::size_t step = sizeof(T) * std::size_t(img.width) * n;
+    e.bytes.resize(step * img.height);
+    e.view = {img.width, img.height, n, codecDepth, e.bytes.data(), step, nullptr};
     std::vector<int> src(plan);
     if (n >= 3) std::swap(src[0], src[2]); // RGB(A) -> BGR(A)
     const SampleMapping mapping(img, depth, map); // integer depths only
     for (int y = 0; y < img.height; ++y) {
-        T* row = m.ptr<T>(y);
+        T* row = reinterpret_cast<T*>(e.bytes.data() + step * y);
         for (int x = 0; x < img.width; ++x)
             for (int k = 0; k < n; ++k) {
                 const float v = img.at(src[k], y, x);
                 row[std::size_t(x) * n + k] = static_cast<T>(depth == SampleDepth::F32 ? v : mapping(v));
             }
     }
-    return m;
+    return e;
 }
 
 // OpenCV's interleaved BGR(A) order: plane c (RGB(A)) is sample order[c] of a pixel.
@@ -151,13 +167,38 @@ std::array<int, 4> planeOrder(int channels)
     return channels >= 3 ? std::array<int, 4>{2, 1, 0, 3} : std::array<int, 4>{0, 1, 2, 3};
 }
 
-void unpackFloat(const cv::Mat& m, Image& img)
+// A decoded image in the codec module's storage, released with it.
+class CodecImage {
+public:
+    explicit CodecImage(const convlab_codecs& codecs) : codecs_(&codecs) {}
+    ~CodecImage() { reset(); }
+    CodecImage(const CodecImage&) = delete;
+    CodecImage& operator=(const CodecImage&) = delete;
+    CodecImage(CodecImage&& o) noexcept : codecs_(o.codecs_), image_(o.image_) { o.image_ = {}; }
+
+    void reset()
+    {
+        if (image_.owner) codecs_->release(&image_);
+        image_ = {};
+    }
+    convlab_codec_image* out() { return &image_; }
+    const convlab_codec_image& operator*() const { return image_; }
+    const convlab_codec_image* operator->() const { return &image_; }
+    bool empty() const { return !image_.data; }
+    const unsigned char* row(int y) const { return image_.data + image_.step * std::size_t(y); }
+
+private:
+    const convlab_codecs* codecs_;
+    convlab_codec_image image_{};
+};
+
+void unpackFloat(const CodecImage& m, Image& img)
 {
     const int n = img.channels;
     const std::array<int, 4> order = planeOrder(n);
     for (int c = 0; c < n; ++c)
         for (int y = 0; y < img.height; ++y) {
-            const float* row = m.ptr<float>(y) + order[c];
+            const float* row = reinterpret_cast<const float*>(m.row(y)) + order[c];
             float* out = img.plane(c) + static_cast<std::size_t>(y) * img.width;
             for (int x = 0; x < img.width; ++x) out[x] = row[std::size_t(x) * n];
         }
@@ -283,7 +324,7 @@ bool meansMissingPixels(const std::string& line)
 }
 
 struct Decoded {
-    cv::Mat mat;
+    CodecImage mat;
     std::vector<std::string> notices;
 };
 
@@ -291,20 +332,20 @@ Decoded readMat(const std::string& path)
 {
     const ImageHeader header = inspectImageFile(path); // truncation and claimed size, before any decoding
     const std::string format = header.format ? header.format : "image";
-    Decoded d;
+    const convlab_codecs& codecs = imageCodecs("cannot read '" + path + "'"); // opened before the capture
+    Decoded d{CodecImage(codecs), {}};
     std::string thrown;
     std::string output;
     {
         StderrCapture capture;
-        try {
-            d.mat = cv::imread(path, cv::IMREAD_UNCHANGED);
-        } catch (const cv::Exception& e) {
-            // OpenCV's size guard reads as an assertion; say what it means.
-            thrown = e.err.find("CV_IO_MAX_IMAGE") != std::string::npos
-                         ? "the image is too large to load (OpenCV refuses more than 2^30 pixels or sides over 2^20)"
-                         : e.err;
-            d.mat.release();
-        }
+        char message[1024] = "";
+        const int status = codecs.read(path.c_str(), d.mat.out(), message, sizeof message);
+        // OpenCV's size guard reads as an assertion; say what it means.
+        if (status == CONVLAB_CODEC_TOO_LARGE)
+            thrown = "the image is too large to load (OpenCV refuses more than 2^30 pixels or sides over 2^20)";
+        else if (status == CONVLAB_CODEC_THREW)
+            thrown = message;
+        if (status != CONVLAB_CODEC_OK) d.mat.reset();
         output = capture.finish();
     }
     const std::vector<std::string> lines = messageLines(output);
@@ -319,29 +360,29 @@ Decoded readMat(const std::string& path)
                                            (said.empty() ? std::string() : ": " + said));
     if (std::any_of(lines.begin(), lines.end(), meansMissingPixels))
         failRead(path, "truncated or corrupt " + format + ": " + said);
-    if (d.mat.channels() > 4) failRead(path, std::to_string(d.mat.channels()) + " channels; 1 to 4 are supported");
+    if (d.mat->channels > 4) failRead(path, std::to_string(d.mat->channels) + " channels; 1 to 4 are supported");
     for (const std::string& line : lines) d.notices.push_back("reading '" + path + "': " + excerpt({line}));
     return d;
 }
 
 // 8- or 16-bit samples as decoded (interleaved BGR(A)).
-PackedImage packedFrom(const cv::Mat& m, const std::string& path)
+PackedImage packedFrom(const CodecImage& m, const std::string& path)
 {
     PackedImage p;
-    p.width = m.cols;
-    p.height = m.rows;
-    p.channels = m.channels();
-    p.depth = m.depth() == CV_16U ? SampleDepth::U16 : SampleDepth::U8;
+    p.width = m->width;
+    p.height = m->height;
+    p.channels = m->channels;
+    p.depth = m->depth == CONVLAB_CODEC_U16 ? SampleDepth::U16 : SampleDepth::U8;
     p.hasAlpha = p.channels == 2 || p.channels == 4;
     p.order = planeOrder(p.channels);
-    p.stride = static_cast<std::size_t>(m.cols) * m.channels() * m.elemSize1();
+    p.stride = static_cast<std::size_t>(m->width) * m->channels * (p.depth == SampleDepth::U16 ? 2 : 1);
     try {
         checkImageSize(p.width, p.height, p.channels);
     } catch (const Error& e) {
         failRead(path, e.what());
     }
-    p.bytes.resize(p.stride * m.rows);
-    for (int y = 0; y < m.rows; ++y) std::memcpy(p.bytes.data() + p.stride * y, m.ptr(y), p.stride);
+    p.bytes.resize(p.stride * m->height);
+    for (int y = 0; y < m->height; ++y) std::memcpy(p.bytes.data() + p.stride * y, m.row(y), p.stride);
     return p;
 }
 
@@ -350,18 +391,17 @@ PackedImage packedFrom(const cv::Mat& m, const std::string& path)
 DecodedImage decodeImageOpenCV(const std::string& path)
 {
     Decoded decoded = readMat(path);
-    cv::Mat& m = decoded.mat;
+    const CodecImage& m = decoded.mat;
     DecodedImage d;
     d.notices = std::move(decoded.notices);
-    switch (m.depth()) {
-    case CV_8U:
-    case CV_16U: d.samples = packedFrom(m, path); return d;
-    case CV_32F: break;
-    case CV_64F: m.convertTo(m, CV_32F); break;
+    switch (m->depth) {
+    case CONVLAB_CODEC_U8:
+    case CONVLAB_CODEC_U16: d.samples = packedFrom(m, path); return d;
+    case CONVLAB_CODEC_F32: break; // 64-bit float files come as float32 from the module
     default: failRead(path, "unsupported sample type (8-bit, 16-bit unsigned and float files are supported)");
     }
     try {
-        d.image = Image::uninitialized(m.cols, m.rows, m.channels(), SampleDepth::F32); // unpackFloat writes every sample
+        d.image = Image::uninitialized(m->width, m->height, m->channels, SampleDepth::F32); // unpackFloat writes every sample
     } catch (const Error& e) {
         failRead(path, e.what());
     }
@@ -376,25 +416,23 @@ void saveImageOpenCV(const Image& img, const std::string& path, const SaveOption
     const Format& f = formatFor(path);
     const SampleDepth depth = targetDepth(img, f, opts, path);
     const std::vector<int> plan = channelPlan(img.channels, img.hasAlpha, f, path);
-    cv::Mat m;
+    EncoderInput m;
     switch (depth) {
-    case SampleDepth::U8: m = pack<std::uint8_t>(img, plan, CV_8U, depth, opts.map); break;
-    case SampleDepth::U16: m = pack<std::uint16_t>(img, plan, CV_16U, depth, opts.map); break;
-    case SampleDepth::F32: m = pack<float>(img, plan, CV_32F, depth, opts.map); break;
+    case SampleDepth::U8: m = pack<std::uint8_t>(img, plan, CONVLAB_CODEC_U8, depth, opts.map); break;
+    case SampleDepth::U16: m = pack<std::uint16_t>(img, plan, CONVLAB_CODEC_U16, depth, opts.map); break;
+    case SampleDepth::F32: m = pack<float>(img, plan, CONVLAB_CODEC_F32, depth, opts.map); break;
     }
-    std::vector<int> params;
-    if (std::string(f.name) == "JPEG") params = {cv::IMWRITE_JPEG_QUALITY, 95};
+    convlab_codec_write_options options{};
+    if (std::string(f.name) == "JPEG") options.jpeg_quality = 95;
     // LZW (libtiff's COMPRESSION_LZW = 5): lossless for every depth, where OpenCV's default for
     // 3-channel float is the lossy LogLuv.
-    if (std::string(f.name) == "TIFF") params = {cv::IMWRITE_TIFF_COMPRESSION, 5};
+    if (std::string(f.name) == "TIFF") options.tiff_compression = 5;
+    const convlab_codecs& codecs = imageCodecs("cannot write '" + path + "'");
     detail::writeFileAtomically(path, [&](const std::string& tmp) {
-        bool ok = false;
-        try {
-            ok = cv::imwrite(tmp, m, params);
-        } catch (const cv::Exception& e) {
-            writeFail(path, e.err);
-        }
-        if (!ok) writeFail(path, std::string("the ") + f.name + " encoder failed");
+        char message[1024] = "";
+        const int status = codecs.write(tmp.c_str(), &m.view, &options, message, sizeof message);
+        if (status == CONVLAB_CODEC_THREW) writeFail(path, message);
+        if (status != CONVLAB_CODEC_OK) writeFail(path, std::string("the ") + f.name + " encoder failed");
     });
 }
 
