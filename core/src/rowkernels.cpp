@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Baseline build of the row kernels and the run-time choice between the builds.
+#include <atomic>
 #include <algorithm>
 #include <cstdlib>
 #include <cmath>
@@ -66,10 +67,16 @@ std::size_t lastLevelCacheBytes()
     return largest > 0 ? largest : std::size_t(32) << 20; // unknown: a server's last level
 }
 
+std::atomic<int> forcedForTests{-1};
+
 } // namespace
+
+StreamingForcedForTests::StreamingForcedForTests(bool streams) { forcedForTests.store(streams ? 1 : 0); }
+StreamingForcedForTests::~StreamingForcedForTests() { forcedForTests.store(-1); }
 
 bool outputsBypassCaches(std::size_t bytes)
 {
+    if (const int test = forcedForTests.load(std::memory_order_relaxed); test >= 0) return test == 1;
     static const std::size_t cache = lastLevelCacheBytes();
     // CONVLAB_STREAMING=0 keeps every store cached, =1 streams every output (benchmarks compare).
     static const int forced = [] {
