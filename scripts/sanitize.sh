@@ -8,8 +8,8 @@
 # cannot pass by failing for the wrong reason.
 #
 # Left out, because the normal test run covers them and they would double this script's time:
-# scipy_conformance (about 6 minutes unsanitized; it checks the CLI's numbers against scipy,
-# and test_cli already runs the CLI's code paths under the sanitizers here).
+# scipy_conformance (about 2,500 CLI runs; it checks the CLI's numbers against scipy, and
+# test_cli already runs the CLI's code paths under the sanitizers here).
 #
 # Usage: scripts/sanitize.sh [BUILD_DIR] [extra cmake arguments...]   (BUILD_DIR: build-sanitize)
 # Environment: CXX picks the compiler; by default clang++-14 where installed (the fuzz targets'

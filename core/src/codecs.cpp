@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <vector>
@@ -30,8 +31,9 @@ std::vector<std::string> candidates()
     if (const char* chosen = std::getenv("CONVLAB_CODECS"); chosen && *chosen) return {chosen};
     std::vector<std::string> paths;
     if (const std::string dir = runningProgramDir(); !dir.empty())
-        paths.push_back(dir + "/" CONVLAB_CODECS_FROM_BINDIR "/libconvlab-codecs.so");
-    paths.push_back(CONVLAB_CODECS_BUILD_PATH);
+        paths.push_back((std::filesystem::path(dir) / CONVLAB_CODECS_FROM_BINDIR / "libconvlab-codecs.so").lexically_normal());
+    if (std::find(paths.begin(), paths.end(), CONVLAB_CODECS_BUILD_PATH) == paths.end()) // programs in the build
+        paths.push_back(CONVLAB_CODECS_BUILD_PATH);
     return paths;
 }
 

@@ -3,8 +3,8 @@
 // (core/codecs/opencv_codecs.cpp). The module is the only code that links OpenCV's imgcodecs,
 // and the engine opens it the first time a file other than .npy is read or written
 // (codecs.cpp): Debian's imgcodecs pulls in some 140 libraries (GDAL, GDCM, Poppler, ...) whose
-// loading and symbol binding cost about 120 ms at every process start, which every .npy run,
-// every --help and every import of the Python module would otherwise pay.
+// loading and symbol binding cost about 120 ms at every process start, which every .npy run and
+// every --help of the CLI would otherwise pay.
 //
 // Plain C types only, so that no C++ exception and no library's object crosses the boundary:
 // the module catches everything and answers with a status and a message.
