@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <string>
 #include <vector>
@@ -38,13 +39,11 @@ int cvDepth(int depth) { return depth == CONVLAB_CODEC_U16 ? CV_16U : depth == C
 int readImage(const char* path, convlab_codec_image* out, char* message, size_t size)
 {
     try {
-        auto* mat = new cv::Mat(cv::imread(path, cv::IMREAD_UNCHANGED));
-        if (mat->empty()) {
-            delete mat;
-            return CONVLAB_CODEC_REFUSED;
-        }
+        auto mat = std::make_unique<cv::Mat>(cv::imread(path, cv::IMREAD_UNCHANGED));
+        if (mat->empty()) return CONVLAB_CODEC_REFUSED;
         if (mat->depth() == CV_64F) mat->convertTo(*mat, CV_32F);
-        *out = {mat->cols, mat->rows, mat->channels(), depthOf(*mat), mat->data, mat->step[0], mat};
+        *out = {mat->cols, mat->rows, mat->channels(), depthOf(*mat), mat->data, mat->step[0], mat.get()};
+        mat.release(); // the image's owner until releaseImage
         return CONVLAB_CODEC_OK;
     } catch (const cv::Exception& e) {
         say(e.err, message, size);
@@ -54,6 +53,9 @@ int readImage(const char* path, convlab_codec_image* out, char* message, size_t 
         return CONVLAB_CODEC_THREW;
     } catch (const std::exception& e) {
         say(e.what(), message, size);
+        return CONVLAB_CODEC_THREW;
+    } catch (...) { // nothing crosses the C interface
+        say("the codec library threw an unknown exception", message, size);
         return CONVLAB_CODEC_THREW;
     }
 }
@@ -85,6 +87,9 @@ int writeImage(const char* path, const convlab_codec_image* image, const convlab
         return CONVLAB_CODEC_THREW;
     } catch (const std::exception& e) {
         say(e.what(), message, size);
+        return CONVLAB_CODEC_THREW;
+    } catch (...) { // nothing crosses the C interface
+        say("the codec library threw an unknown exception", message, size);
         return CONVLAB_CODEC_THREW;
     }
 }

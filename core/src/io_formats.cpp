@@ -182,7 +182,6 @@ public:
         image_ = {};
     }
     convlab_codec_image* out() { return &image_; }
-    const convlab_codec_image& operator*() const { return image_; }
     const convlab_codec_image* operator->() const { return &image_; }
     bool empty() const { return !image_.data; }
     const unsigned char* row(int y) const { return image_.data + image_.step * std::size_t(y); }
@@ -324,11 +323,11 @@ bool meansMissingPixels(const std::string& line)
 }
 
 struct Decoded {
-    CodecImage mat;
+    CodecImage image;
     std::vector<std::string> notices;
 };
 
-Decoded readMat(const std::string& path)
+Decoded readCodecImage(const std::string& path)
 {
     const ImageHeader header = inspectImageFile(path); // truncation and claimed size, before any decoding
     const std::string format = header.format ? header.format : "image";
@@ -339,13 +338,13 @@ Decoded readMat(const std::string& path)
     {
         StderrCapture capture;
         char message[1024] = "";
-        const int status = codecs.read(path.c_str(), d.mat.out(), message, sizeof message);
+        const int status = codecs.read(path.c_str(), d.image.out(), message, sizeof message);
         // OpenCV's size guard reads as an assertion; say what it means.
         if (status == CONVLAB_CODEC_TOO_LARGE)
             thrown = "the image is too large to load (OpenCV refuses more than 2^30 pixels or sides over 2^20)";
         else if (status == CONVLAB_CODEC_THREW)
             thrown = message;
-        if (status != CONVLAB_CODEC_OK) d.mat.reset();
+        if (status != CONVLAB_CODEC_OK) d.image.reset();
         output = capture.finish();
     }
     const std::vector<std::string> lines = messageLines(output);
@@ -354,13 +353,13 @@ Decoded readMat(const std::string& path)
         if (line.starts_with("Corrupt JPEG data: ")) line.erase(0, std::strlen("Corrupt JPEG data: "));
     const std::string said = excerpt(plain);
     if (!thrown.empty()) failRead(path, thrown + (said.empty() ? "" : " (" + said + ")"));
-    if (d.mat.empty())
+    if (d.image.empty())
         failRead(path, header.format ? "corrupt " + format + ": " + (said.empty() ? "the decoder refused it" : said)
                                      : "not an image file OpenCV can decode, or the file is corrupt" +
                                            (said.empty() ? std::string() : ": " + said));
     if (std::any_of(lines.begin(), lines.end(), meansMissingPixels))
         failRead(path, "truncated or corrupt " + format + ": " + said);
-    if (d.mat->channels > 4) failRead(path, std::to_string(d.mat->channels) + " channels; 1 to 4 are supported");
+    if (d.image->channels > 4) failRead(path, std::to_string(d.image->channels) + " channels; 1 to 4 are supported");
     for (const std::string& line : lines) d.notices.push_back("reading '" + path + "': " + excerpt({line}));
     return d;
 }
@@ -390,8 +389,8 @@ PackedImage packedFrom(const CodecImage& m, const std::string& path)
 
 DecodedImage decodeImageOpenCV(const std::string& path)
 {
-    Decoded decoded = readMat(path);
-    const CodecImage& m = decoded.mat;
+    Decoded decoded = readCodecImage(path);
+    const CodecImage& m = decoded.image;
     DecodedImage d;
     d.notices = std::move(decoded.notices);
     switch (m->depth) {

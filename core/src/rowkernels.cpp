@@ -67,22 +67,26 @@ std::size_t lastLevelCacheBytes()
     return largest > 0 ? largest : std::size_t(32) << 20; // unknown: a server's last level
 }
 
-std::atomic<int> forcedForTests{-1};
+// 0: every store cached, 1: every output streamed, -1: by size. CONVLAB_STREAMING=0 or =1
+// sets it for the process (benchmarks compare), StreamingForcedForTests for a while.
+std::atomic<int>& forcedStreaming()
+{
+    static std::atomic<int> forced{[] {
+        const char* v = std::getenv("CONVLAB_STREAMING");
+        return v && std::string(v) == "0" ? 0 : v && std::string(v) == "1" ? 1 : -1;
+    }()};
+    return forced;
+}
 
 } // namespace
 
-StreamingForcedForTests::StreamingForcedForTests(bool streams) { forcedForTests.store(streams ? 1 : 0); }
-StreamingForcedForTests::~StreamingForcedForTests() { forcedForTests.store(-1); }
+StreamingForcedForTests::StreamingForcedForTests(bool streams) : previous_(forcedStreaming().exchange(streams ? 1 : 0)) {}
+StreamingForcedForTests::~StreamingForcedForTests() { forcedStreaming().store(previous_); }
 
 bool outputsBypassCaches(std::size_t bytes)
 {
-    if (const int test = forcedForTests.load(std::memory_order_relaxed); test >= 0) return test == 1;
     static const std::size_t cache = lastLevelCacheBytes();
-    // CONVLAB_STREAMING=0 keeps every store cached, =1 streams every output (benchmarks compare).
-    static const int forced = [] {
-        const char* v = std::getenv("CONVLAB_STREAMING");
-        return v && std::string(v) == "0" ? 0 : v && std::string(v) == "1" ? 1 : -1;
-    }();
+    const int forced = forcedStreaming().load(std::memory_order_relaxed);
     // Not past 48 MiB, whatever the cache the system lists: a virtual machine may list the
     // host's whole last level, shared with its other tenants (480 MiB on a 2-vCPU Xeon guest,
     // where a 64 MiB 3x3 output streamed 1.55x faster than cached and a 47 MiB one ran even;

@@ -69,15 +69,18 @@ const RowKernels& rowKernels();
 // read, and each would first be read from memory. CONVLAB_STREAMING=0 says no to every size.
 bool outputsBypassCaches(std::size_t bytes);
 
-// For the tests: while one is alive, outputsBypassCaches answers `streams` for every size, so a
-// test can compare a streamed run with a cached one of the same output bit for bit. One at a
-// time, and not while other threads are starting runs.
+// For the tests: while one is alive, outputsBypassCaches answers `streams` for every size (as
+// CONVLAB_STREAMING does for a whole process), so a test can compare a streamed run with a
+// cached one of the same output bit for bit. Not while other threads are starting runs.
 class StreamingForcedForTests {
 public:
     explicit StreamingForcedForTests(bool streams);
     ~StreamingForcedForTests();
     StreamingForcedForTests(const StreamingForcedForTests&) = delete;
     StreamingForcedForTests& operator=(const StreamingForcedForTests&) = delete;
+
+private:
+    int previous_;
 };
 
 } // namespace convlab::detail
