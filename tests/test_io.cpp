@@ -737,6 +737,21 @@ for v in ((2, 0), (3, 0)):
         QVERIFY2(msg.contains("order"), qPrintable(msg));
     }
 
+    // The image-format cases below skip only in a build without OpenCV: in one with it, the
+    // codec module must open (codecs_abi.h), and a build without says so.
+    void imageFormatsOpenWhereBuilt()
+    {
+        std::string why;
+        const bool available = imageFormatsAvailable(&why);
+#ifdef CONVLAB_TEST_BUILT_WITH_OPENCV
+        QVERIFY2(available, why.c_str());
+        QVERIFY(why.empty());
+#else
+        QVERIFY(!available);
+        QCOMPARE(why, std::string("this build has no OpenCV"));
+#endif
+    }
+
     void imageFormatsWithoutOpenCV()
     {
         if (imageFormatsAvailable()) QSKIP("this build has image formats (OpenCV)");
