@@ -875,9 +875,9 @@ private slots:
                     float* cached = storage.data() + misalign;
                     float* streamed = storage.data() + 2 * stride + misalign;
                     std::fill(storage.begin(), storage.end(), -1.0f);
-                    const bool finiteCached = rk.correlate2dPair(rows.data(), k.values.data(), kw, kh, w, 0.5f, 0.25f,
+                    const bool finiteCached = rk.correlate2dPair(rows.data(), k.values.data(), kw, kh, 1, w, 0.5f, 0.25f,
                                                                  cached, cached + stride, false, 0);
-                    const bool finiteStreamed = rk.correlate2dPair(rows.data(), k.values.data(), kw, kh, w, 0.5f,
+                    const bool finiteStreamed = rk.correlate2dPair(rows.data(), k.values.data(), kw, kh, 1, w, 0.5f,
                                                                    0.25f, streamed, streamed + stride, true, 0);
                     QVERIFY(finiteCached && finiteStreamed);
                     for (int r = 0; r < 2; ++r)
@@ -1012,7 +1012,7 @@ private slots:
     // an output does not depend on the group of rows it was computed in: for kernels it runs
     // itself and ones it hands to pairs, widths through every block, vector and scalar path,
     // rows holding exactly the values they may read, prefetch distances past the buffers, and
-    // streamed stores asked for.
+    // streamed stores asked for; and taps a pixel of 2, 3 or 4 channels apart (interleaved rows).
     void quadRowsKeepTheTapOrder()
     {
         const detail::RowKernels& rk = detail::rowKernels();
@@ -1022,33 +1022,34 @@ private slots:
         const int kernels[][2] = {{3, 3}, {5, 5}, {2, 7}, {7, 3}, {9, 9}, {11, 11}, {3, 5}, {4, 1}};
         for (const auto& ks : kernels)
             for (int w : {1, 15, 16, 17, 63, 64, 65, 130, 1030})
+                for (int step : {1, 2, 3, 4})
                 for (bool stream : {false, true}) {
                     const int kw = ks[0], kh = ks[1];
                     std::vector<std::vector<float>> rowData;
                     std::vector<const float*> rows;
                     for (int r = 0; r < kh + 3; ++r) {
-                        const Image row = randomImage(w + kw - 1, 1, 1, seed++);
+                        const Image row = randomImage(w + (kw - 1) * step, 1, 1, seed++);
                         rowData.emplace_back(row.data.begin(), row.data.end()); // exactly sized
                     }
                     for (const auto& r : rowData) rows.push_back(r.data());
                     const Kernel k = randomKernel(kw, kh, KernelKind::Dense, seed++);
                     std::vector<std::vector<float>> out(4, std::vector<float>(static_cast<std::size_t>(w) + 1, -1.0f));
                     float* const outs[4] = {out[0].data(), out[1].data(), out[2].data(), out[3].data()};
-                    QVERIFY(rk.correlate2dQuad(rows.data(), k.values.data(), kw, kh, w, scale, offset, outs, stream,
+                    QVERIFY(rk.correlate2dQuad(rows.data(), k.values.data(), kw, kh, step, w, scale, offset, outs, stream,
                                                std::ptrdiff_t(1) << 40));
                     for (int j = 0; j < 4; ++j) {
                         for (int x = 0; x < w; ++x) {
                             float sum = 0.0f;
                             for (int v = 0; v < kh; ++v)
                                 for (int u = 0; u < kw; ++u) {
-                                    const float t = k.values[v * kw + u], in = rowData[j + v][x + u];
+                                    const float t = k.values[v * kw + u], in = rowData[j + v][x + u * step];
                                     sum = fused ? std::fma(t, in, sum) : sum + t * in;
                                 }
                             const float expected = fused ? std::fma(sum, scale, offset) : sum * scale + offset;
                             if (std::memcmp(&expected, &out[j][x], sizeof expected) != 0)
-                                QFAIL(qPrintable(QString("k%1x%2 w %3 row %4 x %5: %6, taps in order give %7")
+                                QFAIL(qPrintable(QString("k%1x%2 w %3 step %8 row %4 x %5: %6, taps in order give %7")
                                                      .arg(kw).arg(kh).arg(w).arg(j).arg(x)
-                                                     .arg(out[j][x], 0, 'g', 9).arg(expected, 0, 'g', 9)));
+                                                     .arg(out[j][x], 0, 'g', 9).arg(expected, 0, 'g', 9).arg(step)));
                         }
                         QCOMPARE(out[j][w], -1.0f); // nothing past the row
                     }
@@ -1244,11 +1245,18 @@ private slots:
         struct Case {
             int w, h, step, first, count, kw, kh;
             KernelKind kind;
+            bool alphaKept = true; // four channels: the last is alpha, copied through
         };
+        // Views of whole pixels (first 0, count == step, every channel filtered) are filtered
+        // where they lie by direct (Job::wholePixels): among them images narrower than the
+        // kernel's reach (whole padded rows), even and one-sided kernels, rows of fewer samples
+        // than a vector.
         const Case cases[] = {{37, 29, 3, 0, 3, 3, 3, KernelKind::Dense},   {64, 40, 4, 0, 4, 5, 5, KernelKind::Rank1},
                               {130, 61, 5, 1, 3, 17, 9, KernelKind::Dense}, {1, 1, 3, 0, 3, 3, 3, KernelKind::Dense},
                               {3, 2, 2, 0, 2, 5, 5, KernelKind::Rank2},     {75, 300, 7, 4, 3, 7, 7, KernelKind::Rank2},
-                              {50, 33, 2, 1, 1, 4, 6, KernelKind::Rank1}};
+                              {50, 33, 2, 1, 1, 4, 6, KernelKind::Rank1},   {33, 17, 4, 0, 4, 3, 3, KernelKind::Dense, false},
+                              {40, 23, 3, 0, 3, 9, 3, KernelKind::Dense},   {6, 9, 3, 0, 3, 13, 5, KernelKind::Dense},
+                              {21, 5, 2, 0, 2, 2, 7, KernelKind::Dense},    {5, 3, 4, 0, 4, 1, 3, KernelKind::Rank1, false}};
         for (const Case& t : cases)
             for (const BorderModeInfo& mode : borderModes())
                 for (Method m : {Method::Direct, Method::Separable, Method::Fft, Method::Reference})
@@ -1257,7 +1265,7 @@ private slots:
                                                  .arg(t.w).arg(t.h).arg(t.step).arg(t.first).arg(t.first + t.count - 1)
                                                  .arg(mode.name, QString::fromStdString(methodName(m))).arg(threads);
                         Image planar = randomImage(t.w, t.h, t.count, 31u + t.w);
-                        planar.hasAlpha = t.count == 4;
+                        planar.hasAlpha = t.count == 4 && t.alphaKept;
                         if (t.w * t.h > 100) { // a NaN, an infinity and a sum that overflows float
                             planar.at(0, t.h / 2, t.w / 2) = std::numeric_limits<float>::quiet_NaN();
                             planar.at(t.count - 1, t.h / 3, 1) = std::numeric_limits<float>::infinity();
@@ -1277,7 +1285,14 @@ private slots:
                         ImagePlanes in = viewOf(static_cast<const float*>(pixels.data()), t.w, t.h, t.step, t.first, t.count);
                         in.hasAlpha = planar.hasAlpha;
                         const OutputPlanes out = viewOf(result.data(), t.w, t.h, t.step, t.first, t.count);
-                        convolveInto(in, p, out, nullptr);
+                        RunReport report;
+                        convolveInto(in, p, out, &report);
+                        // Whole pixels are filtered where they lie by direct, with nothing to
+                        // interleave afterwards; every other view by bands or planar copies.
+                        const bool wholePixels = t.first == 0 && t.count == t.step && !planar.hasAlpha;
+                        const bool interleaves = std::any_of(report.stages.begin(), report.stages.end(),
+                                                             [](const StageTiming& s) { return s.name == "interleave output"; });
+                        QVERIFY2(interleaves == !(wholePixels && m == Method::Direct), qPrintable(what + ": stages"));
                         bool same = true, untouched = true;
                         for (std::size_t i = 0; i < planar.planeSize(); ++i)
                             for (int s = 0; s < t.step; ++s) {

@@ -255,9 +255,26 @@ void runMethod(const MethodEngine& engine, const Job& job, Image& out, StageCloc
 {
     engine.run(job, out, clock);
 }
+// Whether the job's float source and `out` are both whole interleaved pixels of the job's
+// channels, each channel at its sample of the pixel (Job::wholePixels).
+bool wholePixels(const Job& job, const OutputPlanes& out)
+{
+    const ImagePlanes* in = job.in;
+    if (!in || in->channels != job.channels || in->pixelStep != job.channels || out.pixelStep != job.channels)
+        return false;
+    for (int c = 1; c < job.channels; ++c)
+        if (in->plane(c) != in->plane(0) + c || out.plane(c) != out.plane(0) + c) return false;
+    return true;
+}
+
 void runMethod(const MethodEngine& engine, const Job& job, const OutputPlanes& out, StageClock& clock)
 {
     if (!out.interleaved()) return engine.run(job, out, clock);
+    if (engine.runsWholePixels && wholePixels(job, out)) {
+        Job pixels = job;
+        pixels.wholePixels = true;
+        return engine.run(pixels, out, clock);
+    }
     if (engine.runsBands) return runInBands(engine, job, out, clock);
     Image planar = Image::uninitialized(job.width, job.height, job.channels);
     engine.run(job, planar, clock);

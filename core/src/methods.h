@@ -50,6 +50,11 @@ struct Job {
     // methods whose engine runs bands (MethodEngine::runsBands), whose output then holds
     // only those rows (OutputPlanes::firstRow).
     int rowBegin = 0, rowEnd = 0;
+    // The source (`in`) and the output are whole interleaved pixels of `channels` samples
+    // (pixelStep == channels, plane c at sample c of the pixel, in and out alike), for methods
+    // whose engine runs them (MethodEngine::runsWholePixels): each row is filtered as one row of
+    // width * channels samples whose taps lie a pixel apart, every channel in one pass.
+    bool wholePixels = false;
     Kernel kernel;             // correlation form, anchor resolved in ax()/ay()
     Border border;
     double scale = 1.0;        // final = scale * sum + offset
@@ -94,6 +99,9 @@ struct MethodEngine {
     // (Job::rowBegin..rowEnd), so the engine filters interleaved pixels in bands with no copy of
     // the whole image (else it makes planar copies).
     bool runsBands;
+    // Filters whole interleaved pixels in place when the source and the output both are
+    // (Job::wholePixels): no planar rows, no band, nothing interleaved afterwards.
+    bool runsWholePixels;
     // Writes planes 0..job.channels-1 of `out` (the input's shape, or the job's band of rows;
     // pixelStep 1) and marks its stages on the clock.
     void (*run)(const Job& job, const OutputPlanes& out, StageClock& clock);

@@ -16,16 +16,30 @@
 
 namespace convlab::detail {
 
+// The sample of a row of w pixels, `pixel` samples each (1 for a plane, C for whole interleaved
+// pixels), that padded sample j reads (j < 0 or >= w * pixel: the margins), or -1 for the
+// constant: the border rule picks the pixel, and the sample keeps its channel.
+inline int paddedSampleSource(long long j, int w, int pixel, BorderMode mode)
+{
+    const long long p = j >= 0 ? j / pixel : -((-j + pixel - 1) / pixel); // the pixel, rounded down
+    const int sx = borderIndex(p, w, mode);
+    return sx < 0 ? -1 : sx * pixel + static_cast<int>(j - p * pixel);
+}
+
 class PaddedRows {
 public:
     // Plane w x h padded by left/right columns; rows addressed in padded coordinates
-    // r = input row + top, for r in [0, h + top + bottom).
-    PaddedRows(int w, int h, const Border& border, int top, int left, int right, int ringRows)
-        : w_(w), h_(h), border_(border), top_(top), left_(left), pw_(w + left + right),
-          ring_(static_cast<std::size_t>(pw_) * ringRows), tags_(ringRows, -1), cols_(left + right)
+    // r = input row + top, for r in [0, h + top + bottom). With pixel C > 1 the rows are whole
+    // interleaved pixels of C channels (Job::wholePixels): rows of w * C samples, the margins
+    // left * C and right * C samples of whole pixels.
+    PaddedRows(int w, int h, const Border& border, int top, int left, int right, int ringRows, int pixel = 1)
+        : w_(w * pixel), h_(h), border_(border), top_(top), left_(left * pixel), pw_((w + left + right) * pixel),
+          pixel_(pixel), ring_(static_cast<std::size_t>(pw_) * ringRows), tags_(ringRows, -1),
+          cols_((left + right) * pixel)
     {
-        for (int i = 0; i < left; ++i) cols_[i] = borderIndex(i - left, w, border.mode);
-        for (int i = 0; i < right; ++i) cols_[left + i] = borderIndex(w + i, w, border.mode);
+        for (int i = 0; i < left_; ++i) cols_[i] = paddedSampleSource(i - left_, w, pixel, border.mode);
+        for (int i = 0; i < (right * pixel); ++i)
+            cols_[left_ + i] = paddedSampleSource(w_ + i, w, pixel, border.mode);
     }
 
     int paddedWidth() const { return pw_; }
@@ -42,7 +56,7 @@ public:
     void reset(const ImagePlanes* image, const PackedImage* packed, int c)
     {
         plane_ = image ? image->plane(c) : nullptr;
-        step_ = image ? image->pixelStep : 1;
+        step_ = image && pixel_ == 1 ? image->pixelStep : 1; // whole pixels: rows read as they lie
         packed_ = image ? nullptr : packed;
         channel_ = c;
         std::fill(tags_.begin(), tags_.end(), -1);
@@ -78,6 +92,7 @@ private:
     int w_, h_;
     Border border_;
     int top_, left_, pw_;
+    int pixel_;
     const float* plane_ = nullptr;
     int step_ = 1; // the plane's pixelStep
     const PackedImage* packed_ = nullptr;
@@ -142,33 +157,37 @@ bool runFromBoundary(const RowSpan& s, const float* o, int w, int count, bool st
 // of their few columns. So no row is copied whole,
 // which for small kernels is as much work as the taps. 8/16-bit samples (converted as rows are
 // read), interleaved samples (gathered) and images no wider than the kernel's margins use whole
-// padded rows (PaddedRows).
+// padded rows (PaddedRows). With pixel C > 1 (Job::wholePixels) the rows are whole interleaved
+// pixels, w * C samples read where they lie, and every count of columns above is C times as
+// many samples.
 class RowWindow {
 public:
-    RowWindow(int w, int h, const Border& border, int top, int left, int right, int ringRows)
-        : w_(w), h_(h), border_(border), top_(top), left_(left), ringRows_(ringRows),
-          padded_(w, h, border, top, left, right, ringRows), interior_(ringRows), leftRows_(ringRows),
+    RowWindow(int w, int h, const Border& border, int top, int left, int right, int ringRows, int pixel = 1)
+        : w_(w * pixel), h_(h), border_(border), top_(top), left_(left * pixel), ringRows_(ringRows), pixel_(pixel),
+          padded_(w, h, border, top, left, right, ringRows, pixel), interior_(ringRows), leftRows_(ringRows),
           rightRows_(ringRows)
     {
         if (w <= left + right) return; // no interior: whole padded rows
         // The margins' spans are at least a vector of the widest build wide where the image
         // allows, so the row kernels run them as vectors rather than one output at a time.
-        leftOut_ = left > 0 ? std::max(left, kMinMarginSpan) : 0;
-        rightOut_ = right > 0 ? std::max(right, kMinMarginSpan) : 0;
-        if (leftOut_ + rightOut_ > w) {
-            leftOut_ = left;
-            rightOut_ = right;
+        const int leftSamples = left * pixel, rightSamples = right * pixel;
+        leftOut_ = left > 0 ? std::max(leftSamples, kMinMarginSpan) : 0;
+        rightOut_ = right > 0 ? std::max(rightSamples, kMinMarginSpan) : 0;
+        if (leftOut_ + rightOut_ > w_) {
+            leftOut_ = leftSamples;
+            rightOut_ = rightSamples;
         }
-        leftCols_.resize(static_cast<std::size_t>(leftOut_ + left + right));
-        rightCols_.resize(static_cast<std::size_t>(rightOut_ + left + right));
+        leftCols_.resize(static_cast<std::size_t>(leftOut_ + leftSamples + rightSamples));
+        rightCols_.resize(static_cast<std::size_t>(rightOut_ + leftSamples + rightSamples));
         for (std::size_t j = 0; j < leftCols_.size(); ++j)
-            leftCols_[j] = borderIndex(static_cast<long long>(j) - left, w, border.mode);
+            leftCols_[j] = paddedSampleSource(static_cast<long long>(j) - leftSamples, w, pixel, border.mode);
         for (std::size_t j = 0; j < rightCols_.size(); ++j)
-            rightCols_[j] = borderIndex(static_cast<long long>(w - rightOut_ - left) + static_cast<long long>(j), w,
-                                        border.mode);
+            rightCols_[j] = paddedSampleSource(static_cast<long long>(w_ - rightOut_ - leftSamples) +
+                                                   static_cast<long long>(j),
+                                               w, pixel, border.mode);
         edges_.resize((leftCols_.size() + rightCols_.size()) * static_cast<std::size_t>(ringRows));
         edgeTags_.assign(static_cast<std::size_t>(ringRows), -1);
-        constantRow_.assign(static_cast<std::size_t>(w), border.value);
+        constantRow_.assign(static_cast<std::size_t>(w_), border.value);
     }
 
     // Plane c of whichever source is given (see PaddedRows::reset).
@@ -177,7 +196,8 @@ public:
         padded_.reset(image, packed, c);
         // Interleaved samples are not rows the kernels can run over: they are gathered into
         // whole padded rows, which the channels read in turn while the row is in the caches.
-        plane_ = image && !constantRow_.empty() && !image->interleaved() ? image->plane(c) : nullptr;
+        // Whole pixels are rows of samples like a plane's.
+        plane_ = image && !constantRow_.empty() && (!image->interleaved() || pixel_ > 1) ? image->plane(c) : nullptr;
         std::fill(edgeTags_.begin(), edgeTags_.end(), -1);
     }
 
@@ -228,6 +248,7 @@ private:
     Border border_;
     static constexpr int kMinMarginSpan = 16; // floats in an AVX-512 vector
     int top_, left_, ringRows_;
+    int pixel_;                      // samples a pixel: 1, or C for whole interleaved pixels
     int leftOut_ = 0, rightOut_ = 0; // outputs read from the margins' padded copies
     PaddedRows padded_;
     const float* plane_ = nullptr; // null: whole padded rows

@@ -10,22 +10,24 @@
 namespace convlab::detail {
 
 struct RowKernels {
-    // out[x] = scale * sum_{v<kh,u<kw} k[v*kw+u] * rows[v][x+u] + offset, for x in [0, w).
-    // Returns whether every output is finite.
-    bool (*correlate2d)(const float* const* rows, const float* k, int kw, int kh, int w, float scale,
+    // out[x] = scale * sum_{v<kh,u<kw} k[v*kw+u] * rows[v][x + u*step] + offset, for x in [0, w).
+    // step is 1 for rows of one plane; C for rows of whole interleaved pixels of C channels,
+    // whose taps lie C floats apart, so one call filters every channel of the row. Returns
+    // whether every output is finite.
+    bool (*correlate2d)(const float* const* rows, const float* k, int kw, int kh, int step, int w, float scale,
                         float offset, float* out);
     // The same for two consecutive output rows: rows[0..kh] (kh+1 rows), out0 from rows 0..kh-1,
     // out1 from rows 1..kh. With `stream`, outputs go to memory past the caches where the rows
     // are vector-aligned (for outputs larger than the last-level cache: outputsBypassCaches).
     // `ahead` (floats, 0 for none): the rows the next call reads first lie this far past
     // rows[kh - 1] and rows[kh]; they are prefetched as these are read (RowSpan::rowStep).
-    bool (*correlate2dPair)(const float* const* rows, const float* k, int kw, int kh, int w, float scale,
+    bool (*correlate2dPair)(const float* const* rows, const float* k, int kw, int kh, int step, int w, float scale,
                             float offset, float* out0, float* out1, bool stream, std::ptrdiff_t ahead);
     // The same for four consecutive output rows: rows[0..kh+2], out[j] from rows j..j+kh-1, each
     // loaded vector feeding up to four outputs; `ahead` as above, for rows[kh-1..kh+2]. Where
     // prefersQuad(kw, kh) is false (or kh < 3), two correlate2dPair calls. The same bits as
     // correlate2d and correlate2dPair give each output row.
-    bool (*correlate2dQuad)(const float* const* rows, const float* k, int kw, int kh, int w, float scale,
+    bool (*correlate2dQuad)(const float* const* rows, const float* k, int kw, int kh, int step, int w, float scale,
                             float offset, float* const* out, bool stream, std::ptrdiff_t ahead);
     // Whether this build's correlate2dQuad is faster than pairs for a kw x kh kernel (measured).
     bool (*prefersQuad)(int kw, int kh);

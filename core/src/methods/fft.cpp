@@ -564,7 +564,13 @@ MethodCost calibrateFft(const CostModel& before)
 
 } // namespace
 
-const MethodEngine kFftEngine{false, false, false, runFft, fftTerms, calibrateFft};
+const MethodEngine kFftEngine{.readsPacked = false,
+                              .needsFactors = false,
+                              .runsBands = false,
+                              .runsWholePixels = false,
+                              .run = runFft,
+                              .costTerms = fftTerms,
+                              .calibrate = calibrateFft};
 
 } // namespace convlab::detail
 

@@ -26,12 +26,13 @@ double sampleAt(const Job& job, int c, int y, int x)
 
 } // namespace
 
-void rewriteOverflowedOutputs(const Job& job, int c, int y, int x0, int n, float* out)
+void rewriteOverflowedOutputs(const Job& job, int c, int y, int x0, int n, float* out, int step)
 {
     const Kernel& k = job.kernel;
     const int w = job.width, h = job.height;
     for (int i = 0; i < n; ++i) {
-        if (std::isfinite(out[i])) continue;
+        float& o = out[static_cast<std::size_t>(i) * step];
+        if (std::isfinite(o)) continue;
         const int x = x0 + i;
         double acc = 0.0;
         bool finiteSamples = true;
@@ -47,7 +48,7 @@ void rewriteOverflowedOutputs(const Job& job, int c, int y, int x0, int n, float
                 acc += double(k.at(v, u)) * s;
             }
         }
-        if (finiteSamples) out[i] = static_cast<float>(job.scale * acc + job.offset);
+        if (finiteSamples) o = static_cast<float>(job.scale * acc + job.offset);
     }
 }
 

@@ -10,9 +10,10 @@
 namespace convlab::detail {
 
 // Writes again, as scale * (double sum) + offset rounded to float, every output of row y of
-// plane c (out[x] for x in [x0, x0 + n)) that is non-finite while every sample of its footprint
+// plane c (out[(x - x0) * step] for x in [x0, x0 + n); step > 1 for a channel of whole
+// interleaved pixels) that is non-finite while every sample of its footprint
 // is finite. Outputs that a non-finite sample reaches are left as they are. The cost is the
 // kernel's taps per non-finite output, in double: at most a small multiple of the direct sum.
-void rewriteOverflowedOutputs(const Job& job, int c, int y, int x0, int n, float* out);
+void rewriteOverflowedOutputs(const Job& job, int c, int y, int x0, int n, float* out, int step = 1);
 
 } // namespace convlab::detail

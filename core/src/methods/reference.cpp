@@ -39,6 +39,12 @@ void runReference(const Job& job, const OutputPlanes& out, StageClock& clock)
 }
 
 // Never weighed by auto: it is the oracle the others are measured against, not a schedule.
-const MethodEngine kReferenceEngine{false, false, false, runReference, nullptr, nullptr};
+const MethodEngine kReferenceEngine{.readsPacked = false,
+                                    .needsFactors = false,
+                                    .runsBands = false,
+                                    .runsWholePixels = false,
+                                    .run = runReference,
+                                    .costTerms = nullptr,
+                                    .calibrate = nullptr};
 
 } // namespace convlab::detail

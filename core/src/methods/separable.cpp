@@ -360,6 +360,12 @@ MethodCost calibrateSeparable(const CostModel&)
 
 } // namespace
 
-const MethodEngine kSeparableEngine{true, true, true, runSeparable, separableTerms, calibrateSeparable};
+const MethodEngine kSeparableEngine{.readsPacked = true,
+                                    .needsFactors = true,
+                                    .runsBands = true,
+                                    .runsWholePixels = false,
+                                    .run = runSeparable,
+                                    .costTerms = separableTerms,
+                                    .calibrate = calibrateSeparable};
 
 } // namespace convlab::detail
