@@ -980,28 +980,33 @@ private slots:
     // The separable row pass (rowkernels.h, filterRow) takes short kernels' shifted vectors from
     // loaded neighbours and prefetches the next row: every output has the bits of its taps added
     // one by one in order, for widths through every block, vector and scalar path, with a row
-    // holding exactly the w + kw - 1 values it may read (a read past it shows under the address
-    // sanitizer) and prefetch distances that point past the buffer.
+    // holding exactly the w + (kw - 1) * step values it may read (a read past it shows under the
+    // address sanitizer) and prefetch distances that point past the buffer; taps one float apart
+    // and a pixel of 2 to 5 channels apart (rows of whole interleaved pixels).
     void rowPassKeepsTheTapOrder()
     {
         const detail::RowKernels& rk = detail::rowKernels();
         const bool fused = std::strcmp(rk.isa, "sse2") != 0; // the baseline build has no FMA
         std::uint32_t seed = 21;
         for (int kw : {1, 2, 3, 5, 7, 9, 17})
+            for (int step : {1, 2, 3, 4, 5})
             for (int w : {1, 7, 16, 63, 64, 65, 79, 80, 81, 150, 1030})
                 for (std::ptrdiff_t ahead : {std::ptrdiff_t(0), std::ptrdiff_t(w), std::ptrdiff_t(1) << 40}) {
-                    const Image rowImage = randomImage(w + kw - 1, 1, 1, seed++);
+                    const Image rowImage = randomImage(w + (kw - 1) * step, 1, 1, seed++);
                     const std::vector<float> in(rowImage.data.begin(), rowImage.data.end()); // exactly sized
                     const Kernel k = randomKernel(kw, 1, KernelKind::Dense, seed++);
                     std::vector<float> out(static_cast<std::size_t>(w) + 1, -1.0f);
-                    rk.filterRow(in.data(), k.values.data(), kw, w, out.data(), ahead);
+                    rk.filterRow(in.data(), k.values.data(), kw, step, w, out.data(), ahead);
                     for (int x = 0; x < w; ++x) {
                         float expected = 0.0f;
-                        for (int u = 0; u < kw; ++u)
-                            expected = fused ? std::fma(k.values[u], in[x + u], expected) : expected + k.values[u] * in[x + u];
+                        for (int u = 0; u < kw; ++u) {
+                            const float sample = in[x + u * step];
+                            expected = fused ? std::fma(k.values[u], sample, expected) : expected + k.values[u] * sample;
+                        }
                         if (std::memcmp(&expected, &out[x], sizeof expected) != 0)
-                            QFAIL(qPrintable(QString("kw %1 w %2 x %3: %4, taps in order give %5")
-                                                 .arg(kw).arg(w).arg(x).arg(out[x], 0, 'g', 9).arg(expected, 0, 'g', 9)));
+                            QFAIL(qPrintable(QString("kw %1 step %6 w %2 x %3: %4, taps in order give %5")
+                                                 .arg(kw).arg(w).arg(x).arg(out[x], 0, 'g', 9).arg(expected, 0, 'g', 9)
+                                                 .arg(step)));
                     }
                     QCOMPARE(out[w], -1.0f); // nothing past the row
                 }
@@ -1226,8 +1231,9 @@ private slots:
 
     // Interleaved pixels (a NumPy (H, W, C) array) read and written where they lie, through
     // views with a pixel step: the same bits as the planar image, every channel of a wider array
-    // outside the view untouched. Direct and separable read them in place and write bands of
-    // rows (engine.cpp runInBands); FFT and the reference get planar copies.
+    // outside the view untouched. Direct and separable filter whole pixels where they lie
+    // (Job::wholePixels), read other views in place and write bands of rows (engine.cpp
+    // runInBands); FFT and the reference get planar copies.
     void interleavedPixelsGetThePlanarBits()
     {
         // Planes [first, first + count) of interleaved storage with `step` samples a pixel.
@@ -1287,12 +1293,14 @@ private slots:
                         const OutputPlanes out = viewOf(result.data(), t.w, t.h, t.step, t.first, t.count);
                         RunReport report;
                         convolveInto(in, p, out, &report);
-                        // Whole pixels are filtered where they lie by direct, with nothing to
-                        // interleave afterwards; every other view by bands or planar copies.
+                        // Whole pixels are filtered where they lie by direct and separable, with
+                        // nothing to interleave afterwards; every other view by bands or planar
+                        // copies.
                         const bool wholePixels = t.first == 0 && t.count == t.step && !planar.hasAlpha;
                         const bool interleaves = std::any_of(report.stages.begin(), report.stages.end(),
                                                              [](const StageTiming& s) { return s.name == "interleave output"; });
-                        QVERIFY2(interleaves == !(wholePixels && m == Method::Direct), qPrintable(what + ": stages"));
+                        const bool inPlace = wholePixels && (m == Method::Direct || m == Method::Separable);
+                        QVERIFY2(interleaves == !inPlace, qPrintable(what + ": stages"));
                         bool same = true, untouched = true;
                         for (std::size_t i = 0; i < planar.planeSize(); ++i)
                             for (int s = 0; s < t.step; ++s) {

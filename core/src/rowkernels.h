@@ -31,9 +31,9 @@ struct RowKernels {
                             float offset, float* const* out, bool stream, std::ptrdiff_t ahead);
     // Whether this build's correlate2dQuad is faster than pairs for a kw x kh kernel (measured).
     bool (*prefersQuad)(int kw, int kh);
-    // out[x] = sum_{u<kw} k[u] * in[x+u]; the row the next call reads lies `ahead` floats past
-    // `in` (0: unknown), prefetched as this one is read.
-    void (*filterRow)(const float* in, const float* k, int kw, int w, float* out, std::ptrdiff_t ahead);
+    // out[x] = sum_{u<kw} k[u] * in[x + u*step] (step as for correlate2d); the row the next call
+    // reads lies `ahead` floats past `in` (0: unknown), prefetched as this one is read.
+    void (*filterRow)(const float* in, const float* k, int kw, int step, int w, float* out, std::ptrdiff_t ahead);
     // out[x] = (accumulate ? out[x] : 0) + sum_{v<kh} k[v] * rows[v][x]
     void (*combineRows)(const float* const* rows, const float* k, int kh, int w, float* out, bool accumulate);
     // The same for n (1..4) consecutive output rows: rows[0 .. kh+n-2], out[j] from rows j..j+kh-1;

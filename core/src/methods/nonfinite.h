@@ -148,10 +148,11 @@ private:
 };
 
 // Rewrites the outputs of one row that non-finite samples reach. `samples` are sorted by row;
-// out[x - x0] for x0 <= x < x0 + n is output (y, x); `flags` is scratch of at least n bytes.
+// out[(x - x0) * step] for x0 <= x < x0 + n is output (y, x) (step > 1: a channel of whole
+// interleaved pixels); `flags` is scratch of at least n bytes.
 inline void applyNonFiniteRow(const NonFiniteTerms& terms, const std::vector<NonFiniteSample>& samples, int y,
                               int x0, int n, double scale, double offset, float* out,
-                              std::vector<unsigned char>& flags)
+                              std::vector<unsigned char>& flags, int step = 1)
 {
     auto first = std::lower_bound(samples.begin(), samples.end(), y,
                                   [](const NonFiniteSample& s, int row) { return s.row < row; });
@@ -160,7 +161,7 @@ inline void applyNonFiniteRow(const NonFiniteTerms& terms, const std::vector<Non
     for (auto it = first; it != samples.end() && it->row < y + terms.height(); ++it)
         terms.add(*it, y, x0, n, flags.data());
     for (int i = 0; i < n; ++i)
-        if (flags[i]) out[i] = NonFiniteTerms::value(flags[i], scale, offset);
+        if (flags[i]) out[static_cast<std::size_t>(i) * step] = NonFiniteTerms::value(flags[i], scale, offset);
 }
 
 } // namespace convlab::detail

@@ -136,13 +136,13 @@ public:
         return !samples_.empty();
     }
 
-    // Writes the outputs x0 <= x < x0 + n of row y (out[x - x0]) that a non-finite sample
-    // reaches as the direct sum gives them.
-    void apply(int y, int x0, int n, float* out)
+    // Writes the outputs x0 <= x < x0 + n of row y (out[(x - x0) * step]) that a non-finite
+    // sample reaches as the direct sum gives them.
+    void apply(int y, int x0, int n, float* out, int step = 1)
     {
         if (!job_.in) return; // 8/16-bit samples are finite
         if (!searched_) search();
-        if (!samples_.empty()) applyNonFiniteRow(terms_, samples_, y, x0, n, job_.scale, job_.offset, out, flags_);
+        if (!samples_.empty()) applyNonFiniteRow(terms_, samples_, y, x0, n, job_.scale, job_.offset, out, flags_, step);
     }
 
 private:
@@ -180,6 +180,13 @@ private:
 
 int signOf(float v) { return (v > 0.0f) - (v < 0.0f); }
 
+// The first output of channel c in row y, whose outputs lie `pixel` samples apart: plane c's row,
+// or the channel's first sample in a row of whole pixels (plane 0's row holds every channel).
+float* channelRow(const OutputPlanes& out, int c, int y, int pixel)
+{
+    return pixel == 1 ? out.row(c, y) : out.row(0, y) + c;
+}
+
 // Whether the pass pairs give every non-finite output the reference's kind by themselves. They
 // do for one pair whose factors' products have the taps' signs (zero taps included): each term
 // is then the reference's term with a positive weight, so the +inf, -inf and NaN terms meet as
@@ -206,7 +213,12 @@ void runSeparableWithin(const Job& job, const OutputPlanes& out, StageClock& clo
     if (!job.factors) throw Error("the separable method needs the kernel's factors");
     const SeparableFactors& f = *job.factors;
     const Kernel& k = job.kernel;
-    const int w = job.width, h = job.height, kh = k.height;
+    const int width = job.width, h = job.height, kh = k.height;
+    // Whole interleaved pixels are filtered as one plane of rows of width * C samples, the row
+    // pass's taps C samples apart; the column pass is the same over such rows.
+    const int pixel = job.wholePixels ? job.channels : 1;
+    const int planes = job.wholePixels ? 1 : job.channels;
+    const int w = width * pixel; // samples a row
     const int rows = job.rowCount();
     const int left = k.ax(), right = k.width - 1 - k.ax(), top = k.ay();
     const float offset = static_cast<float>(job.offset);
@@ -214,9 +226,9 @@ void runSeparableWithin(const Job& job, const OutputPlanes& out, StageClock& clo
     const NonFiniteTerms terms(k);
     std::vector<int> colMap; // source column of every padded column (-1: the constant)
     if (job.in) {
-        colMap.resize(static_cast<std::size_t>(w + k.width - 1));
+        colMap.resize(static_cast<std::size_t>(width + k.width - 1));
         for (std::size_t j = 0; j < colMap.size(); ++j)
-            colMap[j] = borderIndex(static_cast<long long>(j) - left, w, job.border.mode);
+            colMap[j] = borderIndex(static_cast<long long>(j) - left, width, job.border.mode);
     }
     if (f.rank == 0) {
         // An all-zero kernel: no pass pair writes anything, so the output (possibly a reused
@@ -226,13 +238,11 @@ void runSeparableWithin(const Job& job, const OutputPlanes& out, StageClock& clo
             y0 += job.rowBegin;
             y1 += job.rowBegin;
             BandNonFinite nonFinite(job, terms, colMap, y0, y1);
+            for (int c = 0; c < planes; ++c)
+                for (int y = y0; y < y1; ++y) std::fill(out.row(c, y), out.row(c, y) + w, offset);
             for (int c = 0; c < job.channels; ++c) {
                 nonFinite.reset(c);
-                for (int y = y0; y < y1; ++y) {
-                    float* o = out.row(c, y);
-                    std::fill(o, o + w, offset);
-                    nonFinite.apply(y, 0, w, o);
-                }
+                for (int y = y0; y < y1; ++y) nonFinite.apply(y, 0, width, channelRow(out, c, y, pixel), pixel);
             }
         });
         clock.mark("convolve");
@@ -249,7 +259,7 @@ void runSeparableWithin(const Job& job, const OutputPlanes& out, StageClock& clo
     // Rank 1 without an offset: the column pass writes the result once, checking it as it stores
     // it, and an output larger than the last-level cache streams past the caches (rowkernels.h).
     const bool oneStoredPass = f.rank == 1 && offset == 0.0f;
-    const bool stream = oneStoredPass && outputsBypassCaches(sizeof(float) * static_cast<std::size_t>(w) * rows * job.channels);
+    const bool stream = oneStoredPass && outputsBypassCaches(sizeof(float) * static_cast<std::size_t>(width) * rows * job.channels);
     // Chunks of rows taken by the threads as they come free (threadpool.h). A chunk's first
     // output row needs the kernel's height of rows filtered first, so chunks are at least 16 of
     // those long: at most a sixteenth more row filtering than one band per thread, unless that
@@ -258,16 +268,15 @@ void runSeparableWithin(const Job& job, const OutputPlanes& out, StageClock& clo
     parallelWorkers(rows, job.threads, grain, [&](ChunkQueue& chunks) {
         // Horizontal results of the last ringRows padded rows, per component of the group:
         // groupSize x ringRows rows of stripWidth values, rowStride apart.
-        RowWindow padded(w, h, job.border, top, left, right, 1);
+        RowWindow padded(width, h, job.border, top, left, right, 1, pixel);
         std::vector<float> ring(plan.ringBytes / sizeof(float));
         std::vector<const float*> window(static_cast<std::size_t>(ringRows)), shifted(window.size());
         for (int y0, y1; chunks.next(y0, y1);) {
             y0 += job.rowBegin;
             y1 += job.rowBegin;
             BandNonFinite nonFinite(job, terms, colMap, y0, y1);
-            for (int c = 0; c < job.channels; ++c) {
+            for (int c = 0; c < planes; ++c) {
                 padded.reset(job.in, job.packed, c);
-                nonFinite.reset(c);
                 // Output rows with a non-finite value: from a non-finite sample, or from a float
                 // sum that overflowed (found apart, below).
                 std::vector<char> nonFiniteRow(static_cast<std::size_t>(y1 - y0), 0);
@@ -285,7 +294,7 @@ void runSeparableWithin(const Job& job, const OutputPlanes& out, StageClock& clo
                                 const float* in = nullptr;
                                 const RowSpan s = clipSpan(whole, x0, x0 + sw, 1, &in);
                                 for (int i = g0; s.n > 0 && i < g1; ++i)
-                                    rk.filterRow(in, f.rows[i].data(), k.width, s.n,
+                                    rk.filterRow(in, f.rows[i].data(), k.width, pixel, s.n,
                                                  ringRow(i - g0, r) + (s.x0 - x0), s.rowStep);
                             }
                             // Output rows up to r - (kh - 1) have all their rows; they are combined
@@ -324,15 +333,18 @@ void runSeparableWithin(const Job& job, const OutputPlanes& out, StageClock& clo
                     }
                 }
                 if (std::find(nonFiniteRow.begin(), nonFiniteRow.end(), 1) == nonFiniteRow.end()) continue;
-                if (checkKinds)
-                    for (int y = y0; y < y1; ++y) nonFinite.apply(y, 0, w, out.row(c, y));
-                // Without a non-finite sample in the chunk, a non-finite output is an overflowed sum.
-                // (With one, its outputs are left as the samples make them: looking through every
-                // footprint would cost the kernel's taps per output.)
-                if (!nonFinite.hasSamples())
-                    for (int y = y0; y < y1; ++y)
-                        if (nonFiniteRow[y - y0])
-                            rewriteOverflowedOutputs(job, c, y, 0, w, out.row(c, y));
+                for (int p = c; p < c + pixel; ++p) { // plane c, or each channel of whole pixels
+                    nonFinite.reset(p);
+                    if (checkKinds)
+                        for (int y = y0; y < y1; ++y) nonFinite.apply(y, 0, width, channelRow(out, p, y, pixel), pixel);
+                    // Without a non-finite sample in the chunk, a non-finite output is an overflowed
+                    // sum. (With one, its outputs are left as the samples make them: looking
+                    // through every footprint would cost the kernel's taps per output.)
+                    if (!nonFinite.hasSamples())
+                        for (int y = y0; y < y1; ++y)
+                            if (nonFiniteRow[y - y0])
+                                rewriteOverflowedOutputs(job, p, y, 0, width, channelRow(out, p, y, pixel), pixel);
+                }
             }
         }
     });
@@ -363,7 +375,7 @@ MethodCost calibrateSeparable(const CostModel&)
 const MethodEngine kSeparableEngine{.readsPacked = true,
                                     .needsFactors = true,
                                     .runsBands = true,
-                                    .runsWholePixels = false,
+                                    .runsWholePixels = true,
                                     .run = runSeparable,
                                     .costTerms = separableTerms,
                                     .calibrate = calibrateSeparable};
