@@ -1349,29 +1349,54 @@ private slots:
                 QCOMPARE(result[offset + planar.data.size()], -7.0f);
                 QCOMPARE(offset > 0 ? result[offset - 1] : -7.0f, -7.0f);
             }
-        // 8-bit samples as decoded, alpha copied through, into interleaved pixels.
-        for (Method m : {Method::Direct, Method::Separable, Method::Fft, Method::Reference}) {
-            PackedImage packed;
-            packed.width = 37;
-            packed.height = 29;
-            packed.channels = 4;
-            packed.hasAlpha = true;
-            packed.stride = 37 * 4;
-            packed.bytes.resize(packed.stride * 29);
-            for (std::size_t i = 0; i < packed.bytes.size(); ++i) packed.bytes[i] = static_cast<std::uint8_t>(i * 37 % 251);
-            ConvolveParams p;
-            p.kernel = randomKernel(5, 3, KernelKind::Dense, 4u);
-            p.border = {BorderMode::Reflect, 0.0f};
-            p.method = m;
-            const Image want = convolve(packed, p);
-            std::vector<float> result(want.data.size(), -7.0f);
-            convolveInto(packed, p, viewOf(result.data(), 37, 29, 4, 0, 4), nullptr);
-            bool same = true;
-            for (int c = 0; c < 4; ++c)
-                for (std::size_t i = 0; i < want.planeSize(); ++i)
-                    same &= std::memcmp(&result[i * 4 + c], &want.plane(c)[i], sizeof(float)) == 0;
-            QVERIFY2(same, methodName(m).c_str());
-        }
+        // 8- and 16-bit samples as decoded into interleaved pixels: whole pixels in plane order
+        // filtered where they lie by direct and separable (the samples of a row converted
+        // together), BGR order and alpha copied through by bands.
+        struct PackedCase {
+            int w, h, channels;
+            SampleDepth depth;
+            bool alpha, reversed;
+        };
+        const PackedCase packedCases[] = {{37, 29, 4, SampleDepth::U8, true, false}, {37, 29, 3, SampleDepth::U8, false, false},
+                                          {41, 13, 4, SampleDepth::U16, false, false}, {3, 7, 2, SampleDepth::U8, false, false},
+                                          {23, 9, 3, SampleDepth::U8, false, true}};
+        for (const PackedCase& t : packedCases)
+            for (const BorderModeInfo& mode : borderModes())
+                for (Method m : {Method::Direct, Method::Separable, Method::Fft, Method::Reference}) {
+                    PackedImage packed;
+                    packed.width = t.w;
+                    packed.height = t.h;
+                    packed.channels = t.channels;
+                    packed.depth = t.depth;
+                    packed.hasAlpha = t.alpha;
+                    if (t.reversed) packed.order = {2, 1, 0, 3};
+                    packed.stride = static_cast<std::size_t>(t.w) * t.channels * packed.sampleBytes();
+                    packed.bytes.resize(packed.stride * t.h);
+                    for (std::size_t i = 0; i < packed.bytes.size(); ++i)
+                        packed.bytes[i] = static_cast<std::uint8_t>(i * 37 % 251);
+                    ConvolveParams p;
+                    p.kernel = randomKernel(5, 3, KernelKind::Dense, 4u);
+                    p.border = {mode.mode, 0.5f};
+                    p.method = m;
+                    const Image want = convolve(packed, p);
+                    std::vector<float> result(want.data.size() + 4, -7.0f);
+                    RunReport report;
+                    convolveInto(packed, p, viewOf(result.data(), t.w, t.h, t.channels, 0, t.channels), &report);
+                    const QString what = QString("%1x%2x%3 %4-bit%5%6 %7 %8")
+                                             .arg(t.w).arg(t.h).arg(t.channels).arg(t.depth == SampleDepth::U16 ? 16 : 8)
+                                             .arg(t.alpha ? " alpha" : "", t.reversed ? " BGR" : "", mode.name,
+                                                  QString::fromStdString(methodName(m)));
+                    bool same = true;
+                    for (int c = 0; c < t.channels; ++c)
+                        for (std::size_t i = 0; i < want.planeSize(); ++i)
+                            same &= std::memcmp(&result[i * t.channels + c], &want.plane(c)[i], sizeof(float)) == 0;
+                    QVERIFY2(same, qPrintable(what));
+                    QCOMPARE(result[want.data.size()], -7.0f); // nothing past the pixels
+                    const bool inPlace = !t.alpha && !t.reversed && (m == Method::Direct || m == Method::Separable);
+                    const bool interleaves = std::any_of(report.stages.begin(), report.stages.end(),
+                                                         [](const StageTiming& s) { return s.name == "interleave output"; });
+                    QVERIFY2(interleaves == !inPlace, qPrintable(what + ": stages"));
+                }
         // Refused: a pixel step below 1, and an output that shares the input's pixels.
         ImagePlanes bad = viewOf(static_cast<const float*>(pixels.data()), w, h, 0, 0, n);
         ConvolveParams p;

@@ -255,15 +255,23 @@ void runMethod(const MethodEngine& engine, const Job& job, Image& out, StageCloc
 {
     engine.run(job, out, clock);
 }
-// Whether the job's float source and `out` are both whole interleaved pixels of the job's
-// channels, each channel at its sample of the pixel (Job::wholePixels).
+// Whether the job's source (float planes or 8/16-bit samples) and `out` are both whole
+// interleaved pixels of the job's channels, each channel at its sample of the pixel
+// (Job::wholePixels).
 bool wholePixels(const Job& job, const OutputPlanes& out)
 {
-    const ImagePlanes* in = job.in;
-    if (!in || in->channels != job.channels || in->pixelStep != job.channels || out.pixelStep != job.channels)
-        return false;
+    if (out.pixelStep != job.channels) return false;
     for (int c = 1; c < job.channels; ++c)
-        if (in->plane(c) != in->plane(0) + c || out.plane(c) != out.plane(0) + c) return false;
+        if (out.plane(c) != out.plane(0) + c) return false;
+    if (const PackedImage* packed = job.packed) {
+        for (int c = 0; c < job.channels; ++c)
+            if (packed->order[c] != c) return false;
+        return packed->channels == job.channels;
+    }
+    const ImagePlanes* in = job.in;
+    if (!in || in->channels != job.channels || in->pixelStep != job.channels) return false;
+    for (int c = 1; c < job.channels; ++c)
+        if (in->plane(c) != in->plane(0) + c) return false;
     return true;
 }
 

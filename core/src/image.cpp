@@ -170,6 +170,17 @@ void unpackRow(const PackedImage& packed, int c, int y, float* dst)
         rk.unpack8(row + packed.order[c], packed.channels, packed.width, dst);
 }
 
+void unpackPixelsRow(const PackedImage& packed, int y, float* dst)
+{
+    const detail::RowKernels& rk = detail::rowKernels();
+    const std::uint8_t* row = packed.bytes.data() + static_cast<std::size_t>(y) * packed.stride;
+    const int samples = packed.width * packed.channels;
+    if (packed.depth == SampleDepth::U16)
+        rk.unpack16(reinterpret_cast<const std::uint16_t*>(row), 1, samples, dst);
+    else
+        rk.unpack8(row, 1, samples, dst);
+}
+
 void unpackPlane(const PackedImage& packed, int c, float* dst)
 {
     for (int y = 0; y < packed.height; ++y) unpackRow(packed, c, y, dst + static_cast<std::size_t>(y) * packed.width);

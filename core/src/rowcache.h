@@ -75,7 +75,9 @@ public:
             return dst;
         }
         float* s = dst + left_; // the row itself; the margins are copied from it
-        if (packed_)
+        if (packed_ && pixel_ > 1)
+            unpackPixelsRow(*packed_, sy, s);
+        else if (packed_)
             unpackRow(*packed_, channel_, sy, s);
         else if (step_ == 1)
             std::memcpy(s, plane_ + static_cast<std::size_t>(sy) * w_, sizeof(float) * w_);

@@ -160,15 +160,20 @@ def anchors(origin, kernel_shape, input_ndim):
     return ax, ay
 
 
+def _writable_float32(array):
+    """Whether the engine can write a result into this array where it lies."""
+    return array.dtype == np.float32 and array.flags.c_contiguous and array.flags.writeable
+
+
 def _result_dtype(input_dtype):
     return np.float64 if input_dtype == np.float64 else np.float32
 
 
 def _filter(correlate_, input, weights, output, mode, cval, origin, method, device, threads, return_report):
     source = _real_array(input, "input")
-    # An output array is written in place through the float32 path; otherwise 8/16-bit samples
-    # are read by the engine as they are.
-    samples = prepare_input(source, keep_samples=not isinstance(output, np.ndarray))
+    # 8/16-bit samples are read by the engine as they are, unless an output array other than a
+    # C-order float32 one is to receive the result (which then goes through the float32 path).
+    samples = prepare_input(source, keep_samples=not isinstance(output, np.ndarray) or _writable_float32(output))
     kernel = prepare_weights(weights, samples.ndim)
     ax, ay = anchors(origin, kernel.shape, samples.ndim)
     if not isinstance(cval, numbers.Real):
@@ -181,16 +186,16 @@ def _filter(correlate_, input, weights, output, mode, cval, origin, method, devi
     if isinstance(output, np.ndarray):
         if output.shape != samples.shape:
             raise ValueError(f"output's shape {output.shape} differs from the input's {samples.shape}")
-        if output.dtype == np.float32 and output.flags.c_contiguous and output.flags.writeable:
+        if _writable_float32(output):
             direct_out = output
     elif output is not None:
         np.dtype(output)  # TypeError for what is neither an array nor a dtype
 
     arguments = (border, float(cval), ax, ay, correlate_, str(method), str(device), int(threads), bool(return_report))
     if samples.dtype == np.uint8:
-        result, report = _convlab.filter_u8(samples, kernel, *arguments)
+        result, report = _convlab.filter_u8(samples, kernel, direct_out, *arguments)
     elif samples.dtype == np.uint16:
-        result, report = _convlab.filter_u16(samples, kernel, *arguments)
+        result, report = _convlab.filter_u16(samples, kernel, direct_out, *arguments)
     else:
         result, report = _convlab.filter(samples, kernel, direct_out, *arguments)
     if isinstance(output, np.ndarray):

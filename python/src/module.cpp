@@ -412,12 +412,24 @@ nb::tuple filterPlaneToNew(const float* input, const Shape& s, std::size_t ndim,
 // no float copy of the source is made: the samples are copied once, at 1 or 2 bytes each. The
 // results equal those of the array converted to float32, bit for bit (docs/semantics.md, Values
 // and channels).
+// `output` (float32, the input's shape), when given, receives the result where it lies, as a
+// new result array would.
+// Whether two arrays have the same axes.
+template <class A, class B> bool sameShape(const A& a, const B& b)
+{
+    bool same = a.ndim() == b.ndim();
+    for (std::size_t i = 0; same && i < a.ndim(); ++i) same = a.shape(i) == b.shape(i);
+    return same;
+}
+
 template <class T>
 nb::tuple filterPacked(nb::ndarray<const T, nb::c_contig, nb::device::cpu> input, Weights weights,
-                       std::string_view mode, double cval, int anchorX, int anchorY, bool correlate,
-                       std::string_view method, std::string_view device, int threads, bool wantReport)
+                       std::optional<Output> output, std::string_view mode, double cval, int anchorX, int anchorY,
+                       bool correlate, std::string_view method, std::string_view device, int threads,
+                       bool wantReport)
 {
     const Shape s = shapeOf(input);
+    if (output && !sameShape(*output, input)) throw convlab::Error("output's shape differs from the input's");
     if (s.channels > kMaxGroupChannels)
         throw convlab::Error("8/16-bit arrays are read as samples for up to 4 channels, got " +
                              std::to_string(s.channels));
@@ -432,7 +444,13 @@ nb::tuple filterPacked(nb::ndarray<const T, nb::c_contig, nb::device::cpu> input
     packed.depth = sizeof(T) == 1 ? convlab::SampleDepth::U8 : convlab::SampleDepth::U16;
     packed.stride = static_cast<std::size_t>(s.width) * s.channels * sizeof(T);
     nb::object array;
-    float* out = s.channels > 1 ? newResultArray(s, array) : nullptr;
+    float* out = nullptr;
+    if (output) {
+        array = nb::cast(*output);
+        out = output->data();
+    } else if (s.channels > 1) {
+        out = newResultArray(s, array);
+    }
     auto result = std::make_unique<convlab::Image>();
     GroupRun run;
     {
@@ -463,9 +481,7 @@ nb::tuple filter(Input input, Weights weights, std::optional<Output> output, std
     nb::object array;
     float* out = nullptr;
     if (output) {
-        bool same = output->ndim() == input.ndim();
-        for (std::size_t i = 0; same && i < input.ndim(); ++i) same = output->shape(i) == input.shape(i);
-        if (!same) throw convlab::Error("output's shape differs from the input's");
+        if (!sameShape(*output, input)) throw convlab::Error("output's shape differs from the input's");
         array = nb::cast(*output);
         out = output->data();
     } else {
@@ -534,9 +550,9 @@ NB_MODULE(_convlab, m)
     m.attr("__version__") = CONVLAB_VERSION;
     m.def("filter", &filter, "input"_a, "weights"_a, "output"_a.none(), "mode"_a, "cval"_a, "anchor_x"_a,
           "anchor_y"_a, "correlate"_a, "method"_a, "device"_a, "threads"_a, "report"_a);
-    m.def("filter_u8", &filterPacked<std::uint8_t>, "input"_a, "weights"_a, "mode"_a, "cval"_a, "anchor_x"_a,
+    m.def("filter_u8", &filterPacked<std::uint8_t>, "input"_a, "weights"_a, "output"_a.none(), "mode"_a, "cval"_a, "anchor_x"_a,
           "anchor_y"_a, "correlate"_a, "method"_a, "device"_a, "threads"_a, "report"_a);
-    m.def("filter_u16", &filterPacked<std::uint16_t>, "input"_a, "weights"_a, "mode"_a, "cval"_a, "anchor_x"_a,
+    m.def("filter_u16", &filterPacked<std::uint16_t>, "input"_a, "weights"_a, "output"_a.none(), "mode"_a, "cval"_a, "anchor_x"_a,
           "anchor_y"_a, "correlate"_a, "method"_a, "device"_a, "threads"_a, "report"_a);
     m.def("border_indices", &borderIndices, "begin"_a, "end"_a, "n"_a, "mode"_a);
     m.def("border_name", [](std::string_view mode) { return convlab::borderName(convlab::parseBorder(mode).mode); });

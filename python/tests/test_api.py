@@ -174,6 +174,16 @@ def test_8_and_16_bit_samples_give_the_float32_results_bit_for_bit(dtype):
                                              method=method)
                 assert result.dtype == np.float32 and result.shape == data.shape, (shape, method, mode)
                 assert np.array_equal(result, expected), (shape, method, mode)
+                # Into a float32 output array, written where it lies; into a float64 one, converted.
+                out = np.full(data.shape, np.nan, np.float32)
+                got = convlab.correlate(data, weights, output=out, mode=mode, cval=3.5, origin=(1, 0), method=method)
+                assert got is out and np.array_equal(out, expected), (shape, method, mode, "output")
+                wide = np.zeros(data.shape, np.float64)
+                assert convlab.correlate(data, weights, output=wide, mode=mode, cval=3.5, origin=(1, 0),
+                                         method=method) is wide
+                assert np.array_equal(wide, expected.astype(np.float64)), (shape, method, mode, "float64 output")
+    with pytest.raises(ValueError, match="shape"):
+        convlab.correlate(data, weights, output=np.zeros((2, 2), np.float32))
     strided = rng.integers(0, top, (30, 40, 3), dtype=dtype, endpoint=True)[::2, 1::3]
     assert np.array_equal(convlab.convolve(strided, weights), convlab.convolve(strided.astype(np.float32), weights))
     report = convlab.convolve(strided, weights, return_report=True)[1]

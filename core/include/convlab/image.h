@@ -164,6 +164,8 @@ Image unpackImage(const PackedImage& packed);
 // Row y of plane c as floats into dst (width values); the whole plane c into dst (width*height).
 // The fields are assumed valid (PackedImage::validate).
 void unpackRow(const PackedImage& packed, int c, int y, float* dst);
+// Row y of every sample as floats, interleaved as stored (width * channels values into dst).
+void unpackPixelsRow(const PackedImage& packed, int y, float* dst);
 void unpackPlane(const PackedImage& packed, int c, float* dst);
 
 
