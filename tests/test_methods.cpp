@@ -1262,7 +1262,8 @@ private slots:
                               {3, 2, 2, 0, 2, 5, 5, KernelKind::Rank2},     {75, 300, 7, 4, 3, 7, 7, KernelKind::Rank2},
                               {50, 33, 2, 1, 1, 4, 6, KernelKind::Rank1},   {33, 17, 4, 0, 4, 3, 3, KernelKind::Dense, false},
                               {40, 23, 3, 0, 3, 9, 3, KernelKind::Dense},   {6, 9, 3, 0, 3, 13, 5, KernelKind::Dense},
-                              {21, 5, 2, 0, 2, 2, 7, KernelKind::Dense},    {5, 3, 4, 0, 4, 1, 3, KernelKind::Rank1, false}};
+                              {21, 5, 2, 0, 2, 2, 7, KernelKind::Dense},    {5, 3, 4, 0, 4, 1, 3, KernelKind::Rank1, false},
+                              {70, 31, 3, 0, 3, 5, 5, KernelKind::Rank1}};
         for (const Case& t : cases)
             for (const BorderModeInfo& mode : borderModes())
                 for (Method m : {Method::Direct, Method::Separable, Method::Fft, Method::Reference})
