@@ -1408,6 +1408,27 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(Error, convolveInto(viewOf(static_cast<const float*>(pixels.data()), w, h, n, 0, 2), p,
                                                      viewOf(pixels.data(), w, h, n, 2, 1), nullptr));
         QVERIFY(pixels == before);
+        // 8-bit samples borrowed from memory the output covers (PackedImage::borrowed): refused.
+        std::vector<float> storage(static_cast<std::size_t>(w) * h * n);
+        for (std::size_t i = 0; i < storage.size(); ++i) storage[i] = 0.37f * static_cast<float>(i % 1013);
+        const std::vector<float> storageBefore = storage;
+        PackedImage borrowed;
+        borrowed.width = w;
+        borrowed.height = h;
+        borrowed.channels = n;
+        borrowed.stride = static_cast<std::size_t>(w) * n;
+        borrowed.borrowed = {reinterpret_cast<const std::uint8_t*>(storage.data()) + 8, borrowed.stride * h};
+        QVERIFY_THROWS_EXCEPTION(Error, convolveInto(borrowed, p, viewOf(storage.data(), w, h, n, 0, n), nullptr));
+        QVERIFY(storage == storageBefore);
+        // Borrowed samples elsewhere give the bits of the same samples owned.
+        PackedImage owned = borrowed;
+        owned.bytes.assign(borrowed.borrowed.begin(), borrowed.borrowed.end());
+        owned.borrowed = {};
+        std::vector<float> fromBorrowed(storage.size()), fromOwned(storage.size());
+        convolveInto(borrowed, p, viewOf(fromBorrowed.data(), w, h, n, 0, n), nullptr);
+        convolveInto(owned, p, viewOf(fromOwned.data(), w, h, n, 0, n), nullptr);
+        QVERIFY(fromBorrowed == fromOwned);
+        QVERIFY(std::any_of(fromOwned.begin(), fromOwned.end(), [](float v) { return v != 0.0f; }));
     }
 
     void outputsDoNotDependOnThreads()

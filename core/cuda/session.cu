@@ -174,7 +174,7 @@ public:
         packed_.reserve(bytes);
         src_.reserve(n);
         // From pageable memory: the call returns once the samples are staged by the driver.
-        check(cudaMemcpyAsync(packed_.get(), packed.bytes.data(), bytes, cudaMemcpyHostToDevice, stream_), "upload");
+        check(cudaMemcpyAsync(packed_.get(), packed.samples().data(), bytes, cudaMemcpyHostToDevice, stream_), "upload");
         ChannelOrder order{};
         for (int c = 0; c < 4; ++c) order.c[c] = packed.order[c];
         nonFinite_ = false; // 8/16-bit samples are always finite

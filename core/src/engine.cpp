@@ -184,6 +184,21 @@ template <class Output> void checkOutput(const ImagePlanes& in, const Output& ou
     if (shared) throw Error("the output image must not share memory with the input image");
 }
 
+// The same for 8/16-bit samples, which may be borrowed from the caller (PackedImage::borrowed).
+template <class Output> void checkOutput(const PackedImage& in, const Output& out)
+{
+    const std::span<const std::uint8_t> samples = in.samples();
+    bool shared = false;
+    if constexpr (std::is_same_v<Output, Image>) {
+        const auto a = reinterpret_cast<std::uintptr_t>(samples.data()), b = a + samples.size();
+        const auto p = reinterpret_cast<std::uintptr_t>(out.data.data());
+        shared = !out.data.empty() && p < b && a < p + sizeof(float) * out.data.size();
+    } else {
+        shared = out.overlaps(samples);
+    }
+    if (shared) throw Error("the output image must not share memory with the input image");
+}
+
 void checkOutputShape(int width, int height, int channels, const OutputPlanes& out)
 {
     if (out.width != width || out.height != height || out.channels != channels)
@@ -317,7 +332,7 @@ template <class Source, class Output> void runEngine(const Source& in, const Con
     const auto t0 = std::chrono::steady_clock::now();
     in.validate();
     if constexpr (kPlanes) checkOutputShape(in.width, in.height, in.channels, out);
-    if constexpr (!kPacked) checkOutput(in, out);
+    checkOutput(in, out);
     validateParams(p); // before any backend: a bad parameter is the caller's error, not a GPU failure
     RunReport local;
     RunReport& rep = report ? *report : local;

@@ -144,6 +144,16 @@ bool OutputPlanes::overlaps(const ImagePlanes& in) const
     return false;
 }
 
+bool OutputPlanes::overlaps(std::span<const std::uint8_t> bytes) const
+{
+    const auto a = reinterpret_cast<std::uintptr_t>(bytes.data()), b = a + bytes.size();
+    for (int c = 0; c < channels && c < 4; ++c) {
+        const auto p = reinterpret_cast<std::uintptr_t>(planes[c]);
+        if (p && p < b && a < p + planeExtentBytes(planeSize(), pixelStep)) return true;
+    }
+    return false;
+}
+
 void PackedImage::validate() const
 {
     checkImageSize(width, height, channels);
@@ -153,8 +163,8 @@ void PackedImage::validate() const
     if (stride < row || stride % sampleBytes() != 0)
         throw Error("packed image rows are " + std::to_string(stride) + " bytes apart, less than a row (" +
                     std::to_string(row) + ") or misaligned");
-    if (bytes.size() < stride * (static_cast<std::size_t>(height) - 1) + row)
-        throw Error("packed image holds " + std::to_string(bytes.size()) + " bytes, too few for its size");
+    if (samples().size() < stride * (static_cast<std::size_t>(height) - 1) + row)
+        throw Error("packed image holds " + std::to_string(samples().size()) + " bytes, too few for its size");
     for (int c = 0; c < channels; ++c)
         if (order[c] < 0 || order[c] >= channels) throw Error("packed image channel order out of range");
 }
@@ -163,7 +173,7 @@ void unpackRow(const PackedImage& packed, int c, int y, float* dst)
 {
     // The SIMD build for this CPU (rowkernels.inc): a strided gather is 7x faster with AVX2.
     const detail::RowKernels& rk = detail::rowKernels();
-    const std::uint8_t* row = packed.bytes.data() + static_cast<std::size_t>(y) * packed.stride;
+    const std::uint8_t* row = packed.samples().data() + static_cast<std::size_t>(y) * packed.stride;
     if (packed.depth == SampleDepth::U16)
         rk.unpack16(reinterpret_cast<const std::uint16_t*>(row) + packed.order[c], packed.channels, packed.width, dst);
     else
@@ -173,7 +183,7 @@ void unpackRow(const PackedImage& packed, int c, int y, float* dst)
 void unpackPixelsRow(const PackedImage& packed, int y, float* dst)
 {
     const detail::RowKernels& rk = detail::rowKernels();
-    const std::uint8_t* row = packed.bytes.data() + static_cast<std::size_t>(y) * packed.stride;
+    const std::uint8_t* row = packed.samples().data() + static_cast<std::size_t>(y) * packed.stride;
     const int samples = packed.width * packed.channels;
     if (packed.depth == SampleDepth::U16)
         rk.unpack16(reinterpret_cast<const std::uint16_t*>(row), 1, samples, dst);

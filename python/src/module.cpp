@@ -407,13 +407,6 @@ nb::tuple filterPlaneToNew(const float* input, const Shape& s, std::size_t ndim,
     return nb::make_tuple(arrayOwning(std::move(result), s, ndim), report);
 }
 
-// An 8- or 16-bit array of up to four channels, filtered from its samples as the image decoders'
-// are (convlab::PackedImage: direct and separable convert each row to float as they pad it), so
-// no float copy of the source is made: the samples are copied once, at 1 or 2 bytes each. The
-// results equal those of the array converted to float32, bit for bit (docs/semantics.md, Values
-// and channels).
-// `output` (float32, the input's shape), when given, receives the result where it lies, as a
-// new result array would.
 // Whether two arrays have the same axes.
 template <class A, class B> bool sameShape(const A& a, const B& b)
 {
@@ -422,6 +415,13 @@ template <class A, class B> bool sameShape(const A& a, const B& b)
     return same;
 }
 
+// An 8- or 16-bit array of up to four channels, filtered from its samples as the image decoders'
+// are (convlab::PackedImage: direct and separable convert each row to float as they pad it), so
+// no float copy of the source is made: the engine reads the samples where they lie
+// (PackedImage::borrowed). The results equal those of the array converted to float32, bit for
+// bit (docs/semantics.md, Values and channels). `output` (float32, the input's shape), when
+// given, receives the result where it lies, as a new result array of several channels does;
+// one that shares the input's memory gets it from a copy of the samples.
 template <class T>
 nb::tuple filterPacked(nb::ndarray<const T, nb::c_contig, nb::device::cpu> input, Weights weights,
                        std::optional<Output> output, std::string_view mode, double cval, int anchorX, int anchorY,
@@ -435,14 +435,13 @@ nb::tuple filterPacked(nb::ndarray<const T, nb::c_contig, nb::device::cpu> input
                              std::to_string(s.channels));
     const convlab::ConvolveParams params =
         paramsFrom(weights, mode, cval, anchorX, anchorY, correlate, method, device, threads);
-    // The samples' copy, kept per calling thread between calls as the staging image is (a fresh
-    // one paid a page fault per 4 KiB every call).
-    thread_local convlab::PackedImage packed;
+    convlab::PackedImage packed;
     packed.width = s.width;
     packed.height = s.height;
     packed.channels = s.channels;
     packed.depth = sizeof(T) == 1 ? convlab::SampleDepth::U8 : convlab::SampleDepth::U16;
     packed.stride = static_cast<std::size_t>(s.width) * s.channels * sizeof(T);
+    packed.borrowed = {reinterpret_cast<const std::uint8_t*>(input.data()), packed.stride * s.height};
     nb::object array;
     float* out = nullptr;
     if (output) {
@@ -451,19 +450,22 @@ nb::tuple filterPacked(nb::ndarray<const T, nb::c_contig, nb::device::cpu> input
     } else if (s.channels > 1) {
         out = newResultArray(s, array);
     }
+    const convlab::OutputPlanes outPlanes = out ? channelsOf<convlab::OutputPlanes>(out, s, 0, s.channels)
+                                                : convlab::OutputPlanes();
     auto result = std::make_unique<convlab::Image>();
     GroupRun run;
     {
         nb::gil_scoped_release unlocked;
-        const auto start = std::chrono::steady_clock::now();
-        const auto* bytes = reinterpret_cast<const std::uint8_t*>(input.data());
-        packed.bytes.assign(bytes, bytes + packed.stride * s.height);
-        run.copyInMs = millisecondsSince(start);
+        if (out && outPlanes.overlaps(packed.borrowed)) { // output=input's memory: read a copy
+            const auto start = std::chrono::steady_clock::now();
+            packed.bytes.assign(packed.borrowed.begin(), packed.borrowed.end());
+            packed.borrowed = {};
+            run.copyInMs = millisecondsSince(start);
+        }
         if (out) // the engine writes the result's interleaved pixels itself
-            convlab::convolveInto(packed, params, channelsOf<convlab::OutputPlanes>(out, s, 0, s.channels), &run.report);
+            convlab::convolveInto(packed, params, outPlanes, &run.report);
         else
             convlab::convolveInto(packed, params, *result, &run.report);
-        if (packed.bytes.size() > kMaxKeptStagingBytes) packed.bytes = std::vector<std::uint8_t>();
     }
     nb::object report = wantReport ? reportOf({run}) : nb::none();
     return nb::make_tuple(out ? array : arrayOwning(std::move(result), s, input.ndim()), report);

@@ -184,6 +184,15 @@ def test_8_and_16_bit_samples_give_the_float32_results_bit_for_bit(dtype):
                 assert np.array_equal(wide, expected.astype(np.float64)), (shape, method, mode, "float64 output")
     with pytest.raises(ValueError, match="shape"):
         convlab.correlate(data, weights, output=np.zeros((2, 2), np.float32))
+    # The samples are read where they lie; an output sharing their memory gets the result of a
+    # copy of them, not of samples it has already overwritten.
+    shared = np.zeros(4 * 20 * 31 * 3, np.uint8)
+    samples = shared[: shared.size // 4 if dtype == np.uint8 else shared.size // 2].view(dtype).reshape(20, 31, 3)
+    samples[...] = rng.integers(0, top, samples.shape, dtype=dtype, endpoint=True)
+    before = convlab.correlate(samples.copy(), weights, method="direct")
+    overlapping = shared.view(np.float32).reshape(20, 31, 3)
+    report = convlab.correlate(samples, weights, output=overlapping, method="direct", return_report=True)[1]
+    assert np.array_equal(overlapping, before) and report["copy_in_ms"] > 0
     strided = rng.integers(0, top, (30, 40, 3), dtype=dtype, endpoint=True)[::2, 1::3]
     assert np.array_equal(convlab.convolve(strided, weights), convlab.convolve(strided.astype(np.float32), weights))
     report = convlab.convolve(strided, weights, return_report=True)[1]

@@ -3,6 +3,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -135,8 +136,9 @@ struct OutputPlanes {
     {
         return planes[c] + static_cast<std::size_t>(y - firstRow) * width * pixelStep;
     }
-    // Whether any plane shares a byte with the input's.
+    // Whether any plane shares a byte with the input's, or with `bytes`.
     bool overlaps(const ImagePlanes& in) const;
+    bool overlaps(std::span<const std::uint8_t> bytes) const;
 };
 
 // Integer samples as a decoder delivers them: interleaved, `channels` samples per pixel, 8 or 16
@@ -152,8 +154,13 @@ struct PackedImage {
     std::size_t stride = 0;
     std::array<int, 4> order{0, 1, 2, 3};
     std::vector<std::uint8_t> bytes;
+    // Samples owned elsewhere (a NumPy array's buffer), read in place of `bytes` when not empty:
+    // they must outlive every run that reads them, and a run's output must not overlap them.
+    std::span<const std::uint8_t> borrowed;
 
     std::size_t sampleBytes() const { return depth == SampleDepth::U16 ? 2 : 1; }
+    // The samples: `borrowed` where given, else `bytes`.
+    std::span<const std::uint8_t> samples() const { return borrowed.empty() ? std::span<const std::uint8_t>(bytes) : borrowed; }
     // Throws convlab::Error when the fields do not describe a valid image.
     void validate() const;
 };

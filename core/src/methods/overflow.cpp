@@ -15,7 +15,7 @@ double sampleAt(const Job& job, int c, int y, int x)
     if (job.in) return job.in->at(c, y, x);
     const PackedImage& p = *job.packed;
     const std::size_t at = static_cast<std::size_t>(x) * p.channels + p.order[c];
-    const std::uint8_t* row = p.bytes.data() + static_cast<std::size_t>(y) * p.stride;
+    const std::uint8_t* row = p.samples().data() + static_cast<std::size_t>(y) * p.stride;
     if (p.depth == SampleDepth::U16) {
         std::uint16_t v;
         std::memcpy(&v, row + 2 * at, sizeof v);
