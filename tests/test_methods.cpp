@@ -135,8 +135,17 @@ private slots:
                 for (int v = 1; v < k.height; v += 3) // zero rows lower the rank and deflate the SVD
                     for (int u = 0; u < k.width; ++u) k.values[std::size_t(v) * k.width + u] = 0.0f;
                 kernels.push_back(k);
+                k.values[0] += 1.0f; // the same shape, another kernel: factors are kept by content
+                kernels.push_back(k);
             }
-        for (const Kernel& k : kernels) {
+        // Twice, the second time in reverse order: the factors of the last few kernels are
+        // kept (separable.cpp), so some come from that cache and the rest, pushed out of it,
+        // are computed again; each must still be its own kernel's.
+        std::vector<const Kernel*> order;
+        for (const Kernel& k : kernels) order.push_back(&k);
+        for (auto it = kernels.rbegin(); it != kernels.rend(); ++it) order.push_back(&*it);
+        for (const Kernel* kp : order) {
+            const Kernel& k = *kp;
             const detail::SeparableFactors f = detail::separableFactors(k);
             double worst = 0.0, largest = 0.0;
             for (int v = 0; v < k.height; ++v)
@@ -198,6 +207,36 @@ private slots:
             QCOMPARE(t.outH, std::min(c[1], t.n0 - c[3] + 1));
             QVERIFY(t.tilesX * t.outW >= c[0] && (t.tilesX - 1) * t.outW < c[0]);
             QVERIFY(t.tilesY * t.outH >= c[1] && (t.tilesY - 1) * t.outH < c[1]);
+        }
+    }
+
+    // The CPU's transform sides are those FFTW runs fast (fft.cpp, fftSideWeight). A 600x500
+    // image with a 15x15 kernel is one tile of 514 x 614 padded points, whose smallest 7-smooth
+    // sides were 525 (3 5^2 7) and 625 (5^4): 3.7 ms against 1.6 for 576 x 640 on one thread.
+    void fftSidesAreFastOnes()
+    {
+        QCOMPARE(detail::fastFftSideAtLeast(514), 576); // 2^6 3^2
+        QCOMPARE(detail::fastFftSideAtLeast(614), 640); // 2^7 5
+        QCOMPARE(detail::fastFftSideAtLeast(662), 672); // 2^5 3 7
+        QCOMPARE(detail::fastFftSideAtLeast(768), 768);
+        QCOMPARE(detail::fftSideWeight(625), 0.0);
+        QCOMPARE(detail::fftSideWeight(729), 0.0);
+        QCOMPARE(detail::fftSideWeight(1024), 1.0);
+        const detail::FftTiling one = detail::fftTiling(600, 500, 15, 15);
+        QCOMPARE(one.tilesX * one.tilesY, 1);
+        QCOMPARE(one.n0, 576);
+        QCOMPARE(one.n1, 640);
+        for (int n = 1; n < 5000; n += 3) {
+            const int m = detail::fastFftSideAtLeast(n);
+            QVERIFY(m >= n && detail::fftSideWeight(m) > 0.0);
+            for (int between = n; between < m; ++between) QCOMPARE(detail::fftSideWeight(between), 0.0);
+        }
+        const int cases[][4] = {{600, 500, 63, 63}, {800, 600, 31, 31}, {1024, 768, 63, 63}, {4096, 4096, 31, 31},
+                                {4000, 3000, 101, 101}, {1301, 40, 5, 5}, {7, 5000, 1, 201}, {1, 1, 1, 1}};
+        for (const auto& c : cases) {
+            const detail::FftTiling t = detail::fftTiling(c[0], c[1], c[2], c[3]);
+            QVERIFY2(detail::fftSideWeight(t.n0) > 0.0 && detail::fftSideWeight(t.n1) > 0.0,
+                     qPrintable(QString("%1 x %2").arg(t.n0).arg(t.n1)));
         }
     }
 

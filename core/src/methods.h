@@ -137,8 +137,12 @@ void runDirect(const Job& job, const OutputPlanes& out, StageClock& clock);
 void runSeparable(const Job& job, const OutputPlanes& out, StageClock& clock); // from *job.factors
 void runFft(const Job& job, const OutputPlanes& out, StageClock& clock);
 
-// Smallest n' >= n of the form 2^a 3^b 5^c 7^d.
+// Smallest n' >= n of the form 2^a 3^b 5^c 7^d (the CUDA session's sides).
 int fftFriendlySize(int n);
+// The CPU's transform sides: what a point of side n costs FFTW relative to a side of 2s and at
+// most one 3 (1), or 0 where n is not offered; and the smallest offered side at least n.
+double fftSideWeight(int n);
+int fastFftSideAtLeast(int n);
 // Smallest n' >= n whose prime factors are at most largestPrime (2, 3, 5 or 7).
 int smoothSizeAtLeast(int n, int largestPrime);
 

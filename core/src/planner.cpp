@@ -30,8 +30,9 @@ namespace convlab {
 namespace detail {
 namespace {
 
-constexpr int kModelVersion = 4; // 2: constants per method by name; 3: per-value costs from memory-sized planes;
-                                  // 4: the eight-sum pair kernels and the four-row column pass
+constexpr int kModelVersion = 5; // 2: constants per method by name; 3: per-value costs from memory-sized planes;
+                                  // 4: the eight-sum pair kernels and the four-row column pass;
+                                  // 5: the FFT's work weighted by what a point of each side costs
 
 std::string cpuIdentity()
 {

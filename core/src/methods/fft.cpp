@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // FFT method by overlap-save tiles. The image is covered by output tiles; each tile reads its
 // input region plus the kernel's extent through the border rule (so padding is never a whole
-// extra image), takes one batched real-to-complex FFTW transform for all channels at a
-// 2^a 3^b 5^c 7^d size, multiplies by the kernel's spectrum, transforms back and keeps the
+// extra image), takes one batched real-to-complex FFTW transform for all channels at a size
+// FFTW runs fast (fftSideWeight), multiplies by the kernel's spectrum, transforms back and keeps the
 // part no wrap-around reaches. Small images are one tile. Threads take tiles as they come
 // free; memory stays near input + output + a few tiles per thread. Plans are made once per size
 // (FFTW_MEASURE within a time limit, or an estimated plan at once and a measured one in the background:
@@ -24,7 +24,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -34,6 +33,7 @@
 #include "convlab/costs.h"
 #include "convlab/error.h"
 #include "fsutil.h"
+#include "kernelcache.h"
 #include "methods.h"
 #include "methods/nonfinite.h"
 #include "rowkernels.h"
@@ -269,17 +269,13 @@ public:
     std::shared_ptr<const std::vector<cfloat>> get(const Kernel& k, int n0, int n1, int kernelExponent,
                                                    const PlanPair& plans)
     {
-        std::string key(reinterpret_cast<const char*>(k.values.data()), k.values.size() * sizeof(float));
-        for (int v : {k.width, k.height, n0, n1, kernelExponent})
-            key.append(reinterpret_cast<const char*>(&v), sizeof v);
-        {
-            std::lock_guard lock(mutex_);
-            for (auto it = entries_.begin(); it != entries_.end(); ++it)
-                if (it->first == key) {
-                    entries_.splice(entries_.begin(), entries_, it);
-                    return it->second;
-                }
-        }
+        return cache_.get(k, {n0, n1, kernelExponent}, [&] { return spectrumOf(k, n0, n1, kernelExponent, plans); });
+    }
+
+private:
+    static std::shared_ptr<const std::vector<cfloat>> spectrumOf(const Kernel& k, int n0, int n1, int kernelExponent,
+                                                                 const PlanPair& plans)
+    {
         const std::size_t realSize = static_cast<std::size_t>(n0) * n1;
         const int n1c = n1 / 2 + 1;
         auto real = fftwAlloc<float>(realSize);
@@ -290,17 +286,11 @@ public:
             for (int u = 0; u < k.width; ++u)
                 real[static_cast<std::size_t>((n0 - v) % n0) * n1 + (n1 - u) % n1] += k.at(v, u) * norm;
         fftwf_execute_dft_r2c(plans.forward, real.get(), spec.get());
-        auto out = std::make_shared<std::vector<cfloat>>(reinterpret_cast<cfloat*>(spec.get()),
-                                                         reinterpret_cast<cfloat*>(spec.get()) + std::size_t(n0) * n1c);
-        std::lock_guard lock(mutex_);
-        entries_.emplace_front(std::move(key), out);
-        if (entries_.size() > 8) entries_.pop_back();
-        return out;
+        return std::make_shared<std::vector<cfloat>>(reinterpret_cast<cfloat*>(spec.get()),
+                                                     reinterpret_cast<cfloat*>(spec.get()) + std::size_t(n0) * n1c);
     }
 
-private:
-    std::mutex mutex_;
-    std::list<std::pair<std::string, std::shared_ptr<const std::vector<cfloat>>>> entries_;
+    KernelCache<std::shared_ptr<const std::vector<cfloat>>, 8> cache_;
 };
 
 // How large the values of a tile may be. The forward transform's sums grow up to n0*n1 times the
@@ -351,15 +341,59 @@ int smoothSizeAtLeast(int n, int largestPrime)
 
 int fftFriendlySize(int n) { return smoothSizeAtLeast(n, 7); }
 
+// What a point of a transform side costs FFTW, relative to a side of 2s and at most one 3, by
+// the side's odd part; 0 for a side not offered. Timed with Debian's FFTW 3.3.10 (forward and
+// inverse 2-D pairs, measured plans; docs/architecture.md, "FFT tile sides"): per point and
+// log2 of the points, sides such as 512, 768 and 1024 cost 0.19-0.22 ns, 576, 640 and 960
+// 1.04-1.1 times that, 672, 720, 800, 864 and 896 1.1-1.3 times, and odd parts beyond these
+// up to 3.5 times (5^4 = 625: 0.85 ns, 3^6 = 729: 0.63, 5^3 7 = 875: 0.65).
+double fftSideWeight(int n)
+{
+    if (n < 1) return 0.0;
+    while (n % 2 == 0) n /= 2;
+    switch (n) {
+    case 1:
+    case 3: return 1.0;
+    case 5:
+    case 9:
+    case 15: return 1.1;
+    case 7:
+    case 21:
+    case 25:
+    case 27:
+    case 45: return 1.25;
+    default: return 0.0;
+    }
+}
+
+int fastFftSideAtLeast(int n)
+{
+    int m = std::max(n, 1);
+    while (fftSideWeight(m) == 0.0) ++m;
+    return m;
+}
+
 namespace {
+
+// The sides a whole axis of `padded` points may take as one tile: every offered side from
+// `padded` up to the next power of two, which is itself offered.
+std::vector<int> wholeAxisSides(int padded)
+{
+    std::vector<int> sides;
+    for (int n = std::max(padded, 1);; ++n)
+        if (fftSideWeight(n) > 0.0) {
+            sides.push_back(n);
+            if ((n & (n - 1)) == 0) return sides;
+        }
+}
 
 // The tile sides one axis may take: sizes of only 2s and 3s, on which FFTW runs fastest per
 // point, up to 1024, and a side a few times the kernel's extent, so that most of each
 // transform is output. One tile when the whole padded axis is small.
 std::vector<int> tileSides(int padded, int k)
 {
-    const int wide = fftFriendlySize(std::max(256, 4 * (k - 1)));
-    if (padded <= std::max(1024, wide)) return {fftFriendlySize(padded)};
+    const int wide = fastFftSideAtLeast(std::max(256, 4 * (k - 1)));
+    if (padded <= std::max(1024, wide)) return wholeAxisSides(padded);
     std::vector<int> sides{wide};
     for (int n : {256, 384, 512, 768, 1024})
         if (n >= 2 * (k - 1) && n != wide) sides.push_back(n);
@@ -378,11 +412,13 @@ FftTiling tilingOf(int w, int h, int kw, int kh, int n0, int n1)
     return t;
 }
 
-// The transform work of a tiling: n log2 n per tile of n points (the cost model's terms).
+// The transform work of a tiling: n log2 n per tile of n points, weighted by what a point of
+// each side costs (the cost model's terms).
 double transformWork(const FftTiling& t)
 {
     const double n = double(t.n0) * t.n1;
-    return n * std::log2(std::max(n, 2.0)) * t.tilesX * t.tilesY;
+    const double weight = 0.5 * (fftSideWeight(t.n0) + fftSideWeight(t.n1));
+    return n * std::log2(std::max(n, 2.0)) * weight * t.tilesX * t.tilesY;
 }
 
 } // namespace
