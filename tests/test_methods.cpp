@@ -47,6 +47,10 @@ const char* kindName(KernelKind k)
 class TestMethods : public QObject {
     Q_OBJECT
 private slots:
+    // The suite compares thread counts on small images: every run takes the threads it asks
+    // for (smallRunsWakeNoThreads checks what runs take otherwise).
+    void initTestCase() { detail::setThreadsAsAskedForTests(true); }
+
     void agreeWithReference_data()
     {
         QTest::addColumn<int>("w");
@@ -1468,6 +1472,36 @@ private slots:
         convolveInto(owned, p, viewOf(fromOwned.data(), w, h, n, 0, n), nullptr);
         QVERIFY(fromBorrowed == fromOwned);
         QVERIFY(std::any_of(fromOwned.begin(), fromOwned.end(), [](float v) { return v != 0.0f; }));
+    }
+
+    // A run takes one thread per 50 us of its estimated one-thread time, up to the threads
+    // asked for (engine.cpp): a 64x64 image with a 3x3 kernel took 17 us on one thread and 60 on
+    // two. The results are the same bits either way (outputsDoNotDependOnThreads).
+    void smallRunsWakeNoThreads()
+    {
+        const bool before = detail::setThreadsAsAskedForTests(false);
+        ConvolveParams p;
+        p.kernel = randomKernel(3, 3, KernelKind::Dense, 2);
+        p.threads = 4;
+        RunReport small, large, explicitMethod, reference;
+        const Image tiny = randomImage(64, 64, 1, 3);
+        const Image one = convolve(tiny, p, &small); // auto: the cost model is loaded from here on
+        p.method = Method::Direct;
+        (void)convolve(tiny, p, &explicitMethod);
+        p.method = Method::Reference; // not priced: the threads asked for
+        (void)convolve(tiny, p, &reference);
+        p.method = Method::Auto;
+        (void)convolve(randomImage(2048, 1024, 1, 4), p, &large);
+        detail::setThreadsAsAskedForTests(true);
+        RunReport asked;
+        const Image many = convolve(tiny, p, &asked);
+        detail::setThreadsAsAskedForTests(before);
+        QCOMPARE(small.threads, 1);
+        QCOMPARE(explicitMethod.threads, 1);
+        QCOMPARE(reference.threads, 4);
+        QCOMPARE(large.threads, 4);
+        QCOMPARE(asked.threads, 4);
+        QVERIFY(std::memcmp(one.data.data(), many.data.data(), sizeof(float) * one.data.size()) == 0);
     }
 
     void outputsDoNotDependOnThreads()

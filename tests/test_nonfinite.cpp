@@ -15,6 +15,7 @@
 #include "methods.h"
 #include "methods/separable.h"
 #include "testutil.h"
+#include "threadpool.h"
 
 using namespace convlab;
 using namespace convlab::test;
@@ -116,6 +117,9 @@ void checkEveryMethod(const Image& in, ConvolveParams p, const QString& label)
 class TestNonFinite : public QObject {
     Q_OBJECT
 private slots:
+    // Small images on several threads: every run takes the threads it asks for.
+    void initTestCase() { detail::setThreadsAsAskedForTests(true); }
+
     // Every method, every border mode, kernels of every kind of tap, both semantics, and a
     // negative scale with an offset (which turn +inf into -inf).
     void sameNonFiniteOutputsAsReference_data()

@@ -153,6 +153,28 @@ void learnFromRun(const detail::Job& job, Method method, int rank, RunReport& re
         }
 }
 
+// Every thread a run wakes costs its wake-up, 20-50 us on the 2-core machines measured: a 64x64
+// image with a 3x3 kernel took 17 us on one thread and 60 on two, where 256x256 with 9x9 took
+// 170 on one and 128 on two. A run takes one thread per kMsPerThread of its estimated one-thread
+// time, up to the threads asked for, so small images are not slower for the threads offered.
+// Without a loaded cost model (an explicit method before any calibration) it takes them all.
+// The results do not depend on the threads (docs/architecture.md).
+constexpr double kMsPerThread = 0.05;
+
+int threadsWorthWaking(const detail::Job& job, Method method, int rank, int threads)
+{
+    if (threads <= 1 || !detail::engineOf(method).costTerms || detail::threadsAsAskedForTests()) return threads;
+    const CostModel* model = detail::cpuCostModelIfLoaded();
+    if (!model) return threads;
+    const int factorRank = detail::engineOf(method).needsFactors ? rank : -1;
+    const auto oneThread = detail::correctedEstimates(
+        detail::estimateCpu(*model, job.width, job.height, job.channels, job.kernel, factorRank, 1),
+        correctionClassOf(job.kernel, 1, rank));
+    for (const MethodEstimate& e : oneThread)
+        if (e.method == method) return std::clamp(static_cast<int>(e.ms / kMsPerThread), 1, threads);
+    return threads;
+}
+
 // Writes one value into every 4 KiB page of a freshly allocated output, on the run's threads.
 // The kernel supplies fresh memory at a page's first write, zeroing it; that is paid here, in
 // the stage "allocate output", instead of inside the method, whose time the planner compares
@@ -389,7 +411,6 @@ template <class Source, class Output> void runEngine(const Source& in, const Con
                                   correctionClassOf(k, threads, rank));
     };
     Plan plan = makePlan(p, {in.width, in.height, in.channels, in.hasAlpha}, cpuCosts, rep, &clock);
-    rep.threads = threads;
     const Method method = plan.method;
 
     Job job;
@@ -404,9 +425,10 @@ template <class Source, class Output> void runEngine(const Source& in, const Con
     job.border = plan.border;
     job.scale = plan.scale;
     job.offset = plan.offset;
-    job.threads = threads;
     job.cancel = p.cancel;
     job.factors = &plan.factors;
+    job.threads = threadsWorthWaking(job, method, plan.factors.rank, threads);
+    rep.threads = job.threads;
     const MethodEngine& engine = engineOf(method);
 
     // The caller's planes may be memory never written yet (a fresh NumPy array), whose page
@@ -416,7 +438,7 @@ template <class Source, class Output> void runEngine(const Source& in, const Con
         freshOutput = out.width != in.width || out.height != in.height || out.channels != in.channels;
         if (freshOutput) {
             out = Image::uninitialized(in.width, in.height, in.channels); // every sample is written below; else reused
-            touchEveryPage(out, threads);
+            touchEveryPage(out, job.threads);
             clock.mark("allocate output");
         }
         out.depth = in.depth;
@@ -440,7 +462,7 @@ template <class Source, class Output> void runEngine(const Source& in, const Con
     Image planar;
     ImagePlanes planarPlanes;
     if (job.in && job.in->interleaved() && !engine.runsBands) {
-        planar = planarCopy(*job.in, threads);
+        planar = planarCopy(*job.in, job.threads);
         planarPlanes = planar;
         job.in = &planarPlanes;
         clock.mark("gather channels");

@@ -2,6 +2,7 @@
 #include "threadpool.h"
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -84,6 +85,13 @@ int resolveThreads(int threads)
 {
     return threads <= 0 ? hardwareThreads() : std::min(threads, 256);
 }
+
+namespace {
+std::atomic<bool> gThreadsAsAsked{false};
+}
+
+bool setThreadsAsAskedForTests(bool asked) { return gThreadsAsAsked.exchange(asked); }
+bool threadsAsAskedForTests() { return gThreadsAsAsked.load(); }
 
 int chunkGrain(int n, int threads, int chunksPerWorker, int minGrain, int multiple)
 {

@@ -15,6 +15,11 @@ namespace convlab::detail {
 int hardwareThreads();
 // threads <= 0: all hardware threads.
 int resolveThreads(int threads);
+// Runs take no more threads than their work pays for (engine.cpp, threadsWorthWaking). A test
+// that compares thread counts on small images makes every run take the threads asked for;
+// returns the setting before.
+bool setThreadsAsAskedForTests(bool asked);
+bool threadsAsAskedForTests();
 
 // The chunks of [0, n), `grain` indices each (the last may be shorter), in
 // order.

@@ -14,6 +14,7 @@
 #include <fftw3.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <atomic>
 #include <complex>
@@ -366,11 +367,30 @@ double fftSideWeight(int n)
     }
 }
 
+namespace {
+
+// Every offered side up to 2^30, in order (a few hundred): the tiling is chosen at every run
+// and priced at every auto run, small ones included.
+const std::vector<int>& offeredSides()
+{
+    static const std::vector<int> sides = [] {
+        std::vector<int> all;
+        for (int odd : {1, 3, 5, 7, 9, 15, 21, 25, 27, 45})
+            for (long long n = odd; n <= (1LL << 30); n *= 2) all.push_back(static_cast<int>(n));
+        std::sort(all.begin(), all.end());
+        return all;
+    }();
+    return sides;
+}
+
+} // namespace
+
 int fastFftSideAtLeast(int n)
 {
-    int m = std::max(n, 1);
-    while (fftSideWeight(m) == 0.0) ++m;
-    return m;
+    const auto& sides = offeredSides();
+    const auto it = std::lower_bound(sides.begin(), sides.end(), std::max(n, 1));
+    if (it == sides.end()) throw Error("no FFT side of at least " + std::to_string(n) + " points");
+    return *it;
 }
 
 namespace {
@@ -380,11 +400,12 @@ namespace {
 std::vector<int> wholeAxisSides(int padded)
 {
     std::vector<int> sides;
-    for (int n = std::max(padded, 1);; ++n)
-        if (fftSideWeight(n) > 0.0) {
-            sides.push_back(n);
-            if ((n & (n - 1)) == 0) return sides;
-        }
+    const auto& offered = offeredSides();
+    for (auto it = std::lower_bound(offered.begin(), offered.end(), std::max(padded, 1)); it != offered.end(); ++it) {
+        sides.push_back(*it);
+        if ((*it & (*it - 1)) == 0) break;
+    }
+    return sides;
 }
 
 // The tile sides one axis may take: sizes of only 2s and 3s, on which FFTW runs fastest per
@@ -428,6 +449,12 @@ double transformWork(const FftTiling& t)
 // where 768-point tiles keep 706 (36 tiles) for a fifth less work, and ran 13% faster here.
 FftTiling fftTiling(int w, int h, int kw, int kh)
 {
+    // A run asks for its tiling several times (auto's estimate, the threads it takes, the run,
+    // what it learns), each a search over pairs of sides: the last answer is kept per thread.
+    thread_local std::array<int, 4> lastKey{-1, -1, -1, -1};
+    thread_local FftTiling last;
+    const std::array<int, 4> key{w, h, kw, kh};
+    if (key == lastKey) return last;
     FftTiling best;
     double bestWork = INFINITY;
     for (int n0 : tileSides(h + kh - 1, kh))
@@ -439,6 +466,8 @@ FftTiling fftTiling(int w, int h, int kw, int kh)
                 bestWork = work;
             }
         }
+    lastKey = key;
+    last = best;
     return best;
 }
 
