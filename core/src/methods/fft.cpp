@@ -30,6 +30,7 @@
 #include <mutex>
 #include <optional>
 #include <tuple>
+#include <utility>
 
 #include "convlab/costs.h"
 #include "convlab/error.h"
@@ -342,6 +343,28 @@ int smoothSizeAtLeast(int n, int largestPrime)
 
 int fftFriendlySize(int n) { return smoothSizeAtLeast(n, 7); }
 
+namespace {
+
+// The odd parts a side may have, and what a point of such a side costs (fftSideWeight).
+constexpr std::pair<int, double> kSideClasses[] = {{1, 1.0},  {3, 1.0},   {5, 1.1},   {9, 1.1},   {15, 1.1},
+                                                   {7, 1.25}, {21, 1.25}, {25, 1.25}, {27, 1.25}, {45, 1.25}};
+
+// Every offered side up to 2^30, in order (a few hundred): the tiling is chosen at every run
+// and priced at every auto run, small ones included.
+const std::vector<int>& offeredSides()
+{
+    static const std::vector<int> sides = [] {
+        std::vector<int> all;
+        for (const auto& [odd, weight] : kSideClasses)
+            for (long long n = odd; n <= (1LL << 30); n *= 2) all.push_back(static_cast<int>(n));
+        std::sort(all.begin(), all.end());
+        return all;
+    }();
+    return sides;
+}
+
+} // namespace
+
 // What a point of a transform side costs FFTW, relative to a side of 2s and at most one 3, by
 // the side's odd part; 0 for a side not offered. Timed with Debian's FFTW 3.3.10 (forward and
 // inverse 2-D pairs, measured plans; docs/architecture.md, "FFT tile sides"): per point and
@@ -352,38 +375,10 @@ double fftSideWeight(int n)
 {
     if (n < 1) return 0.0;
     while (n % 2 == 0) n /= 2;
-    switch (n) {
-    case 1:
-    case 3: return 1.0;
-    case 5:
-    case 9:
-    case 15: return 1.1;
-    case 7:
-    case 21:
-    case 25:
-    case 27:
-    case 45: return 1.25;
-    default: return 0.0;
-    }
+    for (const auto& [odd, weight] : kSideClasses)
+        if (odd == n) return weight;
+    return 0.0;
 }
-
-namespace {
-
-// Every offered side up to 2^30, in order (a few hundred): the tiling is chosen at every run
-// and priced at every auto run, small ones included.
-const std::vector<int>& offeredSides()
-{
-    static const std::vector<int> sides = [] {
-        std::vector<int> all;
-        for (int odd : {1, 3, 5, 7, 9, 15, 21, 25, 27, 45})
-            for (long long n = odd; n <= (1LL << 30); n *= 2) all.push_back(static_cast<int>(n));
-        std::sort(all.begin(), all.end());
-        return all;
-    }();
-    return sides;
-}
-
-} // namespace
 
 int fastFftSideAtLeast(int n)
 {
@@ -410,7 +405,8 @@ std::vector<int> wholeAxisSides(int padded)
 
 // The tile sides one axis may take: sizes of only 2s and 3s, on which FFTW runs fastest per
 // point, up to 1024, and a side a few times the kernel's extent, so that most of each
-// transform is output. One tile when the whole padded axis is small.
+// transform is output. One tile when the whole padded axis is small, on any offered side up
+// to the next power of two.
 std::vector<int> tileSides(int padded, int k)
 {
     const int wide = fastFftSideAtLeast(std::max(256, 4 * (k - 1)));
