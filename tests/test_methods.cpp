@@ -1501,6 +1501,22 @@ private slots:
         QCOMPARE(reference.threads, 4);
         QCOMPARE(large.threads, 4);
         QCOMPARE(asked.threads, 4);
+        // A run that takes fewer threads than it was given says so; one given all (0) does not.
+        const auto saysSo = [](const RunReport& r) {
+            return std::any_of(r.notices.begin(), r.notices.end(), [](const std::string& n) {
+                return n.find("of the 4 threads asked for") != std::string::npos;
+            });
+        };
+        QVERIFY(saysSo(small) && saysSo(explicitMethod));
+        QVERIFY(!saysSo(large) && !saysSo(reference));
+        p.threads = 0;
+        RunReport all;
+        detail::setThreadsAsAskedForTests(false);
+        (void)convolve(tiny, p, &all);
+        detail::setThreadsAsAskedForTests(before);
+        QCOMPARE(all.threads, 1);
+        QVERIFY(std::none_of(all.notices.begin(), all.notices.end(),
+                             [](const std::string& n) { return n.find("threads asked for") != std::string::npos; }));
         QVERIFY(std::memcmp(one.data.data(), many.data.data(), sizeof(float) * one.data.size()) == 0);
     }
 

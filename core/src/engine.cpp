@@ -159,7 +159,7 @@ void learnFromRun(const detail::Job& job, Method method, int rank, RunReport& re
 // time, up to the threads asked for, so small images are not slower for the threads offered.
 // Without a loaded cost model (an explicit method before any calibration) it takes them all.
 // The results do not depend on the threads (docs/architecture.md).
-constexpr double kMsPerThread = 0.05;
+constexpr double kMsPerThread = 0.05; // the notice below says 50 us
 
 int threadsWorthWaking(const detail::Job& job, Method method, int rank, int threads)
 {
@@ -429,6 +429,10 @@ template <class Source, class Output> void runEngine(const Source& in, const Con
     job.factors = &plan.factors;
     job.threads = threadsWorthWaking(job, method, plan.factors.rank, threads);
     rep.threads = job.threads;
+    if (p.threads > 1 && job.threads < threads)
+        rep.notices.push_back("ran on " + std::to_string(job.threads) + " of the " + std::to_string(threads) +
+                              " threads asked for: a run takes one thread per 50 us of its estimated one-thread time, "
+                              "since waking more would cost more than they save");
     const MethodEngine& engine = engineOf(method);
 
     // The caller's planes may be memory never written yet (a fresh NumPy array), whose page
