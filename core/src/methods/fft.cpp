@@ -562,6 +562,10 @@ void runFft(const Job& job, const OutputPlanes& out, StageClock& clock)
     const PlanPair plans =
         chunked || nc == 1 ? single : PlanCache::instance().get(PlanShape::Planes, n0, n1, nc, &planned);
     const ChunkPlans chunkPlans = chunked ? chunkPlansFor(n0, n1, &planned) : ChunkPlans{};
+    // The planes of a tile lie back to back, as the 2-D plans of several planes take them; a
+    // single tile's start on 64-byte boundaries, where its chunk plans expect their arrays.
+    const std::size_t realStride = chunked ? (realSize + 15) / 16 * 16 : realSize;
+    const std::size_t specStride = chunked ? (specSize + 7) / 8 * 8 : specSize;
     if (planned) clock.mark("plan FFT size (once)", true);
     const FftRange range = fftRange(k, n0, n1);
     const auto kspec = SpectrumCache::instance().get(k, n0, n1, range.kernelExponent, single);
@@ -596,19 +600,19 @@ void runFft(const Job& job, const OutputPlanes& out, StageClock& clock)
         forEachChunk(nc * rowChunks, job.threads, [&](int i) {
             int c, y;
             const PlanPair& p = rowsAt(i, rowChunks, c, y);
-            fftwf_execute_dft_r2c(p.forward, real + c * realSize + static_cast<std::size_t>(y) * n1,
-                                  spec + c * specSize + static_cast<std::size_t>(y) * n1c);
+            fftwf_execute_dft_r2c(p.forward, real + c * realStride + static_cast<std::size_t>(y) * n1,
+                                  spec + c * specStride + static_cast<std::size_t>(y) * n1c);
         });
         const auto* ks = reinterpret_cast<const float*>(kspec->data());
         forEachChunk(nc * columnChunks, job.threads, [&](int i) {
             const int c = i / columnChunks, x = (i % columnChunks) * kChunkColumns;
             const int count = std::min(kChunkColumns, n1c - x);
             const PlanPair& p = chunkPlans.columnsOf(count);
-            fftwf_complex* columns = spec + c * specSize + x;
+            fftwf_complex* columns = spec + c * specStride + x;
             fftwf_execute_dft(p.forward, columns, columns);
             for (int y = 0; y < n0; ++y) {
                 const std::size_t at = static_cast<std::size_t>(y) * n1c + x;
-                rk.multiplySpectrum(reinterpret_cast<float*>(spec + c * specSize + at), ks + 2 * at,
+                rk.multiplySpectrum(reinterpret_cast<float*>(spec + c * specStride + at), ks + 2 * at,
                                     static_cast<std::size_t>(count));
             }
             fftwf_execute_dft(p.backward, columns, columns);
@@ -616,15 +620,15 @@ void runFft(const Job& job, const OutputPlanes& out, StageClock& clock)
         forEachChunk(nc * keptRowChunks, job.threads, [&](int i) {
             int c, y;
             const PlanPair& p = rowsAt(i, keptRowChunks, c, y);
-            fftwf_execute_dft_c2r(p.backward, spec + c * specSize + static_cast<std::size_t>(y) * n1c,
-                                  real + c * realSize + static_cast<std::size_t>(y) * n1);
+            fftwf_execute_dft_c2r(p.backward, spec + c * specStride + static_cast<std::size_t>(y) * n1c,
+                                  real + c * realStride + static_cast<std::size_t>(y) * n1);
         });
     };
 
     // Tiles are taken one at a time by the threads as they come free; each keeps its buffers.
     parallelWorkers(tiles, job.threads, 1, [&](ChunkQueue& queue) {
-        auto real = fftwAlloc<float>(realSize * nc);
-        auto spec = fftwAlloc<fftwf_complex>(specSize * nc);
+        auto real = fftwAlloc<float>(realStride * nc);
+        auto spec = fftwAlloc<fftwf_complex>(specStride * nc);
         std::vector<std::vector<NonFiniteSample>> nonFinite(static_cast<std::size_t>(nc));
         std::vector<unsigned char> flags;
 
@@ -642,7 +646,7 @@ void runFft(const Job& job, const OutputPlanes& out, StageClock& clock)
             std::uint32_t tileMax = fillBits; // careful pass: the largest finite |value|, as bits
             for (int c = 0; c < nc; ++c) {
                 const float* src = in.plane(c);
-                float* plane = real.get() + c * realSize;
+                float* plane = real.get() + c * realStride;
                 nonFinite[c].clear();
                 for (int r = 0; r < n0; ++r) {
                     float* row = plane + static_cast<std::size_t>(r) * n1;
@@ -675,7 +679,7 @@ void runFft(const Job& job, const OutputPlanes& out, StageClock& clock)
             if (careful && tileMax >= largeBits) {
                 const int e = std::ilogb(floatOfBits(tileMax)) - range.inputExponent + 1;
                 const float down = std::ldexp(1.0f, -e);
-                for (std::size_t i = 0; i < realSize * nc; ++i) real[i] *= down;
+                for (std::size_t i = 0; i < realStride * nc; ++i) real[i] *= down;
                 shift += e;
             }
             if (chunked) {
@@ -684,13 +688,13 @@ void runFft(const Job& job, const OutputPlanes& out, StageClock& clock)
                 fftwf_execute_dft_r2c(plans.forward, real.get(), spec.get());
                 auto* sp = reinterpret_cast<float*>(spec.get());
                 const auto* ks = reinterpret_cast<const float*>(kspec->data());
-                for (int c = 0; c < nc; ++c) rk.multiplySpectrum(sp + 2 * c * specSize, ks, specSize);
+                for (int c = 0; c < nc; ++c) rk.multiplySpectrum(sp + 2 * c * specStride, ks, specSize);
                 fftwf_execute_dft_c2r(plans.backward, spec.get(), real.get());
             }
             const double scaleBack = std::ldexp(job.scale, shift);
             std::uint32_t seen = 0; // bit 31: a non-finite output
             for (int c = 0; c < nc; ++c) {
-                const float* plane = real.get() + c * realSize;
+                const float* plane = real.get() + c * realStride;
                 float* dst = out.plane(c);
                 for (int y = 0; y < oh; ++y) {
                     const float* s = plane + static_cast<std::size_t>(y) * n1;
