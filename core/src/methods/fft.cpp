@@ -26,6 +26,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -298,16 +299,20 @@ public:
         return cache;
     }
 
-    // `plans`: the single-plane plans of n0 x n1.
-    std::shared_ptr<const std::vector<cfloat>> get(const Kernel& k, int n0, int n1, int kernelExponent,
-                                                   const PlanPair& plans)
+    // What transforms one plane of n0 x n1 real samples into its n0 x (n1/2 + 1) spectrum, and
+    // how, since the ways differ in their last bits (0: a 2-D plan, 1: by chunks).
+    using Forward = std::function<void(float* real, fftwf_complex* spectrum)>;
+
+    std::shared_ptr<const std::vector<cfloat>> get(const Kernel& k, int n0, int n1, int kernelExponent, int how,
+                                                   const Forward& forward)
     {
-        return cache_.get(k, {n0, n1, kernelExponent}, [&] { return spectrumOf(k, n0, n1, kernelExponent, plans); });
+        return cache_.get(k, {n0, n1, kernelExponent, how},
+                          [&] { return spectrumOf(k, n0, n1, kernelExponent, forward); });
     }
 
 private:
     static std::shared_ptr<const std::vector<cfloat>> spectrumOf(const Kernel& k, int n0, int n1, int kernelExponent,
-                                                                 const PlanPair& plans)
+                                                                 const Forward& forward)
     {
         const std::size_t realSize = static_cast<std::size_t>(n0) * n1;
         const int n1c = n1 / 2 + 1;
@@ -318,7 +323,7 @@ private:
         for (int v = 0; v < k.height; ++v)
             for (int u = 0; u < k.width; ++u)
                 real[static_cast<std::size_t>((n0 - v) % n0) * n1 + (n1 - u) % n1] += k.at(v, u) * norm;
-        fftwf_execute_dft_r2c(plans.forward, real.get(), spec.get());
+        forward(real.get(), spec.get());
         return std::make_shared<std::vector<cfloat>>(reinterpret_cast<cfloat*>(spec.get()),
                                                      reinterpret_cast<cfloat*>(spec.get()) + std::size_t(n0) * n1c);
     }
@@ -529,6 +534,18 @@ ChunkPlans chunkPlansFor(int n0, int n1, bool* planned)
     return p;
 }
 
+// One plane's forward transform by chunks, on this thread: the kernel's spectrum for a single
+// tile, through the plans its tile goes through.
+void forwardByChunks(const ChunkPlans& p, int n0, int n1, float* real, fftwf_complex* spec)
+{
+    const int n1c = n1 / 2 + 1;
+    for (int y = 0; y < n0; y += kChunkRows)
+        fftwf_execute_dft_r2c(p.rowsOf(std::min(kChunkRows, n0 - y)).forward, real + static_cast<std::size_t>(y) * n1,
+                              spec + static_cast<std::size_t>(y) * n1c);
+    for (int x = 0; x < n1c; x += kChunkColumns)
+        fftwf_execute_dft(p.columnsOf(std::min(kChunkColumns, n1c - x)).forward, spec + x, spec + x);
+}
+
 // fn(i) for every i in [0, n), the threads taking them one at a time as they come free.
 template <class Fn> void forEachChunk(int n, int threads, Fn&& fn)
 {
@@ -558,7 +575,7 @@ void runFft(const Job& job, const OutputPlanes& out, StageClock& clock)
     // number, so that the bits do not depend on it.
     const bool chunked = tiles == 1;
     bool planned = false;
-    const PlanPair single = PlanCache::instance().get(PlanShape::Planes, n0, n1, 1, &planned);
+    const PlanPair single = chunked ? PlanPair{} : PlanCache::instance().get(PlanShape::Planes, n0, n1, 1, &planned);
     const PlanPair plans =
         chunked || nc == 1 ? single : PlanCache::instance().get(PlanShape::Planes, n0, n1, nc, &planned);
     const ChunkPlans chunkPlans = chunked ? chunkPlansFor(n0, n1, &planned) : ChunkPlans{};
@@ -568,7 +585,13 @@ void runFft(const Job& job, const OutputPlanes& out, StageClock& clock)
     const std::size_t specStride = chunked ? (specSize + 7) / 8 * 8 : specSize;
     if (planned) clock.mark("plan FFT size (once)", true);
     const FftRange range = fftRange(k, n0, n1);
-    const auto kspec = SpectrumCache::instance().get(k, n0, n1, range.kernelExponent, single);
+    const auto kspec = SpectrumCache::instance().get(
+        k, n0, n1, range.kernelExponent, chunked ? 1 : 0, [&](float* real, fftwf_complex* spec) {
+            if (chunked)
+                forwardByChunks(chunkPlans, n0, n1, real, spec);
+            else
+                fftwf_execute_dft_r2c(single.forward, real, spec);
+        });
     clock.mark("kernel spectrum");
     const std::uint32_t largeBits = magnitudeBits(std::ldexp(1.0f, std::clamp(range.inputExponent, 1, 127)));
     const NonFiniteTerms terms(k);
