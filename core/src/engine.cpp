@@ -2,6 +2,7 @@
 // The engine's prologue (validate, resolve semantics and scale, choose the method) and its
 // epilogue (alpha pass-through, report). The methods themselves live in their own files.
 #include <algorithm>
+#include <optional>
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -131,48 +132,47 @@ SharedGpu& sharedGpu()
     return *gpu;
 }
 
+// The planner's corrected estimate of `job` by `method` on `threads` threads, when it prices
+// the method and has a model loaded (none is calibrated for an explicitly chosen method).
+std::optional<double> loadedEstimateMs(const detail::Job& job, Method method, int rank, int threads)
+{
+    if (!detail::engineOf(method).costTerms) return std::nullopt; // a method the planner does not price
+    const CostModel* model = detail::cpuCostModelIfLoaded();
+    if (!model) return std::nullopt;
+    const int factorRank = detail::engineOf(method).needsFactors ? rank : -1;
+    const auto estimates =
+        detail::correctedEstimates(detail::estimateCpu(*model, job.width, job.height, job.channels, job.kernel,
+                                                       factorRank, threads),
+                                   correctionClassOf(job.kernel, threads, rank));
+    for (const MethodEstimate& e : estimates)
+        if (e.method == method) return e.ms;
+    return std::nullopt;
+}
+
 // Compares the run's own time with the planner's estimate for the method that ran and lets
 // the planner correct itself when they differ by more than 2x (auto then agrees with what is
-// measured). Runs the planner has no model for yet are left alone: no calibration is started
-// for an explicitly chosen method.
+// measured). Runs the planner has no model for yet are left alone.
 void learnFromRun(const detail::Job& job, Method method, int rank, RunReport& rep)
 {
-    if (!detail::engineOf(method).costTerms) return; // a method the planner does not price
-    const CostModel* model = detail::cpuCostModelIfLoaded();
-    if (!model) return;
+    const auto estimate = loadedEstimateMs(job, method, rank, job.threads);
+    if (!estimate) return;
     const CorrectionClass runClass = correctionClassOf(job.kernel, job.threads, rank);
-    auto estimates = detail::correctedEstimates(
-        detail::estimateCpu(*model, job.width, job.height, job.channels, job.kernel,
-                            detail::engineOf(method).needsFactors ? rank : -1, job.threads),
-        runClass);
-    for (const MethodEstimate& e : estimates)
-        if (e.method == method) {
-            if (auto note = detail::recordMeasurement(method, runClass, e.ms, rep.computeMs))
-                rep.notices.push_back(*note);
-            return;
-        }
+    if (auto note = detail::recordMeasurement(method, runClass, *estimate, rep.computeMs)) rep.notices.push_back(*note);
 }
 
 // Every thread a run wakes costs its wake-up, 20-50 us on the 2-core machines measured: a 64x64
 // image with a 3x3 kernel took 17 us on one thread and 60 on two, where 256x256 with 9x9 took
-// 170 on one and 128 on two. A run takes one thread per kMsPerThread of its estimated one-thread
+// 170 on one and 128 on two. A run takes one thread per kUsPerThread of its estimated one-thread
 // time, up to the threads asked for, so small images are not slower for the threads offered.
 // Without a loaded cost model (an explicit method before any calibration) it takes them all.
 // The results do not depend on the threads (docs/architecture.md).
-constexpr double kMsPerThread = 0.05; // the notice below says 50 us
+constexpr int kUsPerThread = 50;
 
 int threadsWorthWaking(const detail::Job& job, Method method, int rank, int threads)
 {
-    if (threads <= 1 || !detail::engineOf(method).costTerms || detail::threadsAsAskedForTests()) return threads;
-    const CostModel* model = detail::cpuCostModelIfLoaded();
-    if (!model) return threads;
-    const int factorRank = detail::engineOf(method).needsFactors ? rank : -1;
-    const auto oneThread = detail::correctedEstimates(
-        detail::estimateCpu(*model, job.width, job.height, job.channels, job.kernel, factorRank, 1),
-        correctionClassOf(job.kernel, 1, rank));
-    for (const MethodEstimate& e : oneThread)
-        if (e.method == method) return std::clamp(static_cast<int>(e.ms / kMsPerThread), 1, threads);
-    return threads;
+    if (threads <= 1 || detail::threadsAsAskedForTests()) return threads;
+    const auto oneThread = loadedEstimateMs(job, method, rank, 1);
+    return oneThread ? std::clamp(static_cast<int>(*oneThread * 1000.0 / kUsPerThread), 1, threads) : threads;
 }
 
 // Writes one value into every 4 KiB page of a freshly allocated output, on the run's threads.
@@ -431,8 +431,8 @@ template <class Source, class Output> void runEngine(const Source& in, const Con
     rep.threads = job.threads;
     if (p.threads > 1 && job.threads < threads)
         rep.notices.push_back("ran on " + std::to_string(job.threads) + " of the " + std::to_string(threads) +
-                              " threads asked for: a run takes one thread per 50 us of its estimated one-thread time, "
-                              "since waking more would cost more than they save");
+                              " threads asked for: a run takes one thread per " + std::to_string(kUsPerThread) +
+                              " us of its estimated one-thread time, since waking more would cost more than they save");
     const MethodEngine& engine = engineOf(method);
 
     // The caller's planes may be memory never written yet (a fresh NumPy array), whose page

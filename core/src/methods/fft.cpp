@@ -289,48 +289,32 @@ private:
     std::thread background_;
 };
 
-// Spectra of kernels placed at negative offsets (so the circular product is the correlation),
-// 1/(n0*n1) and 2^-kernelExponent folded in; the last few are kept by kernel content and
-// transform size.
-class SpectrumCache {
-public:
-    static SpectrumCache& instance()
-    {
-        static SpectrumCache cache;
-        return cache;
-    }
+// What transforms one plane of n0 x n1 real samples into its n0 x (n1/2 + 1) spectrum.
+using PlaneForward = std::function<void(float* real, fftwf_complex* spectrum)>;
 
-    // What transforms one plane of n0 x n1 real samples into its n0 x (n1/2 + 1) spectrum, and
-    // how, since the ways differ in their last bits (0: a 2-D plan, 1: by chunks).
-    using Forward = std::function<void(float* real, fftwf_complex* spectrum)>;
-
-    std::shared_ptr<const std::vector<cfloat>> get(const Kernel& k, int n0, int n1, int kernelExponent, int how,
-                                                   const Forward& forward)
-    {
-        return cache_.get(k, {n0, n1, kernelExponent, how},
-                          [&] { return spectrumOf(k, n0, n1, kernelExponent, forward); });
-    }
-
-private:
-    static std::shared_ptr<const std::vector<cfloat>> spectrumOf(const Kernel& k, int n0, int n1, int kernelExponent,
-                                                                 const Forward& forward)
-    {
+// The spectrum of a kernel placed at negative offsets (so the circular product is the
+// correlation), 1/(n0*n1) and 2^-kernelExponent folded in, by `forward`. The last few are kept
+// by kernel content, transform size and `how` the transform was made (0: a 2-D plan, 1: by
+// chunks), since the ways differ in their last bits.
+std::shared_ptr<const std::vector<cfloat>> kernelSpectrum(const Kernel& k, int n0, int n1, int kernelExponent, int how,
+                                                          const PlaneForward& forward)
+{
+    static KernelCache<std::shared_ptr<const std::vector<cfloat>>, 8> cache;
+    return cache.get(k, {n0, n1, kernelExponent, how}, [&] {
         const std::size_t realSize = static_cast<std::size_t>(n0) * n1;
-        const int n1c = n1 / 2 + 1;
+        const std::size_t specSize = static_cast<std::size_t>(n0) * (n1 / 2 + 1);
         auto real = fftwAlloc<float>(realSize);
-        auto spec = fftwAlloc<fftwf_complex>(static_cast<std::size_t>(n0) * n1c);
+        auto spec = fftwAlloc<fftwf_complex>(specSize);
         std::fill(real.get(), real.get() + realSize, 0.0f);
         const float norm = static_cast<float>(std::ldexp(1.0 / static_cast<double>(realSize), -kernelExponent));
         for (int v = 0; v < k.height; ++v)
             for (int u = 0; u < k.width; ++u)
                 real[static_cast<std::size_t>((n0 - v) % n0) * n1 + (n1 - u) % n1] += k.at(v, u) * norm;
         forward(real.get(), spec.get());
-        return std::make_shared<std::vector<cfloat>>(reinterpret_cast<cfloat*>(spec.get()),
-                                                     reinterpret_cast<cfloat*>(spec.get()) + std::size_t(n0) * n1c);
-    }
-
-    KernelCache<std::shared_ptr<const std::vector<cfloat>>, 8> cache_;
-};
+        const auto* values = reinterpret_cast<const cfloat*>(spec.get());
+        return std::make_shared<const std::vector<cfloat>>(values, values + specSize);
+    });
+}
 
 // How large the values of a tile may be. The forward transform's sums grow up to n0*n1 times the
 // largest input, the inverse's up to n0*n1 times that times sum|K| (the spectrum carries
@@ -515,41 +499,62 @@ constexpr int kChunkColumns = 32;
 
 int chunksOf(int n, int chunk) { return (n + chunk - 1) / chunk; }
 
-// The plans of a single tile's chunks: full chunks and the last, shorter one where the rows or
-// the spectrum's columns are not a multiple of the chunk.
-struct ChunkPlans {
-    PlanPair fullRows, lastRows, fullColumns, lastColumns;
-    const PlanPair& rowsOf(int count) const { return count == kChunkRows ? fullRows : lastRows; }
-    const PlanPair& columnsOf(int count) const { return count == kChunkColumns ? fullColumns : lastColumns; }
+// A single tile's chunks and their plans: full chunks, and the last, shorter one where the
+// rows or the spectrum's columns are not a multiple of the chunk.
+class TileChunks {
+public:
+    TileChunks() = default;
+    TileChunks(int n0, int n1, bool* planned) : n0_(n0), n1_(n1), n1c_(n1 / 2 + 1)
+    {
+        PlanCache& cache = PlanCache::instance();
+        if (n0 >= kChunkRows) fullRows_ = cache.get(PlanShape::Rows, n0, n1, kChunkRows, planned);
+        // The last chunks are a few rows or columns (the spectrum's n1/2 + 1 columns always
+        // leave some): measuring their plans took 0.5-0.7 s for 17 columns of 576 or 672 points,
+        // as long as the full chunks' plans, for a twentieth of the work. They are estimated.
+        if (n0 % kChunkRows) lastRows_ = cache.get(PlanShape::Rows, n0, n1, n0 % kChunkRows, planned, false);
+        if (n1c_ >= kChunkColumns) fullColumns_ = cache.get(PlanShape::Columns, n0, n1, kChunkColumns, planned);
+        if (n1c_ % kChunkColumns)
+            lastColumns_ = cache.get(PlanShape::Columns, n0, n1, n1c_ % kChunkColumns, planned, false);
+    }
+
+    // Row chunks covering the first `rows` rows, and column chunks of the spectrum.
+    static int rowChunks(int rows) { return chunksOf(rows, kChunkRows); }
+    int columnChunks() const { return chunksOf(n1c_, kChunkColumns); }
+
+    // Row chunk i of one plane, real to spectrum (forward) or back.
+    void rows(int i, bool forward, float* real, fftwf_complex* spec) const
+    {
+        const int y = i * kChunkRows;
+        const PlanPair& p = std::min(kChunkRows, n0_ - y) == kChunkRows ? fullRows_ : lastRows_;
+        float* r = real + static_cast<std::size_t>(y) * n1_;
+        fftwf_complex* s = spec + static_cast<std::size_t>(y) * n1c_;
+        if (forward)
+            fftwf_execute_dft_r2c(p.forward, r, s);
+        else
+            fftwf_execute_dft_c2r(p.backward, s, r);
+    }
+
+    // Column chunk i of one plane's spectrum, in place; returns its first column and count.
+    std::pair<int, int> columns(int i, bool forward, fftwf_complex* spec) const
+    {
+        const int x = i * kChunkColumns, count = std::min(kChunkColumns, n1c_ - x);
+        const PlanPair& p = count == kChunkColumns ? fullColumns_ : lastColumns_;
+        fftwf_execute_dft(forward ? p.forward : p.backward, spec + x, spec + x);
+        return {x, count};
+    }
+
+    // One plane's forward transform, on this thread (a kernel's spectrum for a single tile,
+    // through the plans its tile goes through).
+    void forward(float* real, fftwf_complex* spec) const
+    {
+        for (int i = 0; i < rowChunks(n0_); ++i) rows(i, true, real, spec);
+        for (int i = 0; i < columnChunks(); ++i) columns(i, true, spec);
+    }
+
+private:
+    int n0_ = 0, n1_ = 0, n1c_ = 0;
+    PlanPair fullRows_, lastRows_, fullColumns_, lastColumns_;
 };
-
-ChunkPlans chunkPlansFor(int n0, int n1, bool* planned)
-{
-    PlanCache& cache = PlanCache::instance();
-    const int n1c = n1 / 2 + 1;
-    ChunkPlans p;
-    if (n0 >= kChunkRows) p.fullRows = cache.get(PlanShape::Rows, n0, n1, kChunkRows, planned);
-    // The last chunks are a few rows or columns (the spectrum's n1/2 + 1 columns always leave
-    // some): measuring their plans took 0.5-0.7 s for 17 columns of 576 or 672 points, as long as
-    // the full chunks' plans, for a twentieth of the work. They are estimated.
-    if (n0 % kChunkRows) p.lastRows = cache.get(PlanShape::Rows, n0, n1, n0 % kChunkRows, planned, false);
-    if (n1c >= kChunkColumns) p.fullColumns = cache.get(PlanShape::Columns, n0, n1, kChunkColumns, planned);
-    if (n1c % kChunkColumns)
-        p.lastColumns = cache.get(PlanShape::Columns, n0, n1, n1c % kChunkColumns, planned, false);
-    return p;
-}
-
-// One plane's forward transform by chunks, on this thread: the kernel's spectrum for a single
-// tile, through the plans its tile goes through.
-void forwardByChunks(const ChunkPlans& p, int n0, int n1, float* real, fftwf_complex* spec)
-{
-    const int n1c = n1 / 2 + 1;
-    for (int y = 0; y < n0; y += kChunkRows)
-        fftwf_execute_dft_r2c(p.rowsOf(std::min(kChunkRows, n0 - y)).forward, real + static_cast<std::size_t>(y) * n1,
-                              spec + static_cast<std::size_t>(y) * n1c);
-    for (int x = 0; x < n1c; x += kChunkColumns)
-        fftwf_execute_dft(p.columnsOf(std::min(kChunkColumns, n1c - x)).forward, spec + x, spec + x);
-}
 
 // fn(i) for every i in [0, n), the threads taking them one at a time as they come free.
 template <class Fn> void forEachChunk(int n, int threads, Fn&& fn)
@@ -583,17 +588,17 @@ void runFft(const Job& job, const OutputPlanes& out, StageClock& clock)
     const PlanPair single = chunked ? PlanPair{} : PlanCache::instance().get(PlanShape::Planes, n0, n1, 1, &planned);
     const PlanPair plans =
         chunked || nc == 1 ? single : PlanCache::instance().get(PlanShape::Planes, n0, n1, nc, &planned);
-    const ChunkPlans chunkPlans = chunked ? chunkPlansFor(n0, n1, &planned) : ChunkPlans{};
+    const TileChunks chunks = chunked ? TileChunks(n0, n1, &planned) : TileChunks();
     // The planes of a tile lie back to back, as the 2-D plans of several planes take them; a
     // single tile's start on 64-byte boundaries, where its chunk plans expect their arrays.
     const std::size_t realStride = chunked ? (realSize + 15) / 16 * 16 : realSize;
     const std::size_t specStride = chunked ? (specSize + 7) / 8 * 8 : specSize;
     if (planned) clock.mark("plan FFT size (once)", true);
     const FftRange range = fftRange(k, n0, n1);
-    const auto kspec = SpectrumCache::instance().get(
-        k, n0, n1, range.kernelExponent, chunked ? 1 : 0, [&](float* real, fftwf_complex* spec) {
+    const auto kspec =
+        kernelSpectrum(k, n0, n1, range.kernelExponent, chunked ? 1 : 0, [&](float* real, fftwf_complex* spec) {
             if (chunked)
-                forwardByChunks(chunkPlans, n0, n1, real, spec);
+                chunks.forward(real, spec);
             else
                 fftwf_execute_dft_r2c(single.forward, real, spec);
         });
@@ -618,38 +623,25 @@ void runFft(const Job& job, const OutputPlanes& out, StageClock& clock)
     // columns forward, times the kernel's spectrum and backward while in the caches, then the
     // rows that hold outputs backward (the first h).
     const auto transformChunked = [&](float* real, fftwf_complex* spec) {
-        const int rowChunks = chunksOf(n0, kChunkRows), keptRowChunks = chunksOf(h, kChunkRows);
-        const int columnChunks = chunksOf(n1c, kChunkColumns);
-        const auto rowsAt = [&](int i, int chunks, int& c, int& y) {
-            c = i / chunks;
-            y = (i % chunks) * kChunkRows;
-            return chunkPlans.rowsOf(std::min(kChunkRows, n0 - y));
-        };
+        const int rowChunks = TileChunks::rowChunks(n0), keptRowChunks = TileChunks::rowChunks(h);
+        const int columnChunks = chunks.columnChunks();
         forEachChunk(nc * rowChunks, job.threads, [&](int i) {
-            int c, y;
-            const PlanPair& p = rowsAt(i, rowChunks, c, y);
-            fftwf_execute_dft_r2c(p.forward, real + c * realStride + static_cast<std::size_t>(y) * n1,
-                                  spec + c * specStride + static_cast<std::size_t>(y) * n1c);
+            const int c = i / rowChunks;
+            chunks.rows(i % rowChunks, true, real + c * realStride, spec + c * specStride);
         });
         const auto* ks = reinterpret_cast<const float*>(kspec->data());
         forEachChunk(nc * columnChunks, job.threads, [&](int i) {
-            const int c = i / columnChunks, x = (i % columnChunks) * kChunkColumns;
-            const int count = std::min(kChunkColumns, n1c - x);
-            const PlanPair& p = chunkPlans.columnsOf(count);
-            fftwf_complex* columns = spec + c * specStride + x;
-            fftwf_execute_dft(p.forward, columns, columns);
+            fftwf_complex* plane = spec + (i / columnChunks) * specStride;
+            const auto [x, count] = chunks.columns(i % columnChunks, true, plane);
             for (int y = 0; y < n0; ++y) {
                 const std::size_t at = static_cast<std::size_t>(y) * n1c + x;
-                rk.multiplySpectrum(reinterpret_cast<float*>(spec + c * specStride + at), ks + 2 * at,
-                                    static_cast<std::size_t>(count));
+                rk.multiplySpectrum(reinterpret_cast<float*>(plane + at), ks + 2 * at, static_cast<std::size_t>(count));
             }
-            fftwf_execute_dft(p.backward, columns, columns);
+            chunks.columns(i % columnChunks, false, plane);
         });
         forEachChunk(nc * keptRowChunks, job.threads, [&](int i) {
-            int c, y;
-            const PlanPair& p = rowsAt(i, keptRowChunks, c, y);
-            fftwf_execute_dft_c2r(p.backward, spec + c * specStride + static_cast<std::size_t>(y) * n1c,
-                                  real + c * realStride + static_cast<std::size_t>(y) * n1);
+            const int c = i / keptRowChunks;
+            chunks.rows(i % keptRowChunks, false, real + c * realStride, spec + c * specStride);
         });
     };
 
