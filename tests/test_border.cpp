@@ -140,17 +140,18 @@ private slots:
 
     void rowWindowReadsThePaddedRows_data() { paddedRowsMatchIndexRule_data(); }
     // The window the direct and separable methods read: its spans cover every output exactly
-    // once and each tap reads the padded row's value, whether the rows are read in place (interior
-    // widths from 1 up) or copied (images no wider than the margins, 8-bit samples).
+    // once and each tap reads the padded row's value, whether the rows are read in place (three
+    // spans, each at least a vector wide: images of 48 columns and more here) or copied (one span:
+    // narrower images, 8-bit samples).
     void rowWindowReadsThePaddedRows()
     {
         QFETCH(int, mode);
         const Border b{BorderMode(mode), -7.5f};
-        const std::pair<int, int> sizes[] = {{1, 1}, {1, 5}, {3, 2}, {9, 4}, {10, 3}, {11, 2}, {37, 5}};
+        const std::pair<int, int> sizes[] = {{1, 1}, {1, 5}, {3, 2}, {9, 4}, {10, 3}, {11, 2}, {37, 5}, {47, 3}, {48, 3}, {49, 2}, {70, 4}};
         const int top = 6, bottom = 3, left = 7, right = 2, kw = left + right + 1;
         for (auto [w, h] : sizes) {
             Image img(w, h, 1);
-            for (int i = 0; i < w * h; ++i) img.data[i] = float(i + 1);
+            for (int i = 0; i < w * h; ++i) img.data[i] = float(i % 250 + 1); // 8-bit samples too
             PackedImage packed; // the same values as 8-bit samples
             packed.width = w;
             packed.height = h;
@@ -164,7 +165,9 @@ private slots:
                 window.reset(fromPacked ? nullptr : &planes, fromPacked ? &packed : nullptr, 0);
                 for (int r0 = 0; r0 + ring <= h + top + bottom; ++r0) {
                     std::vector<int> covered(w, 0);
-                    for (const detail::RowSpan& s : window.spans(r0, ring)) {
+                    const auto spans = window.spans(r0, ring);
+                    QCOMPARE(spans.size(), std::size_t(!fromPacked && w >= 48 ? 3 : 1));
+                    for (const detail::RowSpan& s : spans) {
                         for (int i = 0; i < s.n; ++i) {
                             const int x = s.x0 + i;
                             QVERIFY(x >= 0 && x < w);

@@ -1069,7 +1069,7 @@ private slots:
         std::uint32_t seed = 5;
         const int kernels[][2] = {{3, 3}, {5, 5}, {2, 7}, {7, 3}, {9, 9}, {11, 11}, {3, 5}, {4, 1}};
         for (const auto& ks : kernels)
-            for (int w : {1, 15, 16, 17, 63, 64, 65, 130, 1030})
+            for (int w : {1, 15, 16, 17, 40, 63, 64, 65, 100, 120, 130, 1030})
                 for (int step : {1, 2, 3, 4})
                 for (bool stream : {false, true}) {
                     const int kw = ks[0], kh = ks[1];

@@ -156,10 +156,10 @@ bool runFromBoundary(const RowSpan& s, const float* o, int w, int count, bool st
 // (left <= x < w - right) read the source rows themselves, the border rule only choosing which
 // source row (or the constant row) each padded row is; the outputs within the kernel's reach of
 // the left and right edges (at least 16 at each edge, so they run as vectors) read padded copies
-// of their few columns. So no row is copied whole,
-// which for small kernels is as much work as the taps. 8/16-bit samples (converted as rows are
-// read), interleaved samples (gathered) and images no wider than the kernel's margins use whole
-// padded rows (PaddedRows). With pixel C > 1 (Job::wholePixels) the rows are whole interleaved
+// of their few columns. So no row is copied whole, which for small kernels is as much work as
+// the taps. 8/16-bit samples (converted as rows are read), interleaved samples (gathered) and
+// images too narrow for a vector-wide span at each edge and one between use whole padded rows
+// (PaddedRows). With pixel C > 1 (Job::wholePixels) the rows are whole interleaved
 // pixels, w * C samples read where they lie, and every count of columns above is C times as
 // many samples.
 class RowWindow {
@@ -169,15 +169,18 @@ public:
           padded_(w, h, border, top, left, right, ringRows, pixel), interior_(ringRows), leftRows_(ringRows),
           rightRows_(ringRows)
     {
-        if (w <= left + right) return; // no interior: whole padded rows
-        // The margins' spans are at least a vector of the widest build wide where the image
-        // allows, so the row kernels run them as vectors rather than one output at a time.
+        // The margins' spans are at least a vector of the widest build wide, so the row kernels
+        // run them as vectors rather than one output at a time. An image too narrow for those
+        // and an interior span of a vector besides is read through whole padded rows: one span
+        // as wide as the image, run as vectors, where three narrower spans would run one output
+        // at a time (a 16x16 image with a 3x3 kernel: spans of 1, 14 and 1), for the copy of a
+        // few dozen floats a row.
         const int leftSamples = left * pixel, rightSamples = right * pixel;
         leftOut_ = left > 0 ? std::max(leftSamples, kMinMarginSpan) : 0;
         rightOut_ = right > 0 ? std::max(rightSamples, kMinMarginSpan) : 0;
-        if (leftOut_ + rightOut_ > w_) {
-            leftOut_ = leftSamples;
-            rightOut_ = rightSamples;
+        if (w <= left + right || leftOut_ + rightOut_ + kMinMarginSpan > w_) {
+            leftOut_ = rightOut_ = 0;
+            return;
         }
         leftCols_.resize(static_cast<std::size_t>(leftOut_ + leftSamples + rightSamples));
         rightCols_.resize(static_cast<std::size_t>(rightOut_ + leftSamples + rightSamples));
