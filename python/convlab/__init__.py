@@ -20,6 +20,9 @@ import numpy as np
 from . import _convlab
 from ._convlab import Error, __version__
 
+_FLOAT32 = np.dtype(np.float32)
+_FLOAT64 = np.dtype(np.float64)
+
 __all__ = ["convolve", "correlate", "Error", "border_modes", "methods", "SCIPY_MODES", "__version__"]
 
 # scipy.ndimage's mode names and the ConvLab border mode each one is (docs/semantics.md,
@@ -48,6 +51,9 @@ def methods():
 
 def border_name(mode):
     """ConvLab's name for `mode`, a scipy or ConvLab name ("nearest" -> "replicate")."""
+    scipy_name = SCIPY_MODES.get(mode) if type(mode) is str else None  # the common case, first
+    if scipy_name is not None:
+        return scipy_name
     if not isinstance(mode, str):
         raise TypeError(f"mode must be a string, got {type(mode).__name__}")
     scipy_name = SCIPY_MODES.get(mode.lower())
@@ -62,7 +68,7 @@ def border_name(mode):
 def engine_border(mode):
     """The mode as the engine reads it: ConvLab's name, or "constant:VALUE" as written."""
     name = border_name(mode)
-    return mode if any(sep in mode for sep in ":=") else name
+    return mode if ":" in mode or "=" in mode else name
 
 
 def convolve(input, weights, output=None, mode="reflect", cval=0.0, origin=0, *,
@@ -106,13 +112,13 @@ def prepare_input(input, keep_samples=False):
         raise ValueError(f"input of shape {array.shape} is empty")
     if keep_samples and _reads_samples(array):
         return np.ascontiguousarray(array)
-    return np.ascontiguousarray(array, dtype=np.float32)
+    return np.ascontiguousarray(array, dtype=_FLOAT32)
 
 
 def _reads_samples(array):
     """Whether the engine filters this array from its 8/16-bit samples (as it does decoded image
     files): no float32 copy is made, and the result is the same, bit for bit."""
-    return array.dtype in (np.uint8, np.uint16) and (array.ndim == 2 or array.shape[2] <= 4)
+    return array.dtype.char in "BH" and array.dtype.isnative and (array.ndim == 2 or array.shape[2] <= 4)
 
 
 def prepare_weights(weights, input_ndim):
@@ -125,7 +131,7 @@ def prepare_weights(weights, input_ndim):
         raise ValueError(f"weights must be {expected}, got shape {array.shape}")
     if array.size == 0:
         raise ValueError(f"weights of shape {array.shape} are empty")
-    return np.ascontiguousarray(array, dtype=np.float32)
+    return np.ascontiguousarray(array, dtype=_FLOAT32)
 
 
 def anchors(origin, kernel_shape, input_ndim):
@@ -136,8 +142,8 @@ def anchors(origin, kernel_shape, input_ndim):
     origin + size // 2 (docs/semantics.md, Convolution and correlation). scipy allows
     -(size // 2) <= origin <= (size - 1) // 2: exactly the anchors inside the kernel.
     """
-    if isinstance(origin, numbers.Integral):
-        per_axis = [int(origin), int(origin)]
+    if type(origin) is int or isinstance(origin, numbers.Integral):  # (an int's check first: the
+        per_axis = [int(origin), int(origin)]                          # ABC's takes a quarter µs)
     else:
         per_axis = list(np.atleast_1d(origin))
         if len(per_axis) == 3 and input_ndim == 3:
@@ -149,56 +155,60 @@ def anchors(origin, kernel_shape, input_ndim):
         if not all(isinstance(o, numbers.Integral) for o in per_axis):
             raise TypeError(f"origin must be integers, got {origin!r}")
         per_axis = [int(o) for o in per_axis]
-    result = []
-    for axis, (o, size) in enumerate(zip(per_axis, kernel_shape)):
-        low, high = -(size // 2), (size - 1) // 2
-        if not low <= o <= high:
-            raise ValueError(f"origin {o} along axis {axis} is outside {low}..{high} "
-                             f"for weights of size {size} there")
-        result.append(o + size // 2)
-    ay, ax = result
-    return ax, ay
+    return _anchor(per_axis[1], kernel_shape[1], 1), _anchor(per_axis[0], kernel_shape[0], 0)
+
+
+def _anchor(o, size, axis):
+    """The anchor in the kernel as written along one axis, for scipy's origin `o` there."""
+    if not -(size // 2) <= o <= (size - 1) // 2:
+        raise ValueError(f"origin {o} along axis {axis} is outside {-(size // 2)}..{(size - 1) // 2} "
+                         f"for weights of size {size} there")
+    return o + size // 2
 
 
 def _writable_float32(array):
     """Whether the engine can write a result into this array where it lies."""
-    return array.dtype == np.float32 and array.flags.c_contiguous and array.flags.writeable
+    flags = array.flags
+    return (array.dtype is _FLOAT32 or array.dtype == _FLOAT32) and flags.c_contiguous and flags.writeable
 
 
 def _result_dtype(input_dtype):
-    return np.float64 if input_dtype == np.float64 else np.float32
+    return _FLOAT64 if input_dtype is _FLOAT64 or input_dtype == _FLOAT64 else _FLOAT32
 
 
 def _filter(correlate_, input, weights, output, mode, cval, origin, method, device, threads, return_report):
     source = _real_array(input, "input")
+    output_array = isinstance(output, np.ndarray)
+    writable_output = output_array and _writable_float32(output)
     # 8/16-bit samples are read by the engine as they are, unless an output array other than a
     # C-order float32 one is to receive the result (which then goes through the float32 path).
-    samples = prepare_input(source, keep_samples=not isinstance(output, np.ndarray) or _writable_float32(output))
+    samples = prepare_input(source, keep_samples=not output_array or writable_output)
     kernel = prepare_weights(weights, samples.ndim)
     ax, ay = anchors(origin, kernel.shape, samples.ndim)
-    if not isinstance(cval, numbers.Real):
+    if type(cval) is not float and not isinstance(cval, numbers.Real):
         raise TypeError(f"cval must be a real number, got {cval!r}")
-    if not isinstance(threads, numbers.Integral):
+    if type(threads) is not int and not isinstance(threads, numbers.Integral):
         raise TypeError(f"threads must be an int, got {threads!r}")
     border = engine_border(mode)
 
     direct_out = None
-    if isinstance(output, np.ndarray):
+    if output_array:
         if output.shape != samples.shape:
             raise ValueError(f"output's shape {output.shape} differs from the input's {samples.shape}")
-        if _writable_float32(output):
+        if writable_output:
             direct_out = output
     elif output is not None:
         np.dtype(output)  # TypeError for what is neither an array nor a dtype
 
     arguments = (border, float(cval), ax, ay, correlate_, str(method), str(device), int(threads), bool(return_report))
-    if samples.dtype == np.uint8:
-        result, report = _convlab.filter_u8(samples, kernel, direct_out, *arguments)
-    elif samples.dtype == np.uint16:
-        result, report = _convlab.filter_u16(samples, kernel, direct_out, *arguments)
-    else:
+    kind = samples.dtype.char  # float32 ("f") unless prepare_input kept native 8/16-bit samples
+    if kind == "f":
         result, report = _convlab.filter(samples, kernel, direct_out, *arguments)
-    if isinstance(output, np.ndarray):
+    elif kind == "B":
+        result, report = _convlab.filter_u8(samples, kernel, direct_out, *arguments)
+    else:
+        result, report = _convlab.filter_u16(samples, kernel, direct_out, *arguments)
+    if output_array:
         if direct_out is None:
             np.copyto(output, result, casting="unsafe")
         result = output
