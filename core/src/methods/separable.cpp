@@ -296,6 +296,13 @@ void runSeparableWithin(const Job& job, const OutputPlanes& out, StageClock& clo
                     auto ringRow = [&](int i, int r) {
                         return ring.data() + (static_cast<std::size_t>(i) * ringRows + r % ringRows) * plan.rowStride;
                     };
+                    // Component i's ring rows of padded rows r0 .. r0 + count - 1, into window
+                    // (one division, not one a row).
+                    auto ringRowsFrom = [&](int i, int r0, int count) {
+                        float* const first = ringRow(i, 0);
+                        for (int v = 0, slot = r0 % ringRows; v < count; ++v, slot = slot + 1 == ringRows ? 0 : slot + 1)
+                            window[v] = first + static_cast<std::size_t>(slot) * plan.rowStride;
+                    };
                     for (int g0 = 0; g0 < f.rank; g0 += plan.groupSize) {
                         const int g1 = std::min(f.rank, g0 + plan.groupSize);
                         int next = y0; // the first output row not yet combined
@@ -315,7 +322,7 @@ void runSeparableWithin(const Job& job, const OutputPlanes& out, StageClock& clo
                             float* o[kColumnPassRows];
                             for (int j = 0; j < n; ++j) o[j] = out.row(c, next + j) + x0;
                             if (oneStoredPass) { // written once, checked as stored
-                                for (int v = 0; v < kh + n - 1; ++v) window[v] = ringRow(0, next + v);
+                                ringRowsFrom(0, next, kh + n - 1);
                                 // Streaming, from the rows' first 64-byte boundary (rowcache.h).
                                 unsigned bad = 0;
                                 const auto combine = [&](const RowSpan& s, bool streamed) {
@@ -332,7 +339,7 @@ void runSeparableWithin(const Job& job, const OutputPlanes& out, StageClock& clo
                                 continue;
                             }
                             for (int i = g0; i < g1; ++i) { // components in order, whatever the groups
-                                for (int v = 0; v < kh + n - 1; ++v) window[v] = ringRow(i - g0, next + v);
+                                ringRowsFrom(i - g0, next, kh + n - 1);
                                 rk.combineRowsUpTo4(window.data(), columns[i].data(), kh, n, sw, o, i > 0);
                             }
                             for (int j = 0; g1 == f.rank && j < n; ++j) {
