@@ -155,7 +155,8 @@ def anchors(origin, kernel_shape, input_ndim):
         if not all(isinstance(o, numbers.Integral) for o in per_axis):
             raise TypeError(f"origin must be integers, got {origin!r}")
         per_axis = [int(o) for o in per_axis]
-    return _anchor(per_axis[1], kernel_shape[1], 1), _anchor(per_axis[0], kernel_shape[0], 0)
+    ay = _anchor(per_axis[0], kernel_shape[0], 0)  # first: an error names the first axis out of range
+    return _anchor(per_axis[1], kernel_shape[1], 1), ay
 
 
 def _anchor(o, size, axis):

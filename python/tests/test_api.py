@@ -372,6 +372,8 @@ def test_bad_arguments_raise_with_a_clear_message():
         convlab.convolve(data, np.array([["x"]]))
     with pytest.raises(ValueError, match=r"origin 2 along axis 1 is outside -1..1"):
         convlab.convolve(data, weights, origin=(0, 2))
+    with pytest.raises(ValueError, match=r"origin 3 along axis 0 is outside"):  # the first axis first
+        convlab.convolve(data, weights, origin=3)
     with pytest.raises(TypeError, match="origin must be integers"):
         convlab.convolve(data, weights, origin=(0.5, 0))
     with pytest.raises(ValueError, match="unknown method 'fastest'"):
