@@ -2,10 +2,10 @@
 // The engine's prologue (validate, resolve semantics and scale, choose the method) and its
 // epilogue (alpha pass-through, report). The methods themselves live in their own files.
 #include <algorithm>
-#include <optional>
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <cmath>
 #include <sstream>
 #include <type_traits>

@@ -182,18 +182,18 @@ public:
             leftOut_ = rightOut_ = 0;
             return;
         }
-        leftCols_.resize(static_cast<std::size_t>(leftOut_ + leftSamples + rightSamples));
-        rightCols_.resize(static_cast<std::size_t>(rightOut_ + leftSamples + rightSamples));
-        for (std::size_t j = 0; j < leftCols_.size(); ++j)
-            leftCols_[j] = paddedSampleSource(static_cast<long long>(j) - leftSamples, w, pixel, border.mode);
-        for (std::size_t j = 0; j < rightCols_.size(); ++j)
-            rightCols_[j] = paddedSampleSource(static_cast<long long>(w_ - rightOut_ - leftSamples) +
-                                                   static_cast<long long>(j),
-                                               w, pixel, border.mode);
-        std::vector<int> edgeColumns = leftCols_;
-        edgeColumns.insert(edgeColumns.end(), rightCols_.begin(), rightCols_.end());
+        // The source of each margin copy's column (-1: the constant): the left copy's columns,
+        // then the right copy's, each its outputs' width plus the kernel's reach.
+        leftEdge_ = leftOut_ + leftSamples + rightSamples;
+        edgeRow_ = leftEdge_ + rightOut_ + leftSamples + rightSamples;
+        std::vector<int> edgeColumns(static_cast<std::size_t>(edgeRow_));
+        for (int j = 0; j < leftEdge_; ++j)
+            edgeColumns[j] = paddedSampleSource(static_cast<long long>(j) - leftSamples, w, pixel, border.mode);
+        for (int j = leftEdge_; j < edgeRow_; ++j)
+            edgeColumns[j] = paddedSampleSource(static_cast<long long>(w_ - rightOut_ - leftSamples) + (j - leftEdge_),
+                                                w, pixel, border.mode);
         edgeRuns_ = runsOf(edgeColumns);
-        edges_.resize((leftCols_.size() + rightCols_.size()) * static_cast<std::size_t>(ringRows));
+        edges_.resize(static_cast<std::size_t>(edgeRow_) * ringRows);
         edgeTags_.assign(static_cast<std::size_t>(ringRows), -1);
         constantRow_.assign(static_cast<std::size_t>(w_), border.value);
     }
@@ -225,7 +225,7 @@ public:
             interior_[v] = src;
             const float* edges = edgesOf(r, src);
             leftRows_[v] = edges;
-            rightRows_[v] = edges + leftCols_.size();
+            rightRows_[v] = edges + leftEdge_;
         }
         int n = 0;
         if (leftOut_ > 0) spans_[n++] = {leftRows_.data(), 0, leftOut_};
@@ -242,7 +242,7 @@ private:
     const float* edgesOf(int r, const float* src)
     {
         const int slot = r % ringRows_;
-        float* dst = edges_.data() + static_cast<std::size_t>(slot) * (leftCols_.size() + rightCols_.size());
+        float* dst = edges_.data() + static_cast<std::size_t>(slot) * edgeRow_;
         if (edgeTags_[slot] == r) return dst;
         edgeTags_[slot] = r;
         float* at = dst;
@@ -286,9 +286,9 @@ private:
     int leftOut_ = 0, rightOut_ = 0; // outputs read from the margins' padded copies
     PaddedRows padded_;
     const float* plane_ = nullptr; // null: whole padded rows
-    std::vector<int> leftCols_, rightCols_; // source column of each margin column (-1: the constant)
-    std::vector<ColumnRun> edgeRuns_;       // leftCols_ then rightCols_, as runs
-    std::vector<float> edges_;              // per ring slot: the left, then the right margin's columns
+    int leftEdge_ = 0, edgeRow_ = 0;  // columns of the left margin's copy, and of both
+    std::vector<ColumnRun> edgeRuns_; // where both copies' columns come from, as runs
+    std::vector<float> edges_;        // per ring slot: the left, then the right margin's columns
     std::vector<int> edgeTags_;
     std::vector<float> constantRow_;
     std::vector<const float*> interior_, leftRows_, rightRows_;
