@@ -82,6 +82,70 @@ CONVLAB_HD long long transformIndex(const Geometry& g, const FftLayout& l, int c
     return (static_cast<long long>(b) * l.n0 + (y - ty * l.stepY)) * l.n1 + (x - tx * l.stepX);
 }
 
+// The separate pad and crop passes four values a thread along a row (kernels.cu, padEmbedQuads
+// and cropQuads; launchers choose them where the rows they write are 16-byte aligned): the same
+// values at the same places as paddedSample and the crop's transformIndex, with one float4
+// store instead of four scalar ones, the batch's tile and the border resolved once per four
+// values, and the four loads issued together. The threads of a block cover kQuadThreadsX * 4
+// columns of kQuadThreadsY rows; quadGrid gives the blocks for `columns` x `rows` x `planes`.
+inline constexpr int kQuadThreadsX = 64, kQuadThreadsY = 4;
+struct QuadGrid {
+    int x = 0, y = 0, z = 0;
+};
+CONVLAB_HD QuadGrid quadGrid(int columns, int rows, int planes)
+{
+    const int quads = (columns + 3) / 4;
+    return {(quads + kQuadThreadsX - 1) / kQuadThreadsX, (rows + kQuadThreadsY - 1) / kQuadThreadsY, planes};
+}
+
+// Transform inputs (b, i, j .. j + 3) into padded, for n1 % 4 == 0 and j a multiple of 4 (so
+// j + 3 < n1 and the store is aligned). Where the four columns and the row lie inside the
+// image (the padded image's sample at (y, x) is the image's at (y - ay, x - ax)) they are four
+// consecutive image values; elsewhere each is paddedSample's.
+CONVLAB_HD void padQuad(const float* __restrict__ src, float* __restrict__ padded, const Geometry& g, const FftLayout& l,
+                        int b, int i, int j)
+{
+    const int c = b / l.tiles(), t = b - c * l.tiles();
+    const int ty = t / l.tilesX, tx = t - ty * l.tilesX;
+    const long long y = static_cast<long long>(ty) * l.stepY + i, x = static_cast<long long>(tx) * l.stepX + j;
+    const long long sy = y - g.ay, sx = x - g.ax;
+    float v[4];
+    if (y < g.h + g.kh - 1 && x + 3 < g.w + g.kw - 1 && sy >= 0 && sy < g.h && sx >= 0 && sx + 3 < g.w) {
+        const float* row = src + (static_cast<size_t>(c) * g.h + static_cast<size_t>(sy)) * g.w + static_cast<size_t>(sx);
+        for (int k = 0; k < 4; ++k) v[k] = row[k];
+    } else {
+        for (int k = 0; k < 4; ++k) v[k] = paddedSample(src, g, l, b, i, j + k);
+    }
+    Vec4 q;
+    q.x = v[0];
+    q.y = v[1];
+    q.z = v[2];
+    q.w = v[3];
+    *reinterpret_cast<Vec4*>(padded + (static_cast<size_t>(b) * l.n0 + i) * l.n1 + j) = q;
+}
+
+// Outputs (c, y, x .. x + 3), scaled and offset, from the inverse transforms' values, for
+// w % 4 == 0 and x a multiple of 4. When the four lie in one tile's column range their
+// transform values are consecutive; across a tile's edge each is read at its transformIndex.
+CONVLAB_HD void cropQuad(const float* __restrict__ padded, float* __restrict__ out, const Geometry& g, const FftLayout& l,
+                         int c, int y, int x)
+{
+    const long long at = transformIndex(g, l, c, y, x);
+    const int column = x % l.stepX;
+    float v[4];
+    if (column + 3 < l.stepX) {
+        for (int k = 0; k < 4; ++k) v[k] = padded[at + k];
+    } else {
+        for (int k = 0; k < 4; ++k) v[k] = padded[transformIndex(g, l, c, y, x + k)];
+    }
+    Vec4 q;
+    q.x = fmaf(g.scale, v[0], g.offset);
+    q.y = fmaf(g.scale, v[1], g.offset);
+    q.z = fmaf(g.scale, v[2], g.offset);
+    q.w = fmaf(g.scale, v[3], g.offset);
+    *reinterpret_cast<Vec4*>(out + (static_cast<size_t>(c) * g.h + y) * g.w + x) = q;
+}
+
 // Where the kernel's tap (v, u) goes in its n0 x n1 transform input: at (-v, -u) modulo the
 // size, so that the product of the spectra is the correlation the outputs are.
 CONVLAB_HD long long kernelTapIndex(int v, int u, int n0, int n1)

@@ -2,6 +2,7 @@
 // CUDA kernels of the three methods. The border maths is convlab/border.h, the same header the
 // CPU uses, so the backends differ only in their loops.
 #include <algorithm>
+#include <cstdint>
 
 #include "convlab/error.h"
 #include "launchers.h"
@@ -101,6 +102,43 @@ __global__ void __launch_bounds__(tiled::kThreads) directTiledPersistent(const f
     }
 }
 
+// A candidate of tiles.h's kVariants on one block per tile: the tile loaded by loadTile
+// (InFlight 0) or loadTileByVectors, then the thread's PatchesY patches, kBlockH rows apart,
+// each summed and stored before the next (their 16 accumulators reused). MinBlocks caps the
+// registers through __launch_bounds__.
+// Blocks of 256 threads an SM holds at most on the architecture being compiled: 1024 threads on
+// Turing, 1536 or 2048 from Ampere on. A larger MinBlocks is not a register cap ptxas can meet.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+constexpr int kTiledBlocksPerSm = 4;
+#else
+constexpr int kTiledBlocksPerSm = 6;
+#endif
+
+template <int M, int PatchesY, int InFlight, int MinBlocks>
+__global__ void __launch_bounds__(tiled::kThreads, MinBlocks < kTiledBlocksPerSm ? MinBlocks : kTiledBlocksPerSm)
+    directTiledVariant(const float* __restrict__ in, float* __restrict__ out, Geometry g, tiled::Shape s,
+                       const float* __restrict__ k)
+{
+    extern __shared__ float4 staged[];
+    const size_t plane = static_cast<size_t>(g.w) * g.h * blockIdx.z;
+    const int x0 = blockIdx.x * tiled::kBlockW, y0 = blockIdx.y * (tiled::kBlockH * PatchesY);
+    const int tid = threadIdx.y * tiled::kThreadsX + threadIdx.x;
+    if constexpr (InFlight == 0) {
+        tiled::loadTile(in + plane, k, staged, g, s, x0, y0, tid);
+    } else {
+        tiled::mapTileRows(staged, g, s, y0, tid);
+        __syncthreads();
+        tiled::loadTileByVectors<InFlight>(in + plane, k, staged, g, s, x0, tid);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int p = 0; p < PatchesY; ++p) {
+        float acc[tiled::kOutY][tiled::kOutX];
+        tiled::computePatch<M>(staged, s, threadIdx.x, threadIdx.y + p * tiled::kThreadsY, acc);
+        tiled::storePatch(out + plane, g, x0, y0, threadIdx.x, threadIdx.y + p * tiled::kThreadsY, acc);
+    }
+}
+
 template <class T>
 __global__ void unpack(const std::uint8_t* __restrict__ samples, int w, int h, int channels, size_t stride,
                        ChannelOrder order, float* __restrict__ planes)
@@ -190,6 +228,22 @@ __global__ void crop(const float* __restrict__ padded, float* __restrict__ out, 
     out[(static_cast<size_t>(c) * g.h + y) * g.w + x] = fmaf(g.scale, padded[transformIndex(g, l, c, y, x)], g.offset);
 }
 
+// fftlayout.h padQuad: four transform inputs a thread, for rows of n1 % 4 == 0 values.
+__global__ void padEmbedQuads(const float* __restrict__ in, float* __restrict__ padded, Geometry g, FftLayout l)
+{
+    const int j = 4 * (blockIdx.x * blockDim.x + threadIdx.x), i = blockIdx.y * blockDim.y + threadIdx.y;
+    if (j >= l.n1 || i >= l.n0) return;
+    padQuad(in, padded, g, l, blockIdx.z, i, j);
+}
+
+// fftlayout.h cropQuad: four outputs a thread, for rows of w % 4 == 0 values.
+__global__ void cropQuads(const float* __restrict__ padded, float* __restrict__ out, Geometry g, FftLayout l)
+{
+    const int x = 4 * (blockIdx.x * blockDim.x + threadIdx.x), y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= g.w || y >= g.h) return;
+    cropQuad(padded, out, g, l, blockIdx.z, y, x);
+}
+
 // Non-negative floats order like their bits as unsigned integers, so atomicMax on the bits is a
 // float maximum.
 __global__ void maxDifference(const float* __restrict__ a, const float* __restrict__ b, long long n,
@@ -258,10 +312,11 @@ void launchDirect(const float* in, float* out, const Geometry& g, const float* d
 
 namespace {
 
-template <int M> void allowLargeTiles(int bytes)
+// Lets `kernel` have up to the device's opt-in shared memory a block (called once per kernel).
+template <class Kernel> void allowLargeTiles(Kernel* kernel, int optin)
 {
-    cudaFuncSetAttribute(directTiled<M>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-    cudaFuncSetAttribute(directTiledPersistent<M>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
+    cudaGetLastError();
 }
 
 // Blocks of directTiledPersistent<M> the whole device keeps resident with `shared` bytes each.
@@ -279,45 +334,91 @@ template <int M> int residentBlocks(size_t shared)
     return std::max(perSm, 1) * sms;
 }
 
-template <int M>
+template <TiledGrid G, int M>
 void launchTiled(const float* in, float* out, const Geometry& g, const tiled::Shape& s, size_t shared,
-                 const float* paddedKernel, TiledGrid grid, cudaStream_t stream)
+                 const float* paddedKernel, int optin, cudaStream_t stream)
 {
+    constexpr tiled::Variant v = tiled::variantOf(G);
     const dim3 block(tiled::kThreadsX, tiled::kThreadsY);
-    if (grid == TiledGrid::Persistent) {
+    const dim3 grid(tiled::tilesAcross(g), tiled::tilesDown(g, s), g.channels);
+    // One kernel per instantiation of this function: its attribute set on its first launch.
+    static const bool allowed = [optin] {
+        constexpr tiled::Variant v = tiled::variantOf(G);
+        if constexpr (v.persistent)
+            allowLargeTiles(directTiledPersistent<M>, optin);
+        else if constexpr (G == TiledGrid::BlockPerTile)
+            allowLargeTiles(directTiled<M>, optin);
+        else
+            allowLargeTiles(directTiledVariant<M, v.patchesY, v.inFlight, v.minBlocks>, optin);
+        return true;
+    }();
+    (void)allowed;
+    if constexpr (v.persistent) {
         const int blocks = std::min(tiled::tileCount(g), residentBlocks<M>(shared));
         directTiledPersistent<M><<<blocks, block, shared, stream>>>(in, out, g, s, paddedKernel);
+    } else if constexpr (G == TiledGrid::BlockPerTile) {
+        directTiled<M><<<grid, block, shared, stream>>>(in, out, g, s, paddedKernel);
     } else {
-        directTiled<M><<<dim3(tiled::tilesAcross(g), tiled::tilesDown(g), g.channels), block, shared, stream>>>(
-            in, out, g, s, paddedKernel);
+        directTiledVariant<M, v.patchesY, v.inFlight, v.minBlocks><<<grid, block, shared, stream>>>(in, out, g, s,
+                                                                                                  paddedKernel);
+    }
+}
+
+template <TiledGrid G>
+void launchTiledFor(const float* in, float* out, const Geometry& g, const tiled::Shape& s, size_t shared,
+                    const float* paddedKernel, int optin, cudaStream_t stream)
+{
+    switch (s.m) {
+    case 0: launchTiled<G, 0>(in, out, g, s, shared, paddedKernel, optin, stream); break;
+    case 1: launchTiled<G, 1>(in, out, g, s, shared, paddedKernel, optin, stream); break;
+    case 2: launchTiled<G, 2>(in, out, g, s, shared, paddedKernel, optin, stream); break;
+    default: launchTiled<G, 3>(in, out, g, s, shared, paddedKernel, optin, stream); break;
     }
 }
 
 } // namespace
 
+const std::vector<TiledVariantInfo>& tiledVariants()
+{
+    static const std::vector<TiledVariantInfo> list = [] {
+        std::vector<TiledVariantInfo> out;
+        for (const tiled::VariantRow& row : tiled::kVariants) out.push_back({row.name, row.grid});
+        return out;
+    }();
+    return list;
+}
+
 bool launchDirectTiled(const float* in, float* out, const Geometry& g, const float* paddedKernel, TiledGrid grid,
                        cudaStream_t stream)
 {
-    // Shared memory a block may have on this device, and the opt-in above 48 KB, once.
-    static const int limit = [] {
-        int dev = 0, optin = 48 * 1024;
+    // Shared memory a block may have on this device (the opt-in above 48 KB), once.
+    static const int optin = [] {
+        int dev = 0, bytes = 48 * 1024;
         cudaGetDevice(&dev);
-        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
-        allowLargeTiles<0>(optin);
-        allowLargeTiles<1>(optin);
-        allowLargeTiles<2>(optin);
-        allowLargeTiles<3>(optin);
+        cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
         cudaGetLastError();
-        return optin;
+        return bytes;
     }();
-    const tiled::Shape s = tiled::shapeFor(g);
-    const size_t shared = sizeof(float4) * static_cast<size_t>(tiled::sharedVectors(s));
-    if (shared > static_cast<size_t>(limit)) return false;
-    switch (s.m) {
-    case 0: launchTiled<0>(in, out, g, s, shared, paddedKernel, grid, stream); break;
-    case 1: launchTiled<1>(in, out, g, s, shared, paddedKernel, grid, stream); break;
-    case 2: launchTiled<2>(in, out, g, s, shared, paddedKernel, grid, stream); break;
-    default: launchTiled<3>(in, out, g, s, shared, paddedKernel, grid, stream); break;
+    auto bytesOf = [](TiledGrid grid, const tiled::Shape& s) {
+        return sizeof(float4) * static_cast<size_t>(tiled::variantOf(grid).inFlight > 0 ? tiled::sharedVectorsWithRowMap(s)
+                                                                                        : tiled::sharedVectors(s));
+    };
+    tiled::Shape s = tiled::shapeFor(g, tiled::variantOf(grid).patchesY);
+    if (bytesOf(grid, s) > static_cast<size_t>(optin)) {
+        // A candidate's tile larger than fits: the default's, which gives the same bits.
+        grid = TiledGrid::BlockPerTile;
+        s = tiled::shapeFor(g);
+    }
+    const size_t shared = bytesOf(grid, s);
+    if (shared > static_cast<size_t>(optin)) return false;
+    switch (grid) {
+    case TiledGrid::BlockPerTile: launchTiledFor<TiledGrid::BlockPerTile>(in, out, g, s, shared, paddedKernel, optin, stream); break;
+    case TiledGrid::Persistent: launchTiledFor<TiledGrid::Persistent>(in, out, g, s, shared, paddedKernel, optin, stream); break;
+    case TiledGrid::Edges: launchTiledFor<TiledGrid::Edges>(in, out, g, s, shared, paddedKernel, optin, stream); break;
+    case TiledGrid::Occ6: launchTiledFor<TiledGrid::Occ6>(in, out, g, s, shared, paddedKernel, optin, stream); break;
+    case TiledGrid::EdgesOcc6: launchTiledFor<TiledGrid::EdgesOcc6>(in, out, g, s, shared, paddedKernel, optin, stream); break;
+    case TiledGrid::Tall: launchTiledFor<TiledGrid::Tall>(in, out, g, s, shared, paddedKernel, optin, stream); break;
+    case TiledGrid::Edges8: launchTiledFor<TiledGrid::Edges8>(in, out, g, s, shared, paddedKernel, optin, stream); break;
     }
     check(cudaGetLastError(), "tiled direct launch");
     return true;
@@ -355,6 +456,14 @@ void launchColPass(const float* tmp, float* out, const Geometry& g, const float*
 
 void launchPadEmbed(const float* in, float* padded, const Geometry& g, const FftLayout& l, cudaStream_t stream)
 {
+    // Rows of a multiple of 4 values (every power-of-two tile) start 16-byte aligned: four
+    // values a thread, one vector store (fftlayout.h padQuad); the same values either way.
+    if (l.n1 % 4 == 0 && reinterpret_cast<std::uintptr_t>(padded) % 16 == 0) {
+        const QuadGrid q = quadGrid(l.n1, l.n0, l.batch(g.channels));
+        padEmbedQuads<<<dim3(q.x, q.y, q.z), dim3(kQuadThreadsX, kQuadThreadsY), 0, stream>>>(in, padded, g, l);
+        check(cudaGetLastError(), "FFT padding launch");
+        return;
+    }
     const dim3 block(32, 8);
     padEmbed<<<grid2d(l.n1, l.n0, l.batch(g.channels), block), block, 0, stream>>>(in, padded, g, l);
     check(cudaGetLastError(), "FFT padding launch");
@@ -393,6 +502,14 @@ void launchMaxDifference(const float* a, const float* b, long long n, float* res
 
 void launchCrop(const float* padded, float* out, const Geometry& g, const FftLayout& l, cudaStream_t stream)
 {
+    // Output rows of a multiple of 4 values: four outputs a thread, one vector store
+    // (fftlayout.h cropQuad); the same values either way.
+    if (g.w % 4 == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
+        const QuadGrid q = quadGrid(g.w, g.h, g.channels);
+        cropQuads<<<dim3(q.x, q.y, q.z), dim3(kQuadThreadsX, kQuadThreadsY), 0, stream>>>(padded, out, g, l);
+        check(cudaGetLastError(), "FFT crop launch");
+        return;
+    }
     const dim3 block(32, 8);
     crop<<<grid2d(g.w, g.h, g.channels, block), block, 0, stream>>>(padded, out, g, l);
     check(cudaGetLastError(), "FFT crop launch");

@@ -4,6 +4,9 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <cstdint>
+#include <vector>
+
 #include "fftlayout.h"
 #include "tiles.h"
 
@@ -23,12 +26,20 @@ void launchDirect(const float* in, float* out, const Geometry& g, const float* d
 
 // Tiled direct sum (tiles.h) with the kernel given as kh rows padded with zeros to a multiple of
 // 4 values (tiled::shapeFor(g).kwp). Returns false, launching nothing, when the tile does not fit
-// in this device's shared memory; launchDirect is the fallback then. `grid`: one block per tile,
-// or a persistent grid of the blocks the device keeps resident, each looping over tiles (tiles.h,
-// tileAt); the outputs are the same, and the session times both once and keeps the faster.
-enum class TiledGrid { BlockPerTile, Persistent };
+// in this device's shared memory; launchDirect is the fallback then. `grid`: one of the
+// candidates of tiles.h's TiledGrid (one block per tile, a persistent grid, ...: tiled::kVariants
+// says what each changes); a candidate whose taller tile does not fit runs the default's tile.
+// The outputs are the same bits whichever runs; the session times them once and keeps the fastest.
 bool launchDirectTiled(const float* in, float* out, const Geometry& g, const float* paddedKernel, TiledGrid grid,
                        cudaStream_t stream);
+
+// The candidates of launchDirectTiled's `grid`, the default (one block per 128 x 32 tile) first,
+// each with the name CONVLAB_GPU_TILED_GRID takes (tiles.h, tiled::kVariants).
+struct TiledVariantInfo {
+    const char* name;
+    TiledGrid grid;
+};
+const std::vector<TiledVariantInfo>& tiledVariants();
 
 // Separable pass pair i: rowPass writes tmp (channels x (h+kh-1) x w) with the border applied
 // in both directions; colPass accumulates into out (accumulate=false: overwrite), adding the

@@ -43,6 +43,13 @@ struct alignas(16) Vec4 {
 };
 #endif
 
+// The tiled direct kernel's candidates (kVariants below, launchers.h tiledVariants): the grid of
+// blocks and how each block loads and covers its tile. Every one computes every output with the
+// same sums in the same order (computePatch, storePatch), so all give the same bits; the session
+// times them and keeps the fastest whose outputs are those of BlockPerTile (session.cu,
+// chooseTiledGrid).
+enum class TiledGrid { BlockPerTile, Persistent, Edges, Occ6, EdgesOcc6, Tall, Edges8 };
+
 namespace tiled {
 
 constexpr int kThreadsX = 32, kThreadsY = 8, kThreads = kThreadsX * kThreadsY;
@@ -57,17 +64,21 @@ struct Shape {
     int tw4 = 0;   // vectors per tile row
     int th = 0;    // tile rows
     int kh = 0;
+    int patchesY = 1; // kOutY x kOutX patches per thread, stacked kBlockH rows apart (Variant)
+    int blockH = kBlockH; // output rows per block: kBlockH * patchesY
 };
 
-CONVLAB_HD Shape shapeFor(const Geometry& g)
+CONVLAB_HD Shape shapeFor(const Geometry& g, int patchesY = 1)
 {
     Shape s;
+    s.patchesY = patchesY;
+    s.blockH = kBlockH * patchesY;
     s.m = (4 - g.ax % 4) % 4;
     s.left = g.ax + s.m;
     s.kwp = (g.kw + 3) / 4 * 4;
     // Thread tx reads vectors tx .. tx + kwp/4 + 1 of a row (a window of three, sliding by one).
     s.tw4 = kThreadsX + s.kwp / 4 + 1;
-    s.th = kBlockH + g.kh - 1;
+    s.th = s.blockH + g.kh - 1;
     s.kh = g.kh;
     return s;
 }
@@ -120,6 +131,97 @@ CONVLAB_HD void loadTile(const float* __restrict__ plane, const float* __restric
             const int sx = borderIndex(static_cast<long long>(x0) - s.left + e, g.w, g.mode);
             t[i] = (sy < 0 || sx < 0) ? g.cval : plane[static_cast<size_t>(sy) * g.w + sx];
         }
+    }
+    float* k = reinterpret_cast<float*>(tile + n);
+    for (int i = tid; i < s.kh * s.kwp; i += kThreads) k[i] = paddedKernel[i];
+}
+
+// The tile's vectors that are whole aligned image vectors on every row: tile row vectors
+// [first, end). A tile vector's four columns start at x0 - left + 4e, a multiple of 4, so with
+// w % 4 == 0 they lie all inside the image or all outside; with w % 4 != 0 rows are not 16-byte
+// aligned and the range is empty.
+struct VectorColumns {
+    int first = 0, end = 0;
+};
+CONVLAB_HD VectorColumns vectorColumns(const Geometry& g, const Shape& s, int x0)
+{
+    VectorColumns c;
+    if (g.w % 4 != 0) return c;
+    const int tx0 = x0 - s.left; // > -4 * tw4 and < w
+    c.first = tx0 < 0 ? (-tx0 / 4 < s.tw4 ? -tx0 / 4 : s.tw4) : 0;
+    const int inside = (g.w - tx0) / 4; // vectors up to the image's right edge
+    c.end = inside < c.first ? c.first : inside > s.tw4 ? s.tw4 : inside;
+    return c;
+}
+
+// Shared memory of loadTileByVectors: the tile and kernel (sharedVectors), then the row map
+// (mapTileRows), th ints rounded up to whole vectors.
+CONVLAB_HD int sharedVectorsWithRowMap(const Shape& s) { return sharedVectors(s) + (s.th + 3) / 4; }
+CONVLAB_HD int* rowMapOf(Vec4* tile, const Shape& s) { return reinterpret_cast<int*>(tile + sharedVectors(s)); }
+
+// Thread `tid`'s share of the row map: the image row (borderIndex, -1 for Constant's outside)
+// that each tile row reads. Call on every thread, then synchronise, then loadTileByVectors.
+// Kept out of the loads' loop: borderIndex's periodic rules take 64-bit remainders, whose
+// inlined code there took the loads' kernel from 48 to 64-70 registers.
+CONVLAB_HD void mapTileRows(Vec4* tile, const Geometry& g, const Shape& s, int y0, int tid)
+{
+    int* rows = rowMapOf(tile, s);
+    for (int r = tid; r < s.th; r += kThreads) rows[r] = borderIndex(static_cast<long long>(y0) - g.ay + r, g.h, g.mode);
+}
+
+// loadTile's values (so the sums, and their bits, are the same) with vector loads on every
+// block, not only on those inside the image. loadTile's border path runs one dependent scalar
+// load at a time through borderIndex for the whole tile of every block touching an edge (316 of
+// the 4096 blocks of a 4096^2 image, 156 of 1024 at 2048^2), which the last wave then waits on.
+// Here a row the border rule maps into the image is read as vectors from the mapped row, a row
+// outside under Constant is the constant, InFlight loads a thread before the first store; then
+// only the vectors left and right of the image (the columns' border) go element by element.
+template <int InFlight>
+CONVLAB_HD void loadTileByVectors(const float* __restrict__ plane, const float* __restrict__ paddedKernel, Vec4* tile,
+                                  const Geometry& g, const Shape& s, int x0, int tid)
+{
+    const int n = s.th * s.tw4;
+    const int* rows = rowMapOf(tile, s);
+    const VectorColumns vc = vectorColumns(g, s, x0);
+    const int tx0 = x0 - s.left;
+    if (vc.end > vc.first) {
+        for (int i0 = tid; i0 < n; i0 += InFlight * kThreads) {
+            Vec4 v[InFlight];
+            bool whole[InFlight];
+#if defined(__CUDACC__)
+#pragma unroll
+#endif
+            for (int k = 0; k < InFlight; ++k) {
+                const int i = i0 + k * kThreads, r = i / s.tw4, e = i - r * s.tw4;
+                whole[k] = i < n && e >= vc.first && e < vc.end;
+                if (whole[k]) {
+                    const int sy = rows[r];
+                    if (sy >= 0) {
+                        v[k] = *reinterpret_cast<const Vec4*>(plane + static_cast<size_t>(sy) * g.w + (tx0 + 4 * e));
+                    } else {
+                        v[k].x = v[k].y = v[k].z = v[k].w = g.cval;
+                    }
+                }
+            }
+#if defined(__CUDACC__)
+#pragma unroll
+#endif
+            for (int k = 0; k < InFlight; ++k)
+                if (whole[k]) tile[i0 + k * kThreads] = v[k];
+        }
+    }
+    // The vectors outside [first, end) of each row: `left` of them before, the rest after.
+    const int left = vc.first, perRow = s.tw4 - (vc.end - vc.first);
+    float* t = reinterpret_cast<float*>(tile);
+    for (int i = tid; i < s.th * perRow; i += kThreads) {
+        const int r = i / perRow, q = i - r * perRow, e = q < left ? q : vc.end + (q - left);
+        const int sy = rows[r];
+        float f[4];
+        for (int k = 0; k < 4; ++k) {
+            const int sx = borderIndex(static_cast<long long>(tx0) + 4 * e + k, g.w, g.mode);
+            f[k] = (sy < 0 || sx < 0) ? g.cval : plane[static_cast<size_t>(sy) * g.w + sx];
+        }
+        for (int k = 0; k < 4; ++k) t[4 * (r * s.tw4 + e) + k] = f[k];
     }
     float* k = reinterpret_cast<float*>(tile + n);
     for (int i = tid; i < s.kh * s.kwp; i += kThreads) k[i] = paddedKernel[i];
@@ -178,6 +280,7 @@ struct TilePosition {
 };
 CONVLAB_HD int tilesAcross(const Geometry& g) { return (g.w + kBlockW - 1) / kBlockW; }
 CONVLAB_HD int tilesDown(const Geometry& g) { return (g.h + kBlockH - 1) / kBlockH; }
+CONVLAB_HD int tilesDown(const Geometry& g, const Shape& s) { return (g.h + s.blockH - 1) / s.blockH; }
 CONVLAB_HD int tileCount(const Geometry& g) { return tilesAcross(g) * tilesDown(g) * g.channels; }
 CONVLAB_HD TilePosition tileAt(const Geometry& g, int i)
 {
@@ -212,6 +315,64 @@ CONVLAB_HD void storePatch(float* __restrict__ plane, const Geometry& g, int x0,
         }
     }
 }
+
+// How a candidate loads and covers its tiles; its kernel is directTiledVariant (kernels.cu) with
+// these as template arguments, simulated the same way by tests/test_gpu_tiles.cpp.
+struct Variant {
+    int patchesY = 1;        // patches per thread, kBlockH rows apart (Shape::patchesY)
+    int inFlight = 0;        // 0: loadTile; n: loadTileByVectors<n>
+    int minBlocks = 0;       // __launch_bounds__' blocks per SM: at most 65536 / (256 n) registers a thread
+    bool persistent = false; // directTiledPersistent's grid (tileAt) instead of one block per tile
+};
+
+struct VariantRow {
+    TiledGrid grid;
+    const char* name; // CONVLAB_GPU_TILED_GRID's value, and the name in kernelChoices()
+    Variant v;
+};
+
+// The candidates, the default first. What each aims at (runs 2 and 3 of
+// tests/gpu/results/NOTES.md: 3x3 at 4096^2 reached 44% of the copy rate with 48 registers,
+// 5 blocks per SM, DRAM 37% busy). minBlocks 0 leaves ptxas its own choice (48 registers for
+// loadTile); 1 would let it take 64.
+// - block: one block per 128 x 32 tile, as measured.
+// - persistent: resident blocks looping over tiles (measured slower on an H200; kept as the
+//   forced grid of the sanitizer runs).
+// - edges: every block's tile as vectors (loadTileByVectors), four loads in flight a thread, so
+//   the blocks on the image's edges stop trailing the last wave; capped at 48 registers (it
+//   takes 52-58 uncapped) to keep block's 5 blocks per SM.
+// - occ6, edges-occ6: registers capped at 40 for 6 blocks per SM (75% occupancy), more loads
+//   in flight per SM, at the cost of a few spilled values for some alignments.
+// - tall: 128 x 64 tiles, two patches a thread: half the blocks and barriers, 6% fewer halo
+//   rows re-read at 3x3, twice the loads per block before its barrier; 48 registers.
+// - edges8: edges with eight loads in flight a thread and 64 registers (4 blocks per SM): 60%
+//   more bytes in flight per SM than block's 5 x 4.
+inline constexpr VariantRow kVariants[] = {
+    {TiledGrid::BlockPerTile, "block", {1, 0, 0, false}},
+    {TiledGrid::Persistent, "persistent", {1, 0, 0, true}},
+    {TiledGrid::Edges, "edges", {1, 4, 5, false}},
+    {TiledGrid::Occ6, "occ6", {1, 0, 6, false}},
+    {TiledGrid::EdgesOcc6, "edges-occ6", {1, 4, 6, false}},
+    {TiledGrid::Tall, "tall", {2, 4, 5, false}},
+    {TiledGrid::Edges8, "edges8", {1, 8, 4, false}},
+};
+inline constexpr int kVariantCount = sizeof kVariants / sizeof kVariants[0];
+
+constexpr Variant variantOf(TiledGrid grid)
+{
+    for (const VariantRow& row : kVariants)
+        if (row.grid == grid) return row.v;
+    return {};
+}
+
+// Each grid once, in the enum's order (the launcher's switch and the session's list rely on it).
+constexpr bool variantsListEveryGridOnce()
+{
+    for (int i = 0; i < kVariantCount; ++i)
+        if (static_cast<int>(kVariants[i].grid) != i) return false;
+    return kVariants[kVariantCount - 1].grid == TiledGrid::Edges8;
+}
+static_assert(variantsListEveryGridOnce(), "tiled::kVariants: one row per TiledGrid, in order, default first");
 
 } // namespace tiled
 
