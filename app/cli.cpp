@@ -4,7 +4,11 @@
 // (2 for a bad command line: an unknown option, option value or name, a missing argument);
 // every option value is checked before any file is read, and the output format and depth before
 // anything is computed. The output file is only ever written, atomically, after a good run.
+// With -O DIR (batch mode, batch.cpp) every positional is an input and a bad input is skipped
+// while the others go on (exit status 3 when any was).
 #include "cli.h"
+
+#include "batch.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -43,32 +47,8 @@
 #endif
 
 namespace convlab {
-namespace {
 
-namespace fs = std::filesystem;
-using Json = nlohmann::ordered_json;
-
-constexpr const char* kProgram = "convlab-cli";
-
-struct Options {
-    std::string input, output, kernel, anchor, depth, compare;
-    std::string border = "reflect", method = "auto", device = "auto", map = "clamp";
-    // Given explicitly, these override what a JSON kernel file says.
-    std::optional<double> scale, offset;
-    bool correlate = false, convolve = false, normalize = false, noNormalize = false;
-    bool json = false, filterAlpha = false, listPresets = false, version = false;
-    std::string list; // --list border-modes | methods
-    int threads = 0, repeat = 1;
-    // Teaching modes: each replaces the ordinary run.
-    std::string probe, exportTarget, response;
-    int channel = 0, responseSize = 256;
-    bool analyze = false, logResponse = false;
-    std::optional<int> padMargin;
-    // --estimate-kernel WxH: INPUT is the source, OUTPUT the filtered image.
-    std::string estimateSize, saveKernel;
-    std::optional<double> ridge;
-    bool borderGiven = false; // without --border the estimate fits the interior only
-};
+namespace cli {
 
 // One terminal line that is safe to print: newlines become spaces, and control bytes (which
 // a kernel text or a binary file may carry into a message: escape sequences, bells) are
@@ -92,6 +72,36 @@ std::string oneLine(const std::string& s)
     return out;
 }
 
+} // namespace cli
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace cli;
+
+struct Options {
+    std::string input, output, kernel, anchor, depth, compare;
+    std::string border = "reflect", method = "auto", device = "auto", map = "clamp";
+    // Given explicitly, these override what a JSON kernel file says.
+    std::optional<double> scale, offset;
+    bool correlate = false, convolve = false, normalize = false, noNormalize = false;
+    bool json = false, filterAlpha = false, listPresets = false, version = false;
+    std::string list; // --list border-modes | methods
+    int threads = 0, repeat = 1;
+    // Teaching modes: each replaces the ordinary run.
+    std::string probe, exportTarget, response;
+    int channel = 0, responseSize = 256;
+    bool analyze = false, logResponse = false;
+    std::optional<int> padMargin;
+    // --estimate-kernel WxH: INPUT is the source, OUTPUT the filtered image.
+    std::string estimateSize, saveKernel;
+    std::optional<double> ridge;
+    bool borderGiven = false; // without --border the estimate fits the interior only
+    // Batch mode: every positional is an input when -O or --inputs is given.
+    std::vector<std::string> more; // positionals after INPUT and OUTPUT
+    std::string outDir, inputList, format;
+};
+
 int fail(const std::string& message, int status)
 {
     std::cerr << kProgram << ": error: " << oneLine(message) << '\n';
@@ -99,11 +109,6 @@ int fail(const std::string& message, int status)
 }
 
 void note(const std::string& message) { std::cerr << kProgram << ": note: " << oneLine(message) << '\n'; }
-
-// A bad command line (exit status 2), as opposed to a bad file or a failed run (1).
-struct UsageError : Error {
-    using Error::Error;
-};
 
 // The core's parse of an option value, its error turned into a usage error.
 template <class Parse> auto optionValue(Parse&& parse) -> decltype(parse())
@@ -218,13 +223,15 @@ Choices parseChoices(const Options& o)
 // it, else the deepest it does hold: a float .npy written to a PNG becomes 16-bit (0..1 to
 // 0..65535), a 16-bit PNG written to a JPEG 8-bit, with one notice saying so. Also refuses an
 // output format that cannot take the image's channels.
-SampleDepth outputDepth(const Choices& c, const std::string& output, SampleDepth input, int channels, bool hasAlpha,
-                        std::vector<std::string>& notices)
+} // namespace
+
+SampleDepth cli::outputDepth(std::optional<SampleDepth> depth, OutputMap map, const std::string& output,
+                             SampleDepth input, int channels, bool hasAlpha, std::vector<std::string>& notices)
 {
     SaveOptions check;
-    check.depth = c.depth;
+    check.depth = depth;
     checkSaveTarget(output, check, channels, hasAlpha);
-    if (c.depth) return *c.depth;
+    if (depth) return *depth;
     if (isNpy(output)) return SampleDepth::F32;
     if (formatHoldsDepth(output, input)) return input;
     const SampleDepth held = input == SampleDepth::F32 && formatHoldsDepth(output, SampleDepth::U16)
@@ -233,9 +240,11 @@ SampleDepth outputDepth(const Choices& c, const std::string& output, SampleDepth
     const std::string ext = fs::path(output).extension().string();
     notices.push_back("'" + ext + "' files hold no " + (input == SampleDepth::F32 ? "float32" : "16-bit") +
                       " samples: writing " + (held == SampleDepth::U16 ? "16-bit" : "8-bit") +
-                      ", the deepest they hold (mapped by --map " + outputMapName(c.map) + "; --depth chooses)");
+                      ", the deepest they hold (mapped by --map " + outputMapName(map) + "; --depth chooses)");
     return held;
 }
+
+namespace {
 
 // Refuses an output that would overwrite the input (when there is one) or land in a folder that
 // does not exist.
@@ -395,61 +404,6 @@ std::optional<SvdInfo> kernelRank(const Kernel& k, const RunReport& rep)
     return std::nullopt;
 }
 
-// The input as decoded: 8/16-bit files keep their samples, which the filter converts inside
-// its first pass (or the GPU on the device); float files and .npy come as float planes.
-struct Source {
-    std::optional<PackedImage> packed;
-    Image image; // empty when `packed` holds the file
-
-    std::vector<std::string> notices; // what the decoder said about a file that decoded whole
-
-    static Source load(const std::string& path)
-    {
-        DecodedImage d = decodeImage(path);
-        return {std::move(d.samples), std::move(d.image), std::move(d.notices)};
-    }
-    // Both kinds carry their shape under the same names.
-    template <class F> auto visit(F&& f) const { return packed ? f(*packed) : f(image); }
-    int width() const { return visit([](const auto& i) { return i.width; }); }
-    int height() const { return visit([](const auto& i) { return i.height; }); }
-    int channels() const { return visit([](const auto& i) { return i.channels; }); }
-    SampleDepth depth() const { return visit([](const auto& i) { return i.depth; }); }
-    bool hasAlpha() const { return visit([](const auto& i) { return i.hasAlpha; }); }
-    Image run(const ConvolveParams& p, RunReport* report) const
-    {
-        return visit([&](const auto& i) { return convolve(i, p, report); });
-    }
-    // Into `out`, whose storage is reused when it has the shape already (repeated runs).
-    void runInto(const ConvolveParams& p, Image& out, RunReport* report) const
-    {
-        visit([&](const auto& i) { convolveInto(i, p, out, report); });
-    }
-};
-
-// Everything a run produced, for the report.
-struct Outcome {
-    ConvolveParams params;
-    SaveOptions save;
-    Source input;
-    Device requestedDevice = Device::Auto;
-    bool cuda = false;
-    std::string cudaWhy;
-    // Said on stderr and in the JSON report (the decoder's, the output depth's); the engine's
-    // come with each run. `quiet` ones only go into the JSON report: that auto ran on the CPU
-    // for want of CUDA is what a machine without a GPU always does.
-    std::vector<std::string> notices, quiet;
-    // The reports of the last kKeptRuns runs (the last one's result was written): memory stays
-    // bounded whatever --repeat says; the median is over every run.
-    static constexpr std::size_t kKeptRuns = 100;
-    std::deque<RunReport> runs;
-    int runCount = 0;
-    std::optional<DiffStats> diff;
-    RunReport compareReport;
-    std::optional<SvdInfo> rank;
-    double medianMs = 0.0;
-    double mpxPerS = 0.0;
-};
-
 // The filter the options describe: kernel (with JSON file settings), anchor, border,
 // semantics, scale, offset, normalize and the schedule.
 ConvolveParams buildParams(const Options& o, const Choices& c)
@@ -478,27 +432,36 @@ ConvolveParams buildParams(const Options& o, const Choices& c)
     return p;
 }
 
+// The engine's side of a run, every check that needs no file done: the kernel, CUDA when it is
+// asked for, the --compare run.
+RunSetup setupRun(const Options& o, const Choices& c)
+{
+    RunSetup s;
+    ConvolveParams& p = s.params;
+    p = buildParams(o, c);
+    s.requestedDevice = p.device;
+
+    s.cuda = cudaAvailable(&s.cudaWhy);
+    if (p.device == Device::Cuda && !s.cuda) throw Error("CUDA unavailable: " + s.cudaWhy);
+    if (p.device == Device::Auto && !s.cuda) {
+        p.device = Device::Cpu; // what auto would do, without the engine's notice on stderr
+        s.quiet.push_back("running on the CPU: CUDA unavailable (" + s.cudaWhy + ")");
+    }
+
+    if (c.compare) {
+        s.compare = p;
+        std::tie(s.compare->method, s.compare->device) = *c.compare;
+        if (s.compare->device == Device::Cuda && !s.cuda)
+            throw Error("CUDA unavailable: " + s.cudaWhy + " (--compare)");
+    }
+    return s;
+}
+
 Outcome convolveFile(const Options& o, const Choices& c)
 {
-    Outcome r;
-    ConvolveParams& p = r.params;
-    p = buildParams(o, c);
-    r.requestedDevice = p.device;
-
-    r.cuda = cudaAvailable(&r.cudaWhy);
-    if (p.device == Device::Cuda && !r.cuda) throw Error("CUDA unavailable: " + r.cudaWhy);
-    if (p.device == Device::Auto && !r.cuda) {
-        p.device = Device::Cpu; // what auto would do, without the engine's notice on stderr
-        r.quiet.push_back("running on the CPU: CUDA unavailable (" + r.cudaWhy + ")");
-    }
-
-    std::optional<ConvolveParams> compare;
-    if (c.compare) {
-        compare = p;
-        std::tie(compare->method, compare->device) = *c.compare;
-        if (compare->device == Device::Cuda && !r.cuda)
-            throw Error("CUDA unavailable: " + r.cudaWhy + " (--compare)");
-    }
+    const RunSetup setup = setupRun(o, c);
+    Outcome r = outcomeOf(setup);
+    const ConvolveParams& p = r.params;
 
     r.save.map = c.map;
     checkOutputPath(o.input, o.output);
@@ -506,7 +469,7 @@ Outcome convolveFile(const Options& o, const Choices& c)
 
     r.input = Source::load(o.input);
     r.notices = r.input.notices;
-    r.save.depth = outputDepth(c, o.output, r.input.depth(), r.input.channels(), r.input.hasAlpha(), r.notices);
+    r.save.depth = outputDepth(c.depth, c.map, o.output, r.input.depth(), r.input.channels(), r.input.hasAlpha(), r.notices);
 
     Image out;
     std::vector<double> totals;
@@ -518,25 +481,42 @@ Outcome convolveFile(const Options& o, const Choices& c)
         if (r.runs.size() > Outcome::kKeptRuns) r.runs.pop_front();
         ++r.runCount;
     }
-    if (compare) r.diff = compareImages(out, r.input.run(*compare, &r.compareReport));
+    if (setup.compare) r.diff = compareImages(out, r.input.run(*setup.compare, &r.compareReport));
 
     saveImage(out, o.output, r.save);
-
-    r.medianMs = median(totals);
-    const double megapixels = double(r.input.width()) * r.input.height() / 1e6;
-    r.mpxPerS = r.medianMs > 0 ? megapixels / (r.medianMs / 1e3) : INFINITY;
-    r.rank = kernelRank(p.kernel, r.runs.back());
+    finishOutcome(r, totals);
     return r;
 }
 
-Json jsonReport(const Options& o, const Outcome& r)
+} // namespace
+
+Outcome cli::outcomeOf(const RunSetup& setup)
+{
+    Outcome r;
+    r.params = setup.params;
+    r.requestedDevice = setup.requestedDevice;
+    r.cuda = setup.cuda;
+    r.cudaWhy = setup.cudaWhy;
+    r.quiet = setup.quiet;
+    return r;
+}
+
+void cli::finishOutcome(Outcome& r, const std::vector<double>& totalsMs)
+{
+    r.medianMs = median(totalsMs);
+    const double megapixels = double(r.input.width()) * r.input.height() / 1e6;
+    r.mpxPerS = r.medianMs > 0 ? megapixels / (r.medianMs / 1e3) : INFINITY;
+    r.rank = kernelRank(r.params.kernel, r.runs.back());
+}
+
+Json cli::jsonReport(const std::string& input, const std::string& output, const Outcome& r)
 {
     const ConvolveParams& p = r.params;
     const RunReport& rep = r.runs.back();
     Json j;
-    j["input"] = {{"path", o.input}, {"width", r.input.width()}, {"height", r.input.height()},
+    j["input"] = {{"path", input}, {"width", r.input.width()}, {"height", r.input.height()},
                   {"channels", r.input.channels()}, {"depth", depthLabel(r.input.depth())}};
-    j["output"] = {{"path", o.output}, {"depth", depthLabel(*r.save.depth)}, {"map", outputMapName(r.save.map)}};
+    j["output"] = {{"path", output}, {"depth", depthLabel(*r.save.depth)}, {"map", outputMapName(r.save.map)}};
     j["kernel"] = {{"name", p.kernel.name}, {"width", p.kernel.width}, {"height", p.kernel.height},
                    {"anchor", Json::array({p.kernel.ax(), p.kernel.ay()})}, {"sum", p.kernel.sum()},
                    {"rank", r.rank ? Json(r.rank->rank) : Json()},
@@ -584,6 +564,8 @@ Json jsonReport(const Options& o, const Outcome& r)
                         {"non_finite_b", r.diff->nonFiniteB}, {"non_finite_mismatch", r.diff->nonFiniteMismatch}};
     return j;
 }
+
+namespace {
 
 void printSummary(const Options& o, const Outcome& r)
 {
@@ -676,7 +658,7 @@ int runProbe(const Options& o, const Choices& c)
     std::vector<std::string> notices = std::move(decoded.notices);
     SaveOptions save;
     save.map = c.map;
-    if (!o.output.empty()) save.depth = outputDepth(c, o.output, in.depth, in.channels, in.hasAlpha, notices);
+    if (!o.output.empty()) save.depth = outputDepth(c.depth, c.map, o.output, in.depth, in.channels, in.hasAlpha, notices);
     PixelProbe pr = probePixel(in, p, x, y, o.channel);
     pr.notices.insert(pr.notices.begin(), notices.begin(), notices.end());
     if (!o.output.empty()) saveImage(convolve(in, p), o.output, save);
@@ -854,7 +836,7 @@ int runPadPreview(const Options& o, const Choices& c)
     DecodedImage decoded = decodeImage(o.input);
     const Image in = decoded.samples ? unpackImage(*decoded.samples) : std::move(decoded.image);
     std::vector<std::string> notices = std::move(decoded.notices);
-    save.depth = outputDepth(c, o.output, in.depth, in.channels, in.hasAlpha, notices);
+    save.depth = outputDepth(c.depth, c.map, o.output, in.depth, in.channels, in.hasAlpha, notices);
     const Image out = padPreview(in, border, *o.padMargin);
     saveImage(out, o.output, save);
     if (!o.json)
@@ -874,6 +856,26 @@ int runPadPreview(const Options& o, const Choices& c)
                   << "output   " << o.output << " (" << out.width << 'x' << out.height << ")\n";
     }
     return 0;
+}
+
+// -O DIR: every positional and every line of --inputs is an input.
+int runBatchMode(const Options& o, const Choices& c)
+{
+    BatchJob job;
+    job.setup = setupRun(o, c); // the kernel and the device, before any image is read
+    for (const std::string* p : {&o.input, &o.output})
+        if (!p->empty()) job.inputs.push_back(*p);
+    job.inputs.insert(job.inputs.end(), o.more.begin(), o.more.end());
+    if (!o.inputList.empty()) {
+        const std::vector<std::string> listed = readInputList(o.inputList);
+        job.inputs.insert(job.inputs.end(), listed.begin(), listed.end());
+    }
+    if (job.inputs.empty()) throw UsageError("-O needs inputs: INPUT... or --inputs LIST");
+    job.outputs = batchOutputs(job.inputs, o.outDir, o.format);
+    job.depth = c.depth;
+    job.map = c.map;
+    job.json = o.json;
+    return runBatch(job);
 }
 
 // "WxH": two whole numbers within the estimate's limit.
@@ -1038,13 +1040,25 @@ Teaching and comparison (these replace the ordinary run):
                           SOURCE to FILTERED best (least squares): printed as kernel text with
                           the residual RMSE; the interior only unless -b gives a border mode;
                           -o saves it as a kernel file (docs/semantics.md, Kernel estimation)
+Batch mode (docs/cli.md, Batch mode):
+  convlab-cli -k SPEC IN1 IN2 ... -O DIR [--inputs LIST] [--format EXT] [options]
+                          one process filters every input, in order, into DIR under its own
+                          file name (--format EXT: with that extension); decoding, filtering and
+                          writing overlap. LIST holds one path a line ('-': stdin). DIR must
+                          exist; two inputs with the same output name are refused before any
+                          is read. A bad input is skipped with a message and the rest go on.
+                          --json: one JSON object a line per image, then {"summary": ...}.
+                          A progress bar on stderr when it is a terminal. Not with --probe,
+                          --analyze, --export, --pad-preview, --estimate-kernel or --repeat.
 Output depth: --depth, else 32f for .npy, else the input's when the output format holds it,
   else the deepest it holds (float input to .png: 16-bit, 0..1 to 0..65535), with a note.
   Decided, like the output format, before anything is computed.
 Tables: convlab-cli --list border-modes|methods [--json]   one line a mode or method (--json:
   every field, with the other libraries' names and the tolerances)
 Exit status: 0 success, 1 error (one line on stderr; the output file is left untouched),
-  2 bad command line (unknown option, option value or name; missing argument).)";
+  2 bad command line (unknown option, option value or name; missing argument; in batch mode
+  also two inputs with one output name), 3 batch mode: some inputs were skipped (each said on
+  stderr), the others written.)";
 
 std::string helpFooter() { return kFooterKernel + modesAndMethodsHelp() + kFooterRest; }
 
@@ -1057,7 +1071,9 @@ int runCli(int argc, char** argv)
     CLI::App app{"Convolves (or correlates) an image with a kernel on the CPU or the GPU.", kProgram};
     app.footer(helpFooter());
     app.add_option("INPUT", o.input, "input image (.npy or an image file)");
-    app.add_option("OUTPUT", o.output, "output file, written atomically; its extension picks the format");
+    app.add_option("OUTPUT", o.output, "output file, written atomically; its extension picks the format (with -O: "
+                                       "another input)");
+    app.add_option("MORE", o.more, "with -O: more inputs");
     CLI::Option* kernelOpt = app.add_option("-k,--kernel", o.kernel, "kernel: inline text, FILE.txt, FILE.json or preset:NAME[:k=v,...]")
         ->type_name("SPEC");
     CLI::Option* borderOpt = app.add_option("-b,--border", o.border, borderChoices())
@@ -1081,7 +1097,7 @@ int runCli(int argc, char** argv)
     app.add_option("--depth", o.depth, "output depth: 8 | 16 | 32f (default: 32f for .npy, else the input's or the "
                                        "deepest the output format holds)")
         ->type_name("D");
-    app.add_option("--repeat", o.repeat, "run N times (timings of each), write the last result")
+    CLI::Option* repeatOpt = app.add_option("--repeat", o.repeat, "run N times (timings of each), write the last result")
         ->type_name("N")
         ->check(CLI::Range(1, 1000000));
     app.add_option("--compare", o.compare, "also run method M on device D (default cpu) and report the difference")
@@ -1124,6 +1140,17 @@ int runCli(int argc, char** argv)
     app.add_option("-o,--save-kernel", o.saveKernel, "with --estimate-kernel: save the kernel to FILE (.json or text)")
         ->type_name("FILE")
         ->needs(estimate);
+    CLI::Option* outDir =
+        app.add_option("-O,--output-dir", o.outDir,
+                       "batch mode: every positional is an input, each written to DIR under its file name")
+            ->type_name("DIR");
+    app.add_option("--inputs", o.inputList, "with -O: more inputs, one path a line from LIST ('-': stdin)")
+        ->type_name("LIST")
+        ->needs(outDir);
+    app.add_option("--format", o.format, "with -O: give the outputs this extension (png, .npy, ...) instead of the "
+                                         "input's")
+        ->type_name("EXT")
+        ->needs(outDir);
     const std::vector<CLI::Option*> modes{probe, analyze, exportOpt, pad, estimate};
     for (CLI::Option* a : modes)
         for (CLI::Option* b : modes)
@@ -1151,6 +1178,19 @@ int runCli(int argc, char** argv)
         }
         o.borderGiven = borderOpt->count() > 0;
         const Choices c = parseChoices(o); // every named value, before any file is read
+        if (outDir->count() > 0) {
+            const std::vector<std::pair<const CLI::Option*, const char*>> singleOnly{
+                {probe, "--probe"}, {analyze, "--analyze"}, {exportOpt, "--export"}, {pad, "--pad-preview"},
+                {estimate, "--estimate-kernel"}, {repeatOpt, "--repeat"}};
+            for (const auto& [option, name] : singleOnly)
+                if (option->count() > 0)
+                    return fail(std::string(name) + " works on one image and cannot be combined with -O (batch mode) "
+                                                    "(see --help)", kExitUsage);
+            return runBatchMode(o, c);
+        }
+        if (!o.more.empty())
+            return fail("more than one OUTPUT: to filter several inputs into a folder, give -O DIR (see --help)",
+                        kExitUsage);
         if (o.analyze || c.exportTarget) {
             if (!o.input.empty())
                 return fail(std::string(o.analyze ? "--analyze" : "--export") + " takes no INPUT or OUTPUT (see --help)", 2);
@@ -1168,7 +1208,7 @@ int runCli(int argc, char** argv)
         if (o.input.empty() || o.output.empty()) return fail("INPUT and OUTPUT are required (see --help)", 2);
         if (o.padMargin) return runPadPreview(o, c);
         const Outcome outcome = convolveFile(o, c);
-        if (o.json) std::cout << jsonReport(o, outcome).dump(2) << '\n';
+        if (o.json) std::cout << jsonReport(o.input, o.output, outcome).dump(2) << '\n';
         else printSummary(o, outcome);
         return 0;
     } catch (const UsageError& e) {

@@ -4,7 +4,8 @@
 
 namespace convlab {
 
-// Runs the command line tool; returns the process exit status (0 success, 1 error, 2 usage).
+// Runs the command line tool; returns the process exit status (0 success, 1 error, 2 usage, 3 a
+// batch that skipped some of its inputs).
 int runCli(int argc, char** argv);
 
 } // namespace convlab
