@@ -8,12 +8,17 @@
 #include <QJsonObject>
 #include <QElapsedTimer>
 #include <QProcess>
+#include <QRegularExpression>
+#include <QFileInfo>
 #include <QDir>
 #include <QThread>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <fcntl.h>
 #include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -1230,6 +1235,305 @@ private slots:
         verifyOneLineError(runCli({path("missing.npy"), out, "-k", "1"}), QStringLiteral("missing.npy"));
         verifyOneLineError(runCli({gray(), out, "-k", "1", "-b", "sideways"}), QStringLiteral("sideways"));
         QCOMPARE(readAll(out), QByteArray("previous contents\n"));
+    }
+    // ---- batch mode: -O DIR ----
+
+    // Every output of a batch is the file a single run writes for the same input, byte for
+    // byte, whatever the channels and the input's kind; the JSON lines carry the single run's
+    // report.
+    void batchMatchesSingleRuns_data()
+    {
+        QTest::addColumn<QString>("method");
+        QTest::addColumn<QString>("format");
+        for (const char* m : {"direct", "separable", "fft", "reference"}) {
+            QTest::newRow((std::string(m) + ", own extension").c_str()) << QString::fromLatin1(m) << QString();
+            QTest::newRow((std::string(m) + ", --format npy").c_str()) << QString::fromLatin1(m) << QStringLiteral("npy");
+        }
+    }
+    void batchMatchesSingleRuns()
+    {
+        QFETCH(QString, method);
+        QFETCH(QString, format);
+        const QString tag = QString::fromLatin1(QTest::currentDataTag()).replace(QRegularExpression("[^a-z]"), "_");
+        QDir(m_dir.path()).mkpath("batch_in_" + tag);
+        const QString in = path("batch_in_" + tag), single = in + "/single", batch = in + "/batch";
+        QVERIFY(QDir().mkpath(single) && QDir().mkpath(batch));
+        QStringList inputs;
+        // 1 channel float, 3 channels float, 8-bit RGB and RGBA files, two of the same shape in
+        // a row (the batch's reused result buffer), then a smaller one.
+        writeNpy(test::randomImage(37, 23, 1, 41), (in + "/a_gray.npy").toStdString());
+        writeNpy(test::randomImage(37, 23, 1, 42), (in + "/b_gray.npy").toStdString());
+        writeNpy(test::randomImage(19, 29, 3, 43), (in + "/c_rgb.npy").toStdString());
+        inputs << in + "/a_gray.npy" << in + "/b_gray.npy" << in + "/c_rgb.npy";
+        if (imageFormatsAvailable()) {
+            Image rgb = test::randomImage(31, 17, 3, 44, true), rgba = test::randomImage(13, 11, 4, 45, true);
+            rgb.depth = rgba.depth = SampleDepth::U8;
+            rgba.hasAlpha = true;
+            saveImage(rgb, (in + "/d_rgb.png").toStdString());
+            saveImage(rgba, (in + "/e_rgba.png").toStdString());
+            inputs << in + "/d_rgb.png" << in + "/e_rgba.png";
+        }
+        const QStringList filter{"-k", kAsym, "-m", method, "-b", "wrap"};
+        for (const QString& input : inputs) {
+            QFileInfo info(input);
+            const QString name = format.isEmpty() ? info.fileName() : info.completeBaseName() + "." + format;
+            const CliRun r = runCli(QStringList{input, single + "/" + name} + filter);
+            QVERIFY2(r.exitCode == 0, r.err.constData());
+        }
+        QStringList args = inputs + filter + QStringList{"-O", batch, "--json"};
+        if (!format.isEmpty()) args << "--format" << format;
+        const CliRun r = runCli(args);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY2(r.err.isEmpty(), r.err.constData()); // stderr is no terminal: no progress bar, and nothing went wrong
+
+        const QStringList names = QDir(single).entryList(QDir::Files);
+        QCOMPARE(names.size(), inputs.size());
+        QCOMPARE(QDir(batch).entryList(QDir::Files | QDir::Hidden), names); // and no temporaries left
+        for (const QString& name : names) {
+            const QByteArray want = readAll(single + "/" + name);
+            QVERIFY(!want.isEmpty());
+            QVERIFY2(readAll(batch + "/" + name) == want, qPrintable(name));
+        }
+
+        const QList<QByteArray> lines = r.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), inputs.size() + 1);
+        for (int i = 0; i < inputs.size(); ++i) {
+            QJsonParseError e;
+            const QJsonObject o = QJsonDocument::fromJson(lines[i], &e).object();
+            QVERIFY2(e.error == QJsonParseError::NoError, lines[i].constData());
+            QCOMPARE(o["index"].toInt(), i);
+            QCOMPARE(o["input"].toString(), inputs[i]);
+            QVERIFY(!o.contains("error"));
+            const QJsonObject rep = o["report"].toObject();
+            QCOMPARE(rep["input"].toObject()["path"].toString(), inputs[i]);
+            QCOMPARE(rep["output"].toObject()["path"].toString(), o["output"].toString());
+            QVERIFY(QFile::exists(o["output"].toString()));
+            QCOMPARE(rep["method"].toObject()["chosen"].toString(), method);
+            QCOMPARE(rep["kernel"].toObject()["width"].toInt(), 5);
+            QCOMPARE(rep["run_count"].toInt(), 1);
+        }
+        const QJsonObject summary = QJsonDocument::fromJson(lines.last()).object()["summary"].toObject();
+        QCOMPARE(summary["inputs"].toInt(), inputs.size());
+        QCOMPARE(summary["written"].toInt(), inputs.size());
+        QCOMPARE(summary["skipped"].toInt(), 0);
+        QVERIFY(summary["wall_s"].toDouble() > 0);
+        QVERIFY(summary["images_per_s"].toDouble() > 0);
+    }
+
+    // Two inputs that would write one name are refused before anything is read or written:
+    // exit status 2, one line naming both.
+    void batchRefusesDuplicateNames_data()
+    {
+        QTest::addColumn<QStringList>("inputs");
+        QTest::addColumn<QStringList>("extra");
+        QTest::addColumn<QString>("mentions");
+        QDir(m_dir.path()).mkpath("dup_a");
+        QDir(m_dir.path()).mkpath("dup_b");
+        const QString a = path("dup_a/same.npy"), b = path("dup_b/same.npy"), c = path("dup_a/same.tif");
+        writeNpy(test::randomImage(8, 6, 1, 51), a.toStdString());
+        writeNpy(test::randomImage(8, 6, 1, 52), b.toStdString());
+        QTest::newRow("same file name") << QStringList{gray(), a, b} << QStringList{} << b;
+        QTest::newRow("same name after --format") << QStringList{a, c} << QStringList{"--format", "png"}
+                                                  << QStringLiteral("same.png");
+        QTest::newRow("one file twice") << QStringList{a, path("dup_b/../dup_a/same.npy")} << QStringList{}
+                                        << QStringLiteral("listed twice");
+    }
+    void batchRefusesDuplicateNames()
+    {
+        QFETCH(QStringList, inputs);
+        QFETCH(QStringList, extra);
+        QFETCH(QString, mentions);
+        const QString out = path("dup_out_" + QString::fromLatin1(QTest::currentDataTag()).replace(' ', '_'));
+        QVERIFY(QDir().mkpath(out));
+        const CliRun r = runCli(inputs + extra + QStringList{"-k", "1", "-O", out});
+        verifyOneLineError(r, mentions);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.out.isEmpty());
+        QVERIFY(QDir(out).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot).isEmpty());
+    }
+
+    // A corrupt input in the middle is said on stderr and in its JSON line, skipped, and the
+    // others are written; the exit status is 3.
+    void batchSkipsBadInputs()
+    {
+        const QString out = path("skip_out");
+        QVERIFY(QDir().mkpath(out));
+        const QString first = gray(), bad = path("corrupt.npy"), missing = path("skip_missing.npy");
+        const QString last = path("rgb.npy");
+        const CliRun r = runCli({first, bad, missing, last, "-k", kBlur, "-O", out, "--json"});
+        QCOMPARE(r.exitCode, 3);
+        QCOMPARE(QDir(out).entryList(QDir::Files | QDir::Hidden), (QStringList{"gray.npy", "rgb.npy"}));
+        QCOMPARE(readNpy((out + "/rgb.npy").toStdString()).width, 19); // the one after the bad ones is whole
+        const QList<QByteArray> errs = r.err.trimmed().split('\n');
+        QCOMPARE(errs.size(), 2);
+        QVERIFY2(errs[0].startsWith("convlab-cli: error: skipped '" + bad.toUtf8() + "'"), errs[0].constData());
+        QVERIFY2(errs[0].contains("not a .npy file"), errs[0].constData());
+        QVERIFY2(errs[1].contains(missing.toUtf8()) && errs[1].contains("no such file"), errs[1].constData());
+
+        const QList<QByteArray> lines = r.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), 5);
+        QList<QJsonObject> objects;
+        for (const QByteArray& line : lines) {
+            QJsonParseError e;
+            objects << QJsonDocument::fromJson(line, &e).object();
+            QVERIFY2(e.error == QJsonParseError::NoError, line.constData());
+        }
+        QVERIFY(objects[0].contains("report") && objects[3].contains("report"));
+        for (int i : {1, 2}) {
+            QVERIFY(!objects[i].contains("report"));
+            const QJsonObject err = objects[i]["error"].toObject();
+            QCOMPARE(err["stage"].toString(), QStringLiteral("read"));
+            QVERIFY(err["message"].toString().contains(i == 1 ? bad : missing));
+            QCOMPARE(objects[i]["output"].toString(), out + (i == 1 ? "/corrupt.npy" : "/skip_missing.npy"));
+        }
+        const QJsonObject summary = objects[4]["summary"].toObject();
+        QCOMPARE(summary["inputs"].toInt(), 4);
+        QCOMPARE(summary["written"].toInt(), 2);
+        QCOMPARE(summary["skipped"].toInt(), 2);
+    }
+
+    // An input whose channels the output format cannot hold is skipped at the filter step.
+    void batchSkipsAnOutputFormatThatCannotHoldTheImage()
+    {
+        if (!imageFormatsAvailable()) QSKIP("built without image formats");
+        const QString in = path("two_channels.npy"), out = path("format_out");
+        writeNpy(test::randomImage(9, 7, 2, 53), in.toStdString());
+        QVERIFY(QDir().mkpath(out));
+        const CliRun r = runCli({gray(), in, "-k", "1", "-O", out, "--format", "jpg", "--json"});
+        QCOMPARE(r.exitCode, 3);
+        QCOMPARE(QDir(out).entryList(QDir::Files | QDir::Hidden), QStringList{"gray.jpg"});
+        const QJsonObject err = QJsonDocument::fromJson(r.out.split('\n')[1]).object()["error"].toObject();
+        QCOMPARE(err["stage"].toString(), QStringLiteral("filter"));
+        QVERIFY2(r.err.contains("skipped '" + in.toUtf8() + "'"), r.err.constData());
+    }
+
+    // --inputs -: the list from stdin, one path a line (blank lines and Windows line ends
+    // allowed), after the positional inputs; --inputs FILE the same from a file.
+    void batchInputsFromAList()
+    {
+        const QString out = path("list_out"), listFile = path("list.txt");
+        QVERIFY(QDir().mkpath(out));
+        writeNpy(test::randomImage(5, 4, 1, 54), path("edge_copy.npy").toStdString());
+        QProcess p;
+        p.start(test::cliPath(), {path("rgb.npy"), "-k", kBlur, "-O", out, "--inputs", "-"});
+        QVERIFY(p.waitForStarted());
+        p.write((gray() + "\r\n\n" + path("edge_copy.npy") + "\n").toUtf8());
+        p.closeWriteChannel();
+        QVERIFY(p.waitForFinished(120000));
+        QCOMPARE(p.exitCode(), 0);
+        QCOMPARE(QDir(out).entryList(QDir::Files), (QStringList{"edge_copy.npy", "gray.npy", "rgb.npy"}));
+        const QList<QByteArray> lines = p.readAllStandardOutput().trimmed().split('\n');
+        QCOMPARE(lines.size(), 4); // one line an image, then the summary
+        QVERIFY2(lines[0].startsWith(path("rgb.npy").toUtf8() + " -> "), lines[0].constData());
+        QVERIFY2(lines[1].startsWith(gray().toUtf8() + " -> "), lines[1].constData());
+        QVERIFY2(lines[3].contains("3 inputs: 3 written, 0 skipped"), lines[3].constData());
+
+        const QString out2 = path("list_out2");
+        QVERIFY(QDir().mkpath(out2));
+        writeText(listFile, (gray() + "\n" + path("rgb.npy") + "\n").toUtf8());
+        const CliRun r = runCli({"-k", kBlur, "-O", out2, "--inputs", listFile});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(readAll(out2 + "/gray.npy"), readAll(out + "/gray.npy"));
+        verifyOneLineError(runCli({"-k", kBlur, "-O", out2, "--inputs", path("no_list.txt")}),
+                           QStringLiteral("no_list.txt"));
+        writeText(path("empty_list.txt"), "\n\n");
+        const CliRun empty = runCli({"-k", kBlur, "-O", out2, "--inputs", path("empty_list.txt")});
+        verifyOneLineError(empty, QStringLiteral("needs inputs"));
+        QCOMPARE(empty.exitCode, 2);
+    }
+
+    // The progress bar is drawn on a terminal only: a pipe gets nothing of it, a terminal gets
+    // it redrawn in place and cleared at the end.
+    void batchProgressOnlyOnATerminal()
+    {
+        const QString out = path("progress_out");
+        QVERIFY(QDir().mkpath(out));
+        const QStringList args{gray(), path("rgb.npy"), "-k", kBlur, "-O", out};
+        const CliRun piped = runCli(args);
+        QCOMPARE(piped.exitCode, 0);
+        QCOMPARE(piped.err, QByteArray());
+
+        const int master = ::posix_openpt(O_RDWR | O_NOCTTY);
+        QVERIFY(master >= 0);
+        QVERIFY(::grantpt(master) == 0 && ::unlockpt(master) == 0);
+        const QByteArray slave = ::ptsname(master);
+        QProcess p;
+        p.setChildProcessModifier([slave] {
+            const int fd = ::open(slave.constData(), O_RDWR | O_NOCTTY);
+            if (fd >= 0) ::dup2(fd, 2);
+        });
+        p.start(test::cliPath(), args);
+        QVERIFY(p.waitForFinished(120000));
+        QCOMPARE(p.exitCode(), 0);
+        QByteArray terminal;
+        ::fcntl(master, F_SETFL, O_NONBLOCK);
+        char buf[4096];
+        for (ssize_t n; (n = ::read(master, buf, sizeof buf)) > 0;) terminal.append(buf, int(n));
+        ::close(master);
+        QVERIFY2(terminal.contains("] 0/2"), terminal.constData());
+        QVERIFY2(terminal.contains("] 2/2"), terminal.constData());
+        QVERIFY2(terminal.endsWith("\r\x1b[K"), terminal.constData()); // the bar is gone at the end
+        QVERIFY(p.readAllStandardOutput().contains("2 inputs: 2 written")); // stdout is unchanged
+    }
+
+    // The output folder must exist: it is not created, and the error says so before any input
+    // is read.
+    void batchOutputFolderMustExist()
+    {
+        const QString out = path("no_such_folder");
+        const CliRun r = runCli({gray(), "-k", "1", "-O", out});
+        verifyOneLineError(r, QStringLiteral("output folder '%1' does not exist").arg(out));
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(!QFileInfo::exists(out));
+        verifyOneLineError(runCli({gray(), "-k", "1", "-O", gray()}), QStringLiteral("is not a folder"));
+    }
+
+    // A batch never writes over one of its inputs.
+    void batchRefusesToOverwriteAnInput()
+    {
+        const QString folder = path("overwrite");
+        QVERIFY(QDir().mkpath(folder));
+        const QString in = folder + "/x.npy";
+        writeNpy(test::randomImage(6, 5, 1, 55), in.toStdString());
+        const QByteArray before = readAll(in);
+        const CliRun r = runCli({in, "-k", "1 2 1", "-O", folder});
+        verifyOneLineError(r, QStringLiteral("would overwrite the input"));
+        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(readAll(in), before);
+    }
+
+    // What only makes sense for one image is refused with -O, and several inputs need -O.
+    void batchRefusesSingleImageOptions_data()
+    {
+        QTest::addColumn<QStringList>("extra");
+        QTest::addColumn<QString>("mentions");
+        QTest::newRow("probe") << QStringList{"--probe", "1,1"} << QStringLiteral("--probe");
+        QTest::newRow("repeat") << QStringList{"--repeat", "3"} << QStringLiteral("--repeat");
+        QTest::newRow("pad-preview") << QStringList{"--pad-preview", "4"} << QStringLiteral("--pad-preview");
+        QTest::newRow("analyze") << QStringList{"--analyze"} << QStringLiteral("--analyze");
+        QTest::newRow("export") << QStringList{"--export", "scipy"} << QStringLiteral("--export");
+    }
+    void batchRefusesSingleImageOptions()
+    {
+        QFETCH(QStringList, extra);
+        QFETCH(QString, mentions);
+        const QString out = path("refused_out");
+        QVERIFY(QDir().mkpath(out));
+        const CliRun r = runCli(QStringList{gray(), path("rgb.npy"), "-k", "1", "-O", out} + extra);
+        verifyOneLineError(r, mentions + " works on one image");
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(QDir(out).entryList(QDir::Files | QDir::Hidden).isEmpty());
+    }
+    void severalInputsNeedAnOutputFolder()
+    {
+        const QString stray = path("stray.npy");
+        const CliRun r = runCli({gray(), path("rgb.npy"), stray, "-k", "1"});
+        verifyOneLineError(r, QStringLiteral("-O DIR"));
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(!QFile::exists(stray));
+        verifyOneLineError(runCli({gray(), "-k", "1", "--format", "png"}), QStringLiteral("-O"));
+        verifyOneLineError(runCli({gray(), "-k", "1", "-O", m_dir.path(), "--format", "a/b"}),
+                           QStringLiteral("--format"));
     }
 };
 
