@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The CUDA session: the source image stays resident on the device, each run uploads only the
-// kernel (constant memory while it fits), one stream, pinned staging for the transfers, cuFFT
-// plans and kernel spectra cached, and an interop path that writes the result straight into an
-// OpenGL buffer object given only its id.
+// kernel (constant memory while it fits), one stream, host transfers at the bus's speed
+// (transfer.h: read from and written to the caller's memory, no host-side copies of the image),
+// cuFFT plans and kernel spectra cached, and an interop path that writes the result straight
+// into an OpenGL buffer object given only its id.
 #include <cuda_gl_interop.h>
 #include <cuda_runtime.h>
 #include <cufft.h>
@@ -27,9 +28,12 @@
 #include "convlab/error.h"
 #include "convlab/gpu.h"
 #include "fftcallbacks.h"
+#include "hostspans.h"
+#include "interleave.h"
 #include "launchers.h"
 #include "methods.h"
 #include "plan.h"
+#include "transfer.h"
 
 namespace convlab {
 namespace cuda {
@@ -79,7 +83,6 @@ private:
     size_t size_ = 0;
 };
 template <class T> using DeviceBuffer = Buffer<T>;
-using PinnedBuffer = Buffer<float, true>;
 
 // Named stage timings from CUDA events recorded on the session's stream.
 class EventClock {
@@ -126,6 +129,16 @@ public:
         int dev = 0;
         cudaGetDevice(&dev);
         if (cudaGetDeviceProperties(&prop, dev) == cudaSuccess) name_ = prop.name;
+        if (const char* forced = std::getenv("CONVLAB_GPU_TRANSFER")) {
+            const std::string way = forced;
+            if (way == "pageable") link_.force(TransferWay::Pageable);
+            else if (way == "staged") link_.force(TransferWay::Staged);
+            else if (way == "registered") link_.force(TransferWay::Registered);
+            else if (way != "fastest") {
+                cudaStreamDestroy(stream_);
+                throw Error("CONVLAB_GPU_TRANSFER is '" + way + "': fastest, pageable, staged or registered");
+            }
+        }
     }
     ~Session() override
     {
@@ -143,22 +156,28 @@ public:
         image.validate();
         const size_t plane = image.planeSize();
         const size_t n = plane * static_cast<size_t>(image.channels);
-        staging_.reserve(n);
+        w_ = 0; // no image held until this one is complete
         src_.reserve(n);
-        // Staged and checked in one pass: the FFT would spread a non-finite sample over the
-        // whole plane, so compute() runs direct for such an image.
-        bool nonFinite = false;
-        for (int c = 0; c < image.channels; ++c) {
-            const float* from = image.plane(c);
-            float* to = staging_.get() + plane * c;
-            for (size_t i = 0; i < plane; ++i) {
-                to[i] = from[i];
-                nonFinite |= !std::isfinite(from[i]);
-            }
+        if (!image.interleaved()) {
+            detail::HostRun<const float> runs[4];
+            const int count = detail::planarRuns(image, runs);
+            for (int i = 0; i < count; ++i)
+                link_.upload(runs[i].host, src_.get() + runs[i].deviceOffset, sizeof(float) * runs[i].values, stream_);
+        } else if (const auto span = detail::pixelSpan(image, false)) {
+            // Pixels travel as they lie and are regrouped into planes on the device.
+            pixels_.reserve(span->values);
+            link_.upload(detail::spanBase(image), pixels_.get(), sizeof(float) * span->values, stream_);
+            launchGatherPixels(pixels_.get(), src_.get(), static_cast<long long>(plane), image.channels, span->step,
+                               span->order, stream_);
+        } else { // planes interleaved in no pixel order (not made by any array library): host gather
+            const Image planar = detail::planarCopy(image, 0);
+            link_.upload(planar.data.data(), src_.get(), sizeof(float) * n, stream_);
         }
-        nonFinite_ = nonFinite;
-        check(cudaMemcpyAsync(src_.get(), staging_.get(), sizeof(float) * n, cudaMemcpyHostToDevice, stream_), "upload");
-        check(cudaStreamSynchronize(stream_), "upload");
+        // The FFT would spread a non-finite sample over the whole plane, so compute() runs
+        // direct for such an image; the check runs on the device and is read when an FFT asks.
+        nonFiniteFlag_.reserve(1);
+        launchFlagNonFinite(src_.get(), static_cast<long long>(n), nonFiniteFlag_.get(), stream_);
+        nonFinite_.reset();
         w_ = image.width;
         h_ = image.height;
         c_ = image.channels;
@@ -168,13 +187,13 @@ public:
     void setImage(const PackedImage& packed) override
     {
         packed.validate();
+        w_ = 0; // no image held until this one is complete
         const size_t bytes = packed.stride * (static_cast<size_t>(packed.height) - 1) +
                              static_cast<size_t>(packed.width) * packed.channels * packed.sampleBytes();
         const size_t n = static_cast<size_t>(packed.width) * packed.height * packed.channels;
         packed_.reserve(bytes);
         src_.reserve(n);
-        // From pageable memory: the call returns once the samples are staged by the driver.
-        check(cudaMemcpyAsync(packed_.get(), packed.samples().data(), bytes, cudaMemcpyHostToDevice, stream_), "upload");
+        link_.upload(packed.samples().data(), packed_.get(), bytes, stream_);
         ChannelOrder order{};
         for (int c = 0; c < 4; ++c) order.c[c] = packed.order[c];
         nonFinite_ = false; // 8/16-bit samples are always finite
@@ -191,7 +210,10 @@ public:
     std::string deviceName() const override { return name_; }
     std::string kernelChoices() const override
     {
-        return choices_ + (!choices_.empty() && !fftChoices_.empty() ? "\n" : "") + fftChoices_;
+        std::string all;
+        for (const std::string* part : {&choices_, &fftChoices_, &link_.figures().note})
+            if (!part->empty()) all += (all.empty() ? "" : "\n") + *part;
+        return all;
     }
 
     double copyBandwidthGBs() override
@@ -220,23 +242,29 @@ public:
 
     Image run(const ConvolveParams& params, RunReport* report) override
     {
+        requireImage();
+        Image out = Image::uninitialized(w_, h_, c_, depth_); // every sample is downloaded into
+        out.hasAlpha = hasAlpha_;
+        runInto(params, out, report);
+        return out;
+    }
+
+    void runInto(const ConvolveParams& params, const OutputPlanes& out, RunReport* report) override
+    {
+        requireImage();
+        requireShape(out);
         RunReport local;
         RunReport& rep = report ? *report : local;
         EventClock clock(stream_);
         clock.mark("start");
         const int slot = computeIntoNextSlot(params, rep, clock);
-        const size_t n = static_cast<size_t>(w_) * h_ * c_;
-        staging_.reserve(n);
-        check(cudaMemcpyAsync(staging_.get(), results_[slot].get(), sizeof(float) * n, cudaMemcpyDeviceToHost, stream_),
-              "download");
-        clock.mark("download");
         check(cudaStreamSynchronize(stream_), "run");
         clock.collect(rep.stages);
+        const size_t n = static_cast<size_t>(w_) * h_ * c_;
         publish(slot, n);
-        Image out(w_, h_, c_, depth_);
-        out.hasAlpha = hasAlpha_;
-        std::copy(staging_.get(), staging_.get() + n, out.data.begin());
-        return out;
+        const auto t0 = std::chrono::steady_clock::now();
+        downloadInto(results_[slot].get(), out, params.cancel);
+        rep.stages.push_back({"download", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
     }
 
     void runResident(const ConvolveParams& params, RunReport* report) override
@@ -253,22 +281,49 @@ public:
 
     void downloadLastResult(Image& out) override
     {
-        int slot = -1;
-        size_t n = 0;
-        {
-            std::lock_guard lock(lastMutex_);
-            slot = lastSlot_;
-            n = lastValues_;
-        }
-        if (slot < 0 || n != static_cast<size_t>(w_) * h_ * c_) throw Error("the GPU holds no result to download");
-        staging_.reserve(n);
-        check(cudaMemcpyAsync(staging_.get(), results_[slot].get(), sizeof(float) * n, cudaMemcpyDeviceToHost, stream_),
-              "download");
-        check(cudaStreamSynchronize(stream_), "download");
-        if (out.width != w_ || out.height != h_ || out.channels != c_) out = Image(w_, h_, c_, depth_);
+        lastResultSlot(); // before anything is allocated
+        if (out.width != w_ || out.height != h_ || out.channels != c_) out = Image::uninitialized(w_, h_, c_, depth_);
         out.depth = depth_;
         out.hasAlpha = hasAlpha_;
-        std::copy(staging_.get(), staging_.get() + n, out.data.begin());
+        downloadLastResult(OutputPlanes(out), nullptr);
+    }
+
+    void downloadLastResult(const OutputPlanes& out, const std::atomic<bool>* cancel) override
+    {
+        const int slot = lastResultSlot();
+        requireShape(out);
+        downloadInto(results_[slot].get(), out, cancel);
+    }
+
+    double estimateMs(const ConvolveParams& params, int width, int height, int channels, bool hasAlpha) override
+    {
+        detail::MethodCosts gpuCosts;
+        gpuCosts.measuredOn = "this GPU";
+        gpuCosts.estimate = [&](const Kernel& k, int rank, int planes) {
+            return estimateGpu(k, rank, planes, width, height);
+        };
+        RunReport scratch;
+        const detail::Plan plan = detail::makePlan(params, {width, height, channels, hasAlpha}, gpuCosts, scratch, nullptr);
+        if (!gpuMethodFor(plan.method)) return -1.0; // runs on the CPU whatever the device
+        for (const MethodEstimate& e : scratch.estimates)
+            if (e.method == plan.method) return e.ms;
+        const int rank = plan.factors.rank > 0 ? plan.factors.rank : 1;
+        for (const MethodEstimate& e : estimateGpu(plan.kernel, rank, plan.channels, width, height))
+            if (e.method == gpuMethodFor(plan.method)->runs) return e.ms;
+        return -1.0;
+    }
+
+    BusCosts busCosts() override
+    {
+        const TransferFigures& f = link_.calibrate(stream_);
+        BusCosts b;
+        b.uploadGBs = f.upGBs;
+        b.downloadGBs = f.downGBs;
+        b.pinnedUpGBs = f.pinnedUpGBs;
+        b.pinnedDownGBs = f.pinnedDownGBs;
+        b.latencyMs = f.latencyMs;
+        b.device = name_;
+        return b;
     }
 
     void copyLastResultToGlBuffer(unsigned int glBuffer, size_t values) override
@@ -352,6 +407,61 @@ private:
         if (!hasImage()) throw Error("no image on the GPU: call setImage first");
     }
 
+    void requireShape(const OutputPlanes& out) const
+    {
+        if (out.width != w_ || out.height != h_ || out.channels != c_)
+            throw Error("the output planes are " + std::to_string(out.width) + "x" + std::to_string(out.height) + "x" +
+                        std::to_string(out.channels) + ", the GPU's result " + std::to_string(w_) + "x" +
+                        std::to_string(h_) + "x" + std::to_string(c_));
+        for (int c = 0; c < out.channels; ++c)
+            if (!out.plane(c)) throw Error("the output planes are malformed");
+    }
+
+    // The slot of the last finished run, or an error when none of the image held is there.
+    int lastResultSlot()
+    {
+        std::lock_guard lock(lastMutex_);
+        if (lastSlot_ < 0 || lastValues_ != static_cast<size_t>(w_) * h_ * c_)
+            throw Error("the GPU holds no result to download");
+        return lastSlot_;
+    }
+
+    // Device planes (c_ planes of w_ x h_) into the caller's planes, by their layout: planar
+    // planes as one copy each (one for all when they follow one another), whole interleaved
+    // pixels regrouped on the device and moved as one span, and anything else (some channels
+    // of wider pixels, which a whole span would overwrite) through a planar host image.
+    void downloadInto(const float* planes, const OutputPlanes& out, const std::atomic<bool>* cancel)
+    {
+        const size_t plane = static_cast<size_t>(w_) * h_;
+        if (!out.interleaved()) {
+            detail::HostRun<float> runs[4];
+            const int count = detail::planarRuns(out, runs);
+            for (int i = 0; i < count; ++i)
+                link_.download(planes + runs[i].deviceOffset, runs[i].host, sizeof(float) * runs[i].values, stream_,
+                               cancel);
+        } else if (const auto span = detail::pixelSpan(out, true)) {
+            pixels_.reserve(span->values);
+            launchScatterPixels(planes, pixels_.get(), static_cast<long long>(plane), c_, span->order, stream_);
+            link_.download(pixels_.get(), detail::spanBase(out), sizeof(float) * span->values, stream_, cancel);
+        } else {
+            Image planar = Image::uninitialized(w_, h_, c_);
+            link_.download(planes, planar.data.data(), sizeof(float) * plane * c_, stream_, cancel);
+            detail::copyPlanes(planar, out, 0, c_, 0, false);
+        }
+    }
+
+    // Whether the image held has a NaN or infinite sample: the device's flag, read once.
+    bool imageHasNonFinite()
+    {
+        if (!nonFinite_) {
+            int flag = 0;
+            check(cudaMemcpyAsync(&flag, nonFiniteFlag_.get(), sizeof flag, cudaMemcpyDeviceToHost, stream_), "download");
+            check(cudaStreamSynchronize(stream_), "download");
+            nonFinite_ = flag != 0;
+        }
+        return *nonFinite_;
+    }
+
     // Computes into the result slot that no display copy may be reading (results alternate
     // between two device buffers, so the last finished one can be copied to the display by
     // copyLastResultToGlBuffer, on another thread, while the next run writes). Asynchronous.
@@ -383,7 +493,7 @@ private:
         gpuCosts.measuredOn = "this GPU";
         gpuCosts.estimate = [this, &clock](const Kernel& k, int rank, int channels) {
             const bool calibrated = costs_.has_value();
-            auto estimates = estimateGpu(k, rank, channels);
+            auto estimates = estimateGpu(k, rank, channels, w_, h_);
             if (!calibrated) clock.mark("calibrate GPU planner (once per process)", true);
             return estimates;
         };
@@ -406,7 +516,7 @@ private:
 
         const GpuMethod* gpu = gpuMethodFor(plan.method);
         if (!gpu) throw NoGpuPath(methodName(plan.method) + " has no CUDA path");
-        if (plan.method == Method::Fft && nonFinite_) {
+        if (plan.method == Method::Fft && imageHasNonFinite()) {
             // docs/semantics.md, Non-finite values: a NaN or infinity reaches only the outputs
             // whose window covers it. cuFFT would spread it over the plane; direct does not.
             gpu = gpuMethodFor(Method::Direct);
@@ -526,22 +636,27 @@ private:
         return double(bestMs);
     }
 
-    // The tiled direct kernel's grid (launchers.h, TiledGrid), chosen once: one block per tile, or
-    // a persistent grid, which saves the launch of every block and the partial last wave. Both run
-    // a 3x3 kernel over the same 2048x2048 image; the persistent grid is kept only when it gives
-    // the same bits and takes less time. CONVLAB_GPU_TILED_GRID=block|persistent sets it instead
-    // (the sanitizer runs of tests/gpu/device-check.sh check each grid that way).
+    // The tiled direct kernel's candidate (launchers.h, tiledVariants: grids, loads, tile shapes,
+    // register caps), chosen once by measurement: each runs a 3x3 kernel over the same 2048x2048
+    // image (the bandwidth-bound case the candidates aim at), and the fastest whose outputs are
+    // the default's bits is kept; one whose outputs differ is never used. CONVLAB_GPU_TILED_GRID=
+    // <name> sets one instead (the sanitizer runs of tests/gpu/device-check.sh check each so).
     void chooseTiledGrid()
     {
         if (!choices_.empty()) return;
+        const std::vector<TiledVariantInfo>& variants = tiledVariants();
         if (const char* forced = std::getenv("CONVLAB_GPU_TILED_GRID")) {
             const std::string name = forced;
-            if (name != "block" && name != "persistent")
-                throw Error("CONVLAB_GPU_TILED_GRID is '" + name + "': block or persistent");
-            tiledGrid_ = name == "persistent" ? TiledGrid::Persistent : TiledGrid::BlockPerTile;
-            choices_ = "tiled direct grid: " + std::string(name == "persistent" ? "persistent" : "one block per tile") +
-                       " (CONVLAB_GPU_TILED_GRID)";
-            return;
+            std::string names;
+            for (const TiledVariantInfo& v : variants) {
+                if (name == v.name) {
+                    tiledGrid_ = v.grid;
+                    choices_ = "tiled direct grid: " + name + " (CONVLAB_GPU_TILED_GRID)";
+                    return;
+                }
+                names += (names.empty() ? "" : ", ") + std::string(v.name);
+            }
+            throw Error("CONVLAB_GPU_TILED_GRID is '" + name + "': one of " + names);
         }
         const int n = 2048;
         const size_t values = size_t(n) * n;
@@ -551,46 +666,62 @@ private:
         // 3 kernel rows padded to 4 values (tiled::shapeFor(g).kwp), any taps but zero.
         const float taps[12] = {0.25f, -1.0f, 0.5f, 0.0f, 2.0f, 0.125f, -0.75f, 0.0f, 1.0f, 0.375f, -0.5f, 0.0f};
         const Geometry g = scratchGeometry(n, 3, 3);
-        DeviceBuffer<float> in, taps3, perTileOut, persistentOut;
+        DeviceBuffer<float> in, taps3, out;
         in.reserve(values);
         taps3.reserve(12);
-        perTileOut.reserve(values);
-        persistentOut.reserve(values);
+        out.reserve(values);
         check(cudaMemcpyAsync(in.get(), host.data(), sizeof(float) * values, cudaMemcpyHostToDevice, stream_), "scratch");
         check(cudaMemcpyAsync(taps3.get(), taps, sizeof taps, cudaMemcpyHostToDevice, stream_), "scratch");
-        auto timed = [&](TiledGrid grid, float* dst) {
-            return bestOfThree([&] { launchDirectTiled(in.get(), dst, g, taps3.get(), grid, stream_); });
-        };
-        const double perTile = timed(TiledGrid::BlockPerTile, perTileOut.get());
-        const double persistent = timed(TiledGrid::Persistent, persistentOut.get());
-        std::vector<float> a(values), b(values);
-        check(cudaMemcpyAsync(a.data(), perTileOut.get(), sizeof(float) * values, cudaMemcpyDeviceToHost, stream_),
-              "download");
-        check(cudaMemcpyAsync(b.data(), persistentOut.get(), sizeof(float) * values, cudaMemcpyDeviceToHost, stream_),
-              "download");
-        check(cudaStreamSynchronize(stream_), "download");
-        const bool same = std::memcmp(a.data(), b.data(), sizeof(float) * values) == 0;
-        tiledGrid_ = same && persistent < perTile ? TiledGrid::Persistent : TiledGrid::BlockPerTile;
+        std::vector<float> want(values), got(values);
         std::ostringstream note;
         note.precision(4);
-        note << "tiled direct grid (3x3, " << n << "x" << n << "): one block per tile " << perTile << " ms, persistent "
-             << persistent << " ms" << (same ? "" : " (its outputs differ: not used)") << "; using "
-             << (tiledGrid_ == TiledGrid::Persistent ? "persistent" : "one block per tile");
+        note << "tiled direct grid (3x3, " << n << "x" << n << "):";
+        double bestMs = 0;
+        const char* bestName = variants.front().name;
+        tiledGrid_ = variants.front().grid;
+        for (size_t i = 0; i < variants.size(); ++i) {
+            const TiledVariantInfo& v = variants[i];
+            note << (i ? ", " : " ") << v.name << " ";
+            double ms = 0;
+            try {
+                // NaN bits first, so that an output a candidate leaves unwritten cannot match.
+                check(cudaMemsetAsync(out.get(), 0xff, sizeof(float) * values, stream_), "scratch");
+                ms = bestOfThree([&] { launchDirectTiled(in.get(), out.get(), g, taps3.get(), v.grid, stream_); });
+                check(cudaMemcpyAsync((i ? got : want).data(), out.get(), sizeof(float) * values, cudaMemcpyDeviceToHost,
+                                      stream_), "download");
+                check(cudaStreamSynchronize(stream_), "download");
+            } catch (const Error& e) {
+                if (i == 0) throw; // the default must run
+                note << "failed (" << e.what() << ")";
+                continue;
+            }
+            note << ms << " ms";
+            if (i > 0 && std::memcmp(want.data(), got.data(), sizeof(float) * values) != 0) {
+                note << " (its outputs differ: not used)";
+                continue;
+            }
+            if (i == 0 || ms < bestMs) {
+                bestMs = ms;
+                bestName = v.name;
+                tiledGrid_ = v.grid;
+            }
+        }
+        note << "; using " << bestName;
         choices_ = note.str();
     }
 
     // Each method's time on this device for the image held, from the measured costs.
-    std::vector<MethodEstimate> estimateGpu(const Kernel& k, int rank, int channels)
+    std::vector<MethodEstimate> estimateGpu(const Kernel& k, int rank, int channels, int w, int h)
     {
         const GpuCosts& c = costs();
-        const double mpx = double(w_) * h_ * channels / 1e6;
-        const auto [n0, n1] = knownFftSides(h_ + k.height - 1, w_ + k.width - 1, channels);
+        const double mpx = double(w) * h * channels / 1e6;
+        const auto [n0, n1] = knownFftSides(h + k.height - 1, w + k.width - 1, channels);
         const double points = double(n0) * n1 * std::log2(double(n0) * n1) / 1e6 * channels;
         const double direct = mpx * (c.directPerPixel + c.directPerTap * k.width * k.height);
         const double separable = rank * mpx * (c.separablePerPixel + c.separablePerTap * (k.width + k.height));
         // The model knows only the plane with separate passes; once fftChoiceFor has timed the
         // layouts for this image and kernel size, the time of the one it kept is the estimate.
-        const auto timed = fftLayoutMs_.find(std::make_tuple(w_, h_, k.width, k.height, channels));
+        const auto timed = fftLayoutMs_.find(std::make_tuple(w, h, k.width, k.height, channels));
         const double fft = timed != fftLayoutMs_.end() ? timed->second : mpx * c.directPerPixel + points * c.fftPerPoint;
         return {{Method::Direct, direct, 0}, {Method::Separable, separable, rank}, {Method::Fft, fft, 0}};
     }
@@ -1072,7 +1203,10 @@ private:
     int w_ = 0, h_ = 0, c_ = 0;
     SampleDepth depth_ = SampleDepth::F32;
     bool hasAlpha_ = false;
-    bool nonFinite_ = false; // the resident image has a NaN or infinite sample
+    std::optional<bool> nonFinite_; // the resident image has a NaN or infinite sample (unread: the device's flag)
+    DeviceBuffer<int> nonFiniteFlag_;
+    DeviceBuffer<float> pixels_;    // interleaved pixels as they travel
+    HostLink link_;
     DeviceBuffer<float> src_, tmp_, kernel_, fftReal_, kernelReal_;
     DeviceBuffer<float> results_[2];
     std::mutex lastMutex_;
@@ -1081,7 +1215,6 @@ private:
     cudaStream_t displayStream_ = nullptr;
     DeviceBuffer<float2> fftSpec_, kernelSpec_;
     DeviceBuffer<std::uint8_t> packed_;
-    PinnedBuffer staging_;
     std::map<PlanKey, Plans> plans_;
     DeviceBuffer<FftFusion> fusion_;                          // the callbacks' data
     FftFusion fusionUploaded_{};                              // what fusion_ holds

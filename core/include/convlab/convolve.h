@@ -60,6 +60,7 @@ struct MethodEstimate {
 struct RunReport {
     Method method = Method::Direct;   // the method that ran
     Device device = Device::Cpu;      // the device that ran
+    std::string deviceReason;         // why device auto chose it (empty for an explicit device)
     std::string reason;               // why auto chose it (or "requested")
     std::vector<MethodEstimate> estimates; // what auto compared (empty unless auto ran)
     int rank = -1;                    // separable rank used (-1: not computed)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "convlab/kernel.h"
+#include "convlab/convolve.h"
 #include "convlab/modes.h"
 
 namespace convlab {
@@ -59,6 +60,40 @@ struct CorrectionClass {
 CorrectionClass correctionClassOf(const Kernel& k, int threads, int rank = 1);
 double plannerCorrection(Method m, CorrectionClass c);
 void resetPlannerCorrections();
+
+// What moving an image between host and GPU costs, as the GPU session measured it (its
+// transfers' calibration, core/cuda/transfer.h), kept in the cache directory beside the CPU's
+// model so that a later process can weigh the bus before it starts CUDA.
+struct BusCosts {
+    double uploadGBs = 0.0, downloadGBs = 0.0;      // what transfers achieve, the way kept
+    double pinnedUpGBs = 0.0, pinnedDownGBs = 0.0;  // pinned memory: the bus's own speed
+    double latencyMs = 0.0;                         // one small copy's round trip
+    std::string device;                             // what they were measured on
+    bool known() const { return uploadGBs > 0.0 && downloadGBs > 0.0; }
+    double uploadMs(double bytes) const { return latencyMs + bytes / (uploadGBs * 1e6); }
+    double downloadMs(double bytes) const { return latencyMs + bytes / (downloadGBs * 1e6); }
+};
+// The figures kept by the last session on this machine (unknown when none is kept).
+BusCosts cachedBusCosts();
+void saveBusCosts(const BusCosts& bus);
+
+// The choice between CPU and GPU for device auto (docs/architecture.md, The device choice):
+// the GPU pays for moving the image up (unless it is already there) and the result down; the
+// CPU pays nothing of that. Each side's time is its planner's estimate of its fastest method.
+struct DeviceCosts {
+    double cpuMs = 0.0;
+    // Below 0: not known yet. The CPU is chosen when the bus alone takes longer than the CPU's
+    // estimate; otherwise the choice is Device::Auto (undecided: ask the GPU for its estimate),
+    // so that CUDA is not started for work the transfers already lose.
+    double gpuComputeMs = -1.0;
+    double uploadMs = 0.0;      // 0 when the image is resident on the device
+    double downloadMs = 0.0;    // 0 when the result stays there (displayed from the device)
+};
+struct DeviceChoice {
+    Device device = Device::Cpu;
+    std::string reason;
+};
+DeviceChoice chooseDevice(const DeviceCosts& costs);
 
 // How the FFT method plans a transform size it has not planned before. MeasureNow: FFTW
 // measures (up to ~1 s per size, once; wisdom is kept in the cache directory), the default for

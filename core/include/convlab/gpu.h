@@ -8,6 +8,7 @@
 #include <string>
 
 #include "convlab/convolve.h"
+#include "convlab/costs.h"
 #include "convlab/error.h"
 
 namespace convlab {
@@ -27,7 +28,9 @@ public:
     virtual ~GpuSession() = default;
 
     // Uploads the source image; it stays on the device until the next setImage, so a kernel
-    // edit uploads only the kernel.
+    // edit uploads only the kernel. The planes are read where they lie (interleaved pixels are
+    // regrouped on the device), in as few copies as their layout allows, at the bus's speed
+    // (core/cuda/transfer.h); whether a sample is NaN or infinite is checked on the device.
     virtual void setImage(const ImagePlanes& image) = 0;
     // Uploads 8- or 16-bit samples as they are (a quarter or half of the float bytes) and
     // converts them on the device; the result equals setImage(unpackImage(packed)).
@@ -37,6 +40,9 @@ public:
     // Runs on the resident image (params.device and threads are ignored) and downloads the
     // result. Stages are timed with CUDA events. Throws convlab::Error on any CUDA failure.
     virtual Image run(const ConvolveParams& params, RunReport* report = nullptr) = 0;
+    // The same, downloading straight into planes owned by the caller (the input's width,
+    // height and channels; planar or interleaved): no result image, no second copy.
+    virtual void runInto(const ConvolveParams& params, const OutputPlanes& out, RunReport* report = nullptr) = 0;
 
     // Runs and keeps the result on the device, for copyLastResultToGlBuffer (display first) and
     // downloadLastResult (the host copy, later). Throws convlab::Error on any CUDA failure.
@@ -44,6 +50,9 @@ public:
     // The result of the last finished run into `out` (reshaped only when its shape differs, so a
     // recycled buffer is reused). Throws convlab::Error when there is none.
     virtual void downloadLastResult(Image& out) = 0;
+    // The same into the caller's planes (the held result's shape), in chunks; `cancel`, raised,
+    // stops it between chunks with convlab::Cancelled (the planes then partly written).
+    virtual void downloadLastResult(const OutputPlanes& out, const std::atomic<bool>* cancel) = 0;
 
     // Runs and writes the result, planar float32 (width*height*channels values, as
     // ImageView::resultBuffer expects), straight into the OpenGL buffer object `glBuffer` of
@@ -62,6 +71,12 @@ public:
     virtual void releaseGlBuffer(unsigned int glBuffer) = 0;
 
     virtual std::string deviceName() const = 0;
+    // This device's estimate of the fastest method's time for an image of that shape (ms, the
+    // device's own measured costs; no transfer), for the choice between CPU and GPU.
+    virtual double estimateMs(const ConvolveParams& params, int width, int height, int channels, bool hasAlpha) = 0;
+    // The host <-> device transfers as measured (a calibration of some 60 ms on the first call
+    // or the first large transfer, once per session).
+    virtual BusCosts busCosts() = 0;
     // What the session chose by timing alternatives on this device, with the times (empty until
     // its cost calibration, which the first auto run or estimate triggers).
     virtual std::string kernelChoices() const { return {}; }
