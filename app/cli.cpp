@@ -532,7 +532,8 @@ Json cli::jsonReport(const std::string& input, const std::string& output, const 
     }
     j["method"]["estimates"] = estimates;
     j["device"] = {{"requested", deviceName(r.requestedDevice)}, {"chosen", deviceName(rep.device)},
-                   {"cuda_available", r.cuda}, {"cuda_reason", r.cuda ? Json() : Json(r.cudaWhy)}};
+                   {"cuda_available", r.cuda}, {"cuda_reason", r.cuda ? Json() : Json(r.cudaWhy)},
+                   {"reason", rep.deviceReason.empty() ? Json() : Json(rep.deviceReason)}};
     j["threads"] = rep.threads;
     j["scale"] = rep.effectiveScale;
     j["offset"] = p.offset;
