@@ -100,7 +100,14 @@ void RenderController::runOnGpu(Outcome& job)
         gpu_->runResident(job.params, &report);
         emit gpuResultResident(job.id, source.width, source.height, source.channels);
         t.start();
-        gpu_->downloadLastResult(*job.buffer);
+        // Straight into the recycled buffer, in chunks: a newer edit raises the cancel flag and
+        // stops the download between chunks, so the next run need not wait for all of it.
+        convlab::Image& out = *job.buffer;
+        if (out.width != source.width || out.height != source.height || out.channels != source.channels)
+            out = convlab::Image::uninitialized(source.width, source.height, source.channels);
+        out.depth = source.depth;
+        out.hasAlpha = source.hasAlpha;
+        gpu_->downloadLastResult(convlab::OutputPlanes(out), job.params.cancel);
         report.stages.push_back({"download", double(t.nsecsElapsed()) / 1e6});
         if (uploadMs > 0)
             report.stages.insert(report.stages.begin(),
