@@ -532,15 +532,21 @@ void MainWindow::onResultChanged()
 {
     const WorkbenchDocument::Result& r = *doc_->result();
     if (earlyDisplayedId_ == r.requestId && r.report.device == convlab::Device::Cuda) {
-        timings_->setDisplayPath(tr("CUDA to the OpenGL buffer (interop), shown before the download"));
+        setDisplayPath(tr("CUDA to the OpenGL buffer (interop), shown before the download"));
     } else if (const QString gpu = showGpuResult(*r.image, r.report); !gpu.isEmpty()) {
-        timings_->setDisplayPath(gpu);
+        setDisplayPath(gpu);
     } else {
         view_->setResult(r.image);
-        if (r.report.device != convlab::Device::Cuda) timings_->setDisplayPath(tr("host memory to the OpenGL buffer"));
+        if (r.report.device != convlab::Device::Cuda) setDisplayPath(tr("host memory to the OpenGL buffer"));
     }
     pendingDisplayId_ = r.requestId;
     view_->update();
+}
+
+void MainWindow::setDisplayPath(const QString& path)
+{
+    displayPath_ = path;
+    timings_->setDisplayPath(path);
 }
 
 bool MainWindow::copyGpuResultIntoView(int width, int height, int channels)
@@ -574,9 +580,9 @@ QString MainWindow::showGpuResult(const convlab::Image& result, const convlab::R
     if (copyGpuResultIntoView(result.width, result.height, result.channels))
         return tr("CUDA to the OpenGL buffer (interop)");
     // The caller draws the host copy.
-    timings_->setDisplayPath(tr("download + upload (%1)")
-                                 .arg(interopError_.isEmpty() ? tr("no GPU session")
-                                                              : tr("interop unavailable: %1").arg(interopError_)));
+    setDisplayPath(tr("download + upload (%1)")
+                       .arg(interopError_.isEmpty() ? tr("no GPU session")
+                                                    : tr("interop unavailable: %1").arg(interopError_)));
     return {};
 }
 

@@ -77,6 +77,9 @@ public:
     AnalysisPanel* analysisPanel() const { return analysis_; }
     std::shared_ptr<const convlab::Image> sourceImage() const;
     TimingsPanel* timingsPanel() const { return timings_; }
+    // How the last result reached the screen, as the Timings panel names it ("host memory to the
+    // OpenGL buffer", "CUDA to the OpenGL buffer (interop)", ...): for --benchmark-latency.
+    QString displayPath() const { return displayPath_; }
     // The parameters a render would use now (cancel flag unset).
     convlab::ConvolveParams currentParams() const;
 
@@ -131,6 +134,8 @@ private:
     // Copies the GPU session's last result into the view's pixel buffer; false (and the reason
     // kept in interopError_ on a failure) when the view must take the host copy.
     bool copyGpuResultIntoView(int width, int height, int channels);
+    // Names the display path in the Timings panel and keeps it for displayPath().
+    void setDisplayPath(const QString& path);
     void buildMenus();
     void buildDocks();
     void buildStatusBar();
@@ -191,6 +196,7 @@ private:
     QActionGroup* modeGroup_;
     QActionGroup* mapGroup_;
     QStringList recent_;
+    QString displayPath_;
     QString interopError_; // why CUDA cannot write the view's buffer here; empty: not known to fail
     QSize shownSourceSize_; // of the source the view shows
     quint64 pendingDisplayId_ = 0;
