@@ -27,7 +27,12 @@ void DifferencePanel::follow(WorkbenchDocument* doc)
             return;
         }
         setRunning(true);
-        doc->compare(method(), device());
+        try {
+            doc->compare(method(), device());
+        } catch (const convlab::Error& e) {
+            setRunning(false);
+            showMessage(QString::fromUtf8(e.what()));
+        }
     });
     const auto showComparison = [this, doc] {
         const WorkbenchDocument::Comparison* c = doc->comparison();

@@ -11,6 +11,7 @@
 
 #include "convlab/convolve.h"
 #include "convlab/error.h"
+#include "resultdemand.h"
 #include "workbenchdocument.h"
 
 namespace {
@@ -202,9 +203,10 @@ HistogramPanel::~HistogramPanel()
 
 void HistogramPanel::follow(WorkbenchDocument* doc)
 {
-    connect(doc, &WorkbenchDocument::resultChanged, this, [this, doc] {
-        setImage(Which::Result, doc->result() ? doc->result()->image : nullptr);
-    });
+    const auto countResult = [this, doc] { setImage(Which::Result, doc->result() ? doc->result()->image : nullptr); };
+    connect(doc, &WorkbenchDocument::resultChanged, this, countResult);
+    connect(doc, &WorkbenchDocument::resultHostReady, this, countResult);
+    new ResultValuesWhileShown(this, doc);
     connect(doc, &WorkbenchDocument::sourceChanged, this, [this, doc] { setImage(Which::Source, doc->source()); });
     connect(doc, &WorkbenchDocument::displayChannelChanged, this, &HistogramPanel::setChannel);
     setChannel(doc->displayChannel());

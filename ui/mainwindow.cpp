@@ -185,6 +185,7 @@ void MainWindow::connectDocument()
     connect(doc_, &WorkbenchDocument::paramsChanged, this, &MainWindow::onParamsChanged);
     connect(doc_, &WorkbenchDocument::resultChanged, this, &MainWindow::onResultChanged);
     connect(doc_, &WorkbenchDocument::gpuResultResident, this, &MainWindow::onGpuResultResident);
+    connect(doc_, &WorkbenchDocument::resultHostReady, this, &MainWindow::onResultHostReady);
     connect(doc_, &WorkbenchDocument::comparisonChanged, this, &MainWindow::onComparisonChanged);
     connect(doc_, &WorkbenchDocument::busyChanged, this, &MainWindow::updateBusy);
     connect(doc_, &WorkbenchDocument::renderFailed, this,
@@ -531,15 +532,29 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* e)
 void MainWindow::onResultChanged()
 {
     const WorkbenchDocument::Result& r = *doc_->result();
+    pendingDisplayId_ = r.requestId;
     if (earlyDisplayedId_ == r.requestId && r.report.device == convlab::Device::Cuda) {
-        setDisplayPath(tr("CUDA to the OpenGL buffer (interop), shown before the download"));
-    } else if (const QString gpu = showGpuResult(*r.image, r.report); !gpu.isEmpty()) {
+        setDisplayPath(r.image ? tr("CUDA to the OpenGL buffer (interop), shown before the download")
+                               : tr("CUDA to the OpenGL buffer (interop); the values stay on the GPU"));
+    } else if (const QString gpu = showGpuResult(r.width, r.height, r.channels, r.report); !gpu.isEmpty()) {
         setDisplayPath(gpu);
-    } else {
+    } else if (r.image) {
         view_->setResult(r.image);
         if (r.report.device != convlab::Device::Cuda) setDisplayPath(tr("host memory to the OpenGL buffer"));
+    } else {
+        // CUDA cannot draw into the view here: the values come down (onResultHostReady draws them),
+        // and from now on with each run.
+        doc_->setHostResultWanted(view_, true);
+        return;
     }
-    pendingDisplayId_ = r.requestId;
+    view_->update();
+}
+
+void MainWindow::onResultHostReady()
+{
+    const WorkbenchDocument::Result& r = *doc_->result();
+    if (earlyDisplayedId_ == r.requestId) return; // drawn from the device already
+    view_->setResult(r.image);
     view_->update();
 }
 
@@ -574,10 +589,10 @@ void MainWindow::onGpuResultResident(quint64 id, int width, int height, int chan
     if (copyGpuResultIntoView(width, height, channels)) earlyDisplayedId_ = id; // else the host copy follows
 }
 
-QString MainWindow::showGpuResult(const convlab::Image& result, const convlab::RunReport& report)
+QString MainWindow::showGpuResult(int width, int height, int channels, const convlab::RunReport& report)
 {
     if (report.device != convlab::Device::Cuda) return {};
-    if (copyGpuResultIntoView(result.width, result.height, result.channels))
+    if (copyGpuResultIntoView(width, height, channels))
         return tr("CUDA to the OpenGL buffer (interop)");
     // The caller draws the host copy.
     setDisplayPath(tr("download + upload (%1)")
@@ -648,7 +663,12 @@ void MainWindow::showPixel(int x, int y)
     };
     QString text = tr("(%1, %2)  source %3").arg(x).arg(y).arg(values(*source));
     const WorkbenchDocument::Result* r = doc_->result();
-    if (r && r->source == source) text += tr("  result %1").arg(values(*r->image));
+    if (r && r->source == source && r->image) {
+        text += tr("  result %1").arg(values(*r->image));
+    } else if (r && r->source == source) {
+        text += tr("  result on the GPU (copying)"); // the next move shows the values
+        doc_->fetchHostResult();
+    }
     pixelLabel_->setText(text);
 }
 
@@ -742,7 +762,11 @@ void MainWindow::saveResultDialog()
         reportError(tr("There is no result to save yet."));
         return;
     }
-    const auto result = r->image; // kept alive while the dialogs are open
+    const auto result = doc_->hostResult(); // kept alive while the dialogs are open
+    if (!result) {
+        reportError(tr("The result could not be copied from the GPU."));
+        return;
+    }
     QString path = QFileDialog::getSaveFileName(this, tr("Save Result"), lastDir(),
                                                 tr("PNG (*.png);;TIFF (*.tif *.tiff);;NumPy array (*.npy)"));
     if (path.isEmpty()) return;

@@ -130,7 +130,7 @@ protected:
 private:
     // Shows a CUDA run's result from GPU memory (interop) and returns the display path; empty
     // (the Timings panel told why) when the view must take the host copy instead.
-    QString showGpuResult(const convlab::Image& result, const convlab::RunReport& report);
+    QString showGpuResult(int width, int height, int channels, const convlab::RunReport& report);
     // Copies the GPU session's last result into the view's pixel buffer; false (and the reason
     // kept in interopError_ on a failure) when the view must take the host copy.
     bool copyGpuResultIntoView(int width, int height, int channels);
@@ -145,6 +145,9 @@ private:
     void onSourceChanged();
     void onParamsChanged();
     void onResultChanged();
+    // A result drawn without its values (left on the device) got them: the view draws them now
+    // unless it drew the result from the device already.
+    void onResultHostReady();
     void onComparisonChanged();
     // Shows a CUDA result from device memory before its host copy arrives.
     void onGpuResultResident(quint64 id, int width, int height, int channels);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "probepanel.h"
 
+#include "resultdemand.h"
 #include "workbenchdocument.h"
 
 #include <QComboBox>
@@ -49,6 +50,12 @@ void ProbePanel::follow(WorkbenchDocument* doc)
         setRun(r.source, r.params, r.image, r.report.method);
         setChannel(doc->displayChannel()); // a new image refills the channels
     });
+    // A CUDA result's values that arrive after it (the probe shows the view's value beside its own).
+    connect(doc, &WorkbenchDocument::resultHostReady, this, [this, doc] {
+        const WorkbenchDocument::Result& r = *doc->result();
+        setRun(r.source, r.params, r.image, r.report.method);
+    });
+    new ResultValuesWhileShown(this, doc);
     // View > Channel: the probe takes apart the channel on screen (All leaves its choice).
     connect(doc, &WorkbenchDocument::displayChannelChanged, this, &ProbePanel::setChannel);
 }

@@ -17,6 +17,8 @@ struct RenderController::Outcome {
     std::shared_ptr<convlab::Image> buffer; // the output, recycled from an earlier result
     std::shared_ptr<const convlab::Image> image;
     convlab::RunReport report;
+    bool hostCopy = true;       // a CUDA result is downloaded
+    bool leftOnDevice = false;  // it was not: the buffer has the shape, not the values
     bool wasCancelled = false;
     QString error;
 };
@@ -33,8 +35,9 @@ RenderController::~RenderController()
 }
 
 quint64 RenderController::request(std::shared_ptr<const convlab::Image> source, convlab::ConvolveParams params,
-                                  std::shared_ptr<const convlab::PackedImage> packed)
+                                  std::shared_ptr<const convlab::PackedImage> packed, bool hostCopy)
 {
+    if (fetchCancel_) fetchCancel_->store(true); // the held result is about to be replaced
     const bool wasBusy = busy();
     const LatestOnly::Ticket ticket = latest_.begin(); // the run in flight gives way
     auto job = std::make_shared<Outcome>();
@@ -43,6 +46,7 @@ quint64 RenderController::request(std::shared_ptr<const convlab::Image> source, 
     job->packed = std::move(packed);
     job->cancel = ticket.cancel;
     job->buffer = takeSpare();
+    job->hostCopy = hostCopy;
     params.cancel = job->cancel.get();
     job->params = std::move(params);
     if (!wasBusy) emit busyChanged(true);
@@ -80,7 +84,8 @@ void RenderController::runOnGpu(Outcome& job)
     try {
         if (!gpu_) {
             std::string why;
-            std::shared_ptr<convlab::GpuSession> session = convlab::GpuSession::create(&why);
+            std::shared_ptr<convlab::GpuSession> session =
+                gpuFactory_ ? gpuFactory_(&why) : convlab::GpuSession::create(&why);
             if (!session) throw convlab::Error("CUDA unavailable: " + why);
             std::lock_guard lock(gpuMutex_);
             gpu_ = std::move(session);
@@ -98,17 +103,22 @@ void RenderController::runOnGpu(Outcome& job)
             uploadMs = double(t.nsecsElapsed()) / 1e6;
         }
         gpu_->runResident(job.params, &report);
+        deviceResultId_ = job.id;
         emit gpuResultResident(job.id, source.width, source.height, source.channels);
-        t.start();
-        // Straight into the recycled buffer, in chunks: a newer edit raises the cancel flag and
-        // stops the download between chunks, so the next run need not wait for all of it.
         convlab::Image& out = *job.buffer;
         if (out.width != source.width || out.height != source.height || out.channels != source.channels)
             out = convlab::Image::uninitialized(source.width, source.height, source.channels);
         out.depth = source.depth;
         out.hasAlpha = source.hasAlpha;
-        gpu_->downloadLastResult(convlab::OutputPlanes(out), job.params.cancel);
-        report.stages.push_back({"download", double(t.nsecsElapsed()) / 1e6});
+        if (job.hostCopy) {
+            // Straight into the recycled buffer, in chunks: a newer edit raises the cancel flag
+            // and stops the download between chunks, so the next run need not wait for all of it.
+            t.start();
+            gpu_->downloadLastResult(convlab::OutputPlanes(out), job.params.cancel);
+            report.stages.push_back({"download", double(t.nsecsElapsed()) / 1e6});
+        } else {
+            job.leftOnDevice = true; // fetchHostCopy() brings the values when someone needs them
+        }
         if (uploadMs > 0)
             report.stages.insert(report.stages.begin(),
                                  {job.packed ? "upload image (8/16-bit, converted on the GPU)" : "upload image", uploadMs});
@@ -122,6 +132,56 @@ void RenderController::runOnGpu(Outcome& job)
         gpuSource_.reset();
         convlab::rerunOnCpuAfterGpuFailure(source, job.params, *job.buffer, report, e.what());
     }
+}
+
+bool RenderController::fetchHostCopy()
+{
+    if (!resultOnDevice_ || fetching_ != 0 || !result_) return false;
+    const quint64 id = resultId_;
+    fetching_ = id;
+    fetchCancel_ = std::make_shared<std::atomic<bool>>(false);
+    // The worker runs one job at a time, in order: the session still holds this result unless a
+    // run came in between, which deviceResultId_ tells.
+    auto buffer = std::const_pointer_cast<convlab::Image>(result_);
+    pool_.start([this, id, buffer, cancel = fetchCancel_] {
+        QString error;
+        bool superseded = false;
+        try {
+            if (deviceResultId_ != id || !gpu_) throw convlab::Cancelled();
+            gpu_->downloadLastResult(convlab::OutputPlanes(*buffer), cancel.get());
+            superseded = cancel->load();
+        } catch (const convlab::Cancelled&) {
+            superseded = true;
+        } catch (const std::exception& e) {
+            error = QString::fromUtf8(e.what());
+            std::lock_guard lock(gpuMutex_);
+            gpu_.reset(); // the next CUDA run starts a fresh session (or falls back to the CPU)
+            gpuSource_.reset();
+        }
+        QMetaObject::invokeMethod(
+            this, [this, id, superseded, error] { finishHostCopy(id, superseded, error); }, Qt::QueuedConnection);
+    });
+    return true;
+}
+
+void RenderController::finishHostCopy(quint64 id, bool superseded, const QString& error)
+{
+    if (fetching_ == id) {
+        fetching_ = 0;
+        fetchCancel_.reset();
+    }
+    if (id != resultId_ || !resultOnDevice_) return; // a newer result replaced it
+    if (superseded && busy()) return;                // a newer result is on its way
+    if (superseded) {
+        emit hostCopyFailed(id, tr("the GPU no longer holds the result"));
+        return;
+    }
+    if (!error.isEmpty()) {
+        emit hostCopyFailed(id, error);
+        return;
+    }
+    resultOnDevice_ = false;
+    emit hostCopyReady(id);
 }
 
 std::shared_ptr<convlab::GpuSession> RenderController::gpuSession() const
@@ -178,6 +238,7 @@ void RenderController::finish(const std::shared_ptr<Outcome>& outcome)
         emit failed(outcome->id, outcome->error);
     } else {
         resultId_ = outcome->id;
+        resultOnDevice_ = outcome->leftOnDevice;
         auto previous = std::exchange(result_, outcome->buffer);
         recycle(std::const_pointer_cast<convlab::Image>(std::move(previous)));
         resultSource_ = outcome->source;

@@ -7,6 +7,7 @@
 #include <QObject>
 #include <QThreadPool>
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -24,9 +25,11 @@ public:
 
     // Starts a run; params.cancel is set by the controller. Returns the request id. `packed`,
     // when given, is the same source as decoded 8/16-bit samples: a CUDA run uploads that (a
-    // quarter or half of the bytes) and converts on the device.
+    // quarter or half of the bytes) and converts on the device. `hostCopy` false: a CUDA result
+    // stays on the device (drawn from there by interop) and result() holds a buffer of its shape
+    // whose values are not there yet (resultOnDevice() says so) until fetchHostCopy() brings them.
     quint64 request(std::shared_ptr<const convlab::Image> source, convlab::ConvolveParams params,
-                    std::shared_ptr<const convlab::PackedImage> packed = {});
+                    std::shared_ptr<const convlab::PackedImage> packed = {}, bool hostCopy = true);
     // Raises the cancel flag of the newest request (it then ends with cancelled()).
     void cancel();
     // Cancels and blocks until no run is left (window closing).
@@ -46,6 +49,18 @@ public:
 
     // The held result: the newest request that finished successfully.
     quint64 resultId() const { return resultId_; }
+    // The held result's values are still only on the device (a CUDA run asked for no host copy).
+    bool resultOnDevice() const { return resultOnDevice_; }
+    // Downloads the values of a result left on the device, on the worker, into result()'s
+    // buffer; hostCopyReady(id) follows, or hostCopyFailed(id, message). A newer request cancels
+    // it (nothing follows then: the newer result replaces this one). False when there is nothing
+    // to fetch or a fetch is already on its way.
+    bool fetchHostCopy();
+    bool fetchingHostCopy() const { return fetching_ != 0; }
+    // Where CUDA sessions come from (default convlab::GpuSession::create): the one seam for a
+    // stand-in device.
+    using GpuSessionFactory = std::function<std::unique_ptr<convlab::GpuSession>(std::string* why)>;
+    void setGpuSessionFactory(GpuSessionFactory factory) { gpuFactory_ = std::move(factory); }
     std::shared_ptr<const convlab::Image> result() const { return result_; }
     std::shared_ptr<const convlab::Image> resultSource() const { return resultSource_; }
     const convlab::ConvolveParams& resultParams() const { return resultParams_; }
@@ -62,6 +77,8 @@ signals:
     // A CUDA run's result is complete on the device (gpuSession()->copyLastResultToGlBuffer can
     // show it) while the worker still downloads the host copy that resultReady delivers.
     void gpuResultResident(quint64 id, int width, int height, int channels);
+    void hostCopyReady(quint64 id);
+    void hostCopyFailed(quint64 id, const QString& message);
     void failed(quint64 id, const QString& message);
     void cancelled(quint64 id);
     void resultDropped(quint64 id);
@@ -76,6 +93,7 @@ private:
     // CUDA runs through one session that keeps the source on the device (worker thread only);
     // failures fall back to the CPU, saying so.
     void runOnGpu(Outcome& job);
+    void finishHostCopy(quint64 id, bool superseded, const QString& error);
 
     QThreadPool pool_;
     LatestOnly latest_;
@@ -89,4 +107,9 @@ private:
     mutable std::mutex gpuMutex_;                         // guards the pointer, not the session
     std::shared_ptr<convlab::GpuSession> gpu_;            // used by the worker thread
     std::shared_ptr<const convlab::Image> gpuSource_;     // what gpu_ holds on the device
+    std::atomic<quint64> deviceResultId_{0};              // whose result gpu_ holds (worker writes)
+    GpuSessionFactory gpuFactory_;
+    bool resultOnDevice_ = false;
+    quint64 fetching_ = 0;                                // the result id a fetch is for; 0: none
+    std::shared_ptr<std::atomic<bool>> fetchCancel_;      // raised by the next request
 };

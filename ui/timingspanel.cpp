@@ -115,7 +115,7 @@ void TimingsPanel::follow(WorkbenchDocument* doc)
 {
     connect(doc, &WorkbenchDocument::resultChanged, this, [this, doc] {
         const WorkbenchDocument::Result& r = *doc->result();
-        addRun(r.report, double(r.image->planeSize()));
+        addRun(r.report, double(r.width) * r.height);
     });
 }
 

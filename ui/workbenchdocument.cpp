@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "workbenchdocument.h"
 
+#include <QEventLoop>
 #include <QFileInfo>
 #include <QMetaObject>
 #include <QUndoCommand>
 #include <QUndoStack>
 #include <new>
+#include <utility>
 
 #include "convlab/error.h"
 #include "convlab/io.h"
@@ -42,6 +44,8 @@ WorkbenchDocument::WorkbenchDocument(QObject* parent)
     connect(kernel_, &KernelDocument::changed, this, &WorkbenchDocument::paramsEdited);
     connect(render_, &RenderController::resultReady, this, &WorkbenchDocument::onRenderReady);
     connect(render_, &RenderController::gpuResultResident, this, &WorkbenchDocument::gpuResultResident);
+    connect(render_, &RenderController::hostCopyReady, this, &WorkbenchDocument::onHostCopyReady);
+    connect(render_, &RenderController::hostCopyFailed, this, &WorkbenchDocument::onHostCopyFailed);
     connect(render_, &RenderController::failed, this, [this](quint64, const QString& m) {
         emit renderFailed(m);
         emitBusy();
@@ -165,7 +169,7 @@ QString WorkbenchDocument::describeKernel(const convlab::Kernel& kernel)
 
 bool WorkbenchDocument::canUseResultAsSource() const
 {
-    return resultIsCurrent() && result_->source == source_ && result_->image;
+    return resultIsCurrent() && result_->source == source_;
 }
 
 void WorkbenchDocument::useResultAsSource()
@@ -173,7 +177,9 @@ void WorkbenchDocument::useResultAsSource()
     if (!canUseResultAsSource())
         throw convlab::Error(source_ ? "the result of the current kernel is not ready yet" : "there is no image yet");
     // The result is shared, not copied: the render controller reuses only buffers nobody holds.
-    SourceRecord next{result_->image, nullptr,
+    auto image = hostResult();
+    if (!image || !canUseResultAsSource()) throw convlab::Error("the result could not be copied from the GPU");
+    SourceRecord next{std::move(image), nullptr,
                       title_ + QStringLiteral(" › ") + describeKernel(result_->params.kernel), QString()};
     kernel_->undoStack()->push(new SourceCommand(this, sourceRecord(), std::move(next)));
 }
@@ -257,7 +263,7 @@ void WorkbenchDocument::requestRender()
 {
     if (!source_) return;
     requested_ = generation_;
-    render_->request(source_, params(), packed_);
+    render_->request(source_, params(), packed_, hostResultWanted() || std::exchange(forceHostCopy_, false));
     emit renderStarted();
     emitBusy();
 }
@@ -265,7 +271,11 @@ void WorkbenchDocument::requestRender()
 void WorkbenchDocument::onRenderReady(quint64 id)
 {
     Result r;
-    r.image = render_->result();
+    const auto buffer = render_->result();
+    r.image = render_->resultOnDevice() ? nullptr : buffer;
+    r.width = buffer->width;
+    r.height = buffer->height;
+    r.channels = buffer->channels;
     r.source = render_->resultSource();
     r.params = render_->resultParams();
     r.report = render_->report();
@@ -275,6 +285,61 @@ void WorkbenchDocument::onRenderReady(quint64 id)
     clearComparison();
     emit resultChanged();
     emitBusy();
+    // Someone started reading values while this run was on its way without a host copy.
+    if (!result_->image && hostResultWanted()) fetchHostResult();
+}
+
+// ---- the result's values in host memory ----
+
+void WorkbenchDocument::setHostResultWanted(const QObject* who, bool wanted)
+{
+    if (wanted == hostWanted_.contains(who)) return;
+    if (!wanted) {
+        hostWanted_.remove(who);
+        disconnect(who, &QObject::destroyed, this, nullptr);
+        return;
+    }
+    hostWanted_.insert(who);
+    connect(who, &QObject::destroyed, this, [this, who] { hostWanted_.remove(who); });
+    fetchHostResult();
+}
+
+void WorkbenchDocument::fetchHostResult()
+{
+    if (result_ && !result_->image) render_->fetchHostCopy();
+}
+
+std::shared_ptr<const convlab::Image> WorkbenchDocument::hostResult()
+{
+    // A newer result that arrives meanwhile (also left on the device) is fetched in turn; a few
+    // rounds at most, so that edits arriving without pause cannot keep the caller waiting.
+    for (int round = 0; round < 3 && result_ && !result_->image; ++round) {
+        fetchHostResult();
+        if (!render_->fetchingHostCopy()) break;
+        QEventLoop loop;
+        const auto done = [&loop] { loop.quit(); };
+        connect(this, &WorkbenchDocument::resultHostReady, &loop, done);
+        connect(this, &WorkbenchDocument::resultChanged, &loop, done); // a newer result replaced it
+        connect(this, &WorkbenchDocument::renderFailed, &loop, done);
+        loop.exec();
+    }
+    return result_ ? result_->image : nullptr;
+}
+
+void WorkbenchDocument::onHostCopyReady(quint64 id)
+{
+    if (!result_ || result_->requestId != id) return;
+    result_->image = render_->result();
+    emit resultHostReady();
+}
+
+void WorkbenchDocument::onHostCopyFailed(quint64 id, const QString& message)
+{
+    if (!result_ || result_->requestId != id) return;
+    emit renderFailed(tr("The result could not be copied from the GPU: %1").arg(message));
+    // Run again with the copy in the run: a fresh CUDA session, or the CPU if CUDA is gone.
+    forceHostCopy_ = true;
+    requestRender();
 }
 
 // ---- comparing ----
@@ -282,6 +347,7 @@ void WorkbenchDocument::onRenderReady(quint64 id)
 void WorkbenchDocument::compare(convlab::Method method, convlab::Device device)
 {
     if (!result_) throw convlab::Error("no result yet: open an image first");
+    if (!hostResult()) throw convlab::Error("the result could not be copied from the GPU");
     comparing_.begin();
     comparedA_ = result_;
     convlab::ConvolveParams p = result_->params;

@@ -10,6 +10,7 @@
 // is never shown as current. Files are decoded on a worker too, so the window never freezes.
 #pragma once
 #include <QObject>
+#include <QSet>
 #include <QString>
 #include <QThreadPool>
 #include <memory>
@@ -42,7 +43,10 @@ public:
         bool operator==(const RunSettings& o) const;
     };
     struct Result {
+        // The values in host memory; null while a CUDA result is only on the device (drawn from
+        // there): hostResult() or fetchHostResult() bring them, resultHostReady() says so.
         std::shared_ptr<const convlab::Image> image;
+        int width = 0, height = 0, channels = 0; // the result's shape, also while on the device
         std::shared_ptr<const convlab::Image> source; // the image it was computed from
         convlab::ConvolveParams params;
         convlab::RunReport report;
@@ -113,6 +117,17 @@ public:
     // render runs: resultIsCurrent() tells.
     const Result* result() const { return result_ ? &*result_ : nullptr; }
     bool resultIsCurrent() const { return result_ && result_->generation == generation_; }
+    // Who reads the result's values (a visible histogram or probe, a view that cannot draw from
+    // the device): while anyone does, CUDA runs download their result with the run; while
+    // nobody does, a result stays on the device until asked for. `who` is forgotten when destroyed.
+    void setHostResultWanted(const QObject* who, bool wanted);
+    bool hostResultWanted() const { return !hostWanted_.isEmpty(); }
+    // Starts copying a result left on the device to host memory; resultHostReady() follows.
+    void fetchHostResult();
+    // The current result's values in host memory, copied from the device first when needed
+    // (running the event loop meanwhile, for a few milliseconds); null when there is no result
+    // or the copy failed (renderFailed() says why).
+    std::shared_ptr<const convlab::Image> hostResult();
     // Only ever of the current result; null when none was made for it.
     const Comparison* comparison() const { return comparison_ ? &*comparison_ : nullptr; }
     // Runs path B (method, device) on the current result's source and parameters.
@@ -141,6 +156,8 @@ signals:
     // A render of the newest generation started (for busy indicators).
     void renderStarted();
     void resultChanged();
+    // The values of a result that was left on the device arrived in host memory (result()->image).
+    void resultHostReady();
     // A CUDA result of request `id` is complete on the device (interop can draw it) before its
     // host copy arrives with resultChanged().
     void gpuResultResident(quint64 id, int width, int height, int channels);
@@ -166,6 +183,8 @@ private:
     void paramsEdited();
     void requestRender();
     void onRenderReady(quint64 id);
+    void onHostCopyReady(quint64 id);
+    void onHostCopyFailed(quint64 id, const QString& message);
     void onCompareReady(quint64 id);
     void clearComparison();
     void emitBusy();
@@ -186,4 +205,6 @@ private:
     QThreadPool workers_; // decoding and comparing, off the UI thread
     bool wasBusy_ = false;
     int displayChannel_ = -1;
+    QSet<const QObject*> hostWanted_;
+    bool forceHostCopy_ = false; // the next run downloads (a copy from the device failed)
 };
