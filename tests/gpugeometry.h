@@ -9,22 +9,28 @@
 
 namespace convlab::test {
 
-inline cuda::Geometry geometryFor(const Image& in, const Kernel& k, BorderMode mode, float cval, float scale,
-                                  float offset)
+inline cuda::Geometry geometryFor(const Image& in, int kw, int kh, int ax, int ay, BorderMode mode, float cval,
+                                  float scale, float offset)
 {
     cuda::Geometry g;
     g.w = in.width;
     g.h = in.height;
     g.channels = in.channels;
-    g.kw = k.width;
-    g.kh = k.height;
-    g.ax = k.ax();
-    g.ay = k.ay();
+    g.kw = kw;
+    g.kh = kh;
+    g.ax = ax;
+    g.ay = ay;
     g.mode = mode;
     g.cval = cval;
     g.scale = scale;
     g.offset = offset;
     return g;
+}
+
+inline cuda::Geometry geometryFor(const Image& in, const Kernel& k, BorderMode mode, float cval, float scale,
+                                  float offset)
+{
+    return geometryFor(in, k.width, k.height, k.ax(), k.ay(), mode, cval, scale, offset);
 }
 
 // The CPU reference of what that geometry computes: the correlation with the border rule, then

@@ -169,6 +169,27 @@ QString variantName(const tl::Variant& v)
     return QString("patches %1, %2 in flight").arg(v.patchesY).arg(v.inFlight);
 }
 
+// One thread of a quad pass's launch grid (QuadGrid, kQuadThreadsX x kQuadThreadsY threads a
+// block) that passes the kernel's guard: plane or batch z, row, and the first of its four columns.
+struct QuadThread {
+    int z, row, column;
+};
+
+// Every such thread, in launch order, that lies inside `columns` x `rows`.
+std::vector<QuadThread> quadThreads(const cuda::QuadGrid& grid, int columns, int rows)
+{
+    std::vector<QuadThread> threads;
+    for (int z = 0; z < grid.z; ++z)
+        for (int by = 0; by < grid.y; ++by)
+            for (int bx = 0; bx < grid.x; ++bx)
+                for (int ty = 0; ty < cuda::kQuadThreadsY; ++ty)
+                    for (int tx = 0; tx < cuda::kQuadThreadsX; ++tx) {
+                        const int column = 4 * (bx * cuda::kQuadThreadsX + tx), row = by * cuda::kQuadThreadsY + ty;
+                        if (column < columns && row < rows) threads.push_back({z, row, column});
+                    }
+    return threads;
+}
+
 } // namespace
 
 class TestGpuTiles : public QObject {
@@ -376,23 +397,18 @@ private slots:
                     const cuda::QuadGrid pg = cuda::quadGrid(l.n1, l.n0, batch);
                     QCOMPARE(pg.z, batch);
                     int padded4 = 0;
-                    for (int b = 0; b < pg.z; ++b)
-                        for (int by = 0; by < pg.y; ++by)
-                            for (int bx = 0; bx < pg.x; ++bx)
-                                for (int ty = 0; ty < cuda::kQuadThreadsY; ++ty)
-                                    for (int tx = 0; tx < cuda::kQuadThreadsX; ++tx) {
-                                        const int j = 4 * (bx * cuda::kQuadThreadsX + tx), i = by * cuda::kQuadThreadsY + ty;
-                                        if (j >= l.n1 || i >= l.n0) continue; // padEmbedQuads' guard
-                                        cuda::padQuad(src.data() + kGuard, p, g, l, b, i, j);
-                                        const std::size_t at = (static_cast<std::size_t>(b) * l.n0 + i) * l.n1 + j;
-                                        for (int e = 0; e < 4; ++e) {
-                                            const float want = cuda::paddedSample(in.data.data(), g, l, b, i, j + e);
-                                            QVERIFY2(std::memcmp(&p[at + e], &want, sizeof want) == 0,
-                                                     qPrintable(what + QString(": pad (%1, %2, %3)").arg(b).arg(i).arg(j + e)));
-                                            p[at + e] = nan;
-                                        }
-                                        ++padded4;
-                                    }
+                    for (const QuadThread& q : quadThreads(pg, l.n1, l.n0)) { // padEmbedQuads' guard
+                        const int b = q.z, i = q.row, j = q.column;
+                        cuda::padQuad(src.data() + kGuard, p, g, l, b, i, j);
+                        const std::size_t at = (static_cast<std::size_t>(b) * l.n0 + i) * l.n1 + j;
+                        for (int e = 0; e < 4; ++e) {
+                            const float want = cuda::paddedSample(in.data.data(), g, l, b, i, j + e);
+                            QVERIFY2(std::memcmp(&p[at + e], &want, sizeof want) == 0,
+                                     qPrintable(what + QString(": pad (%1, %2, %3)").arg(b).arg(i).arg(j + e)));
+                            p[at + e] = nan;
+                        }
+                        ++padded4;
+                    }
                     QCOMPARE(std::size_t(padded4) * 4, realValues);
                     QVERIFY2(std::all_of(padded.begin(), padded.end(), [](float x) { return std::isnan(x); }),
                              qPrintable(what + ": pad wrote outside its threads' values"));
@@ -404,24 +420,19 @@ private slots:
                     float* const o = out.data() + kGuard;
                     const cuda::QuadGrid cg = cuda::quadGrid(g.w, g.h, g.channels);
                     int cropped4 = 0;
-                    for (int c = 0; c < cg.z; ++c)
-                        for (int by = 0; by < cg.y; ++by)
-                            for (int bx = 0; bx < cg.x; ++bx)
-                                for (int ty = 0; ty < cuda::kQuadThreadsY; ++ty)
-                                    for (int tx = 0; tx < cuda::kQuadThreadsX; ++tx) {
-                                        const int x = 4 * (bx * cuda::kQuadThreadsX + tx), y = by * cuda::kQuadThreadsY + ty;
-                                        if (x >= g.w || y >= g.h) continue; // cropQuads' guard
-                                        cuda::cropQuad(transforms.data(), o, g, l, c, y, x);
-                                        const std::size_t at = (static_cast<std::size_t>(c) * g.h + y) * g.w + x;
-                                        for (int e = 0; e < 4; ++e) {
-                                            const float want =
-                                                std::fma(g.scale, transforms[cuda::transformIndex(g, l, c, y, x + e)], g.offset);
-                                            QVERIFY2(std::memcmp(&o[at + e], &want, sizeof want) == 0,
-                                                     qPrintable(what + QString(": crop (%1, %2, %3)").arg(c).arg(y).arg(x + e)));
-                                            o[at + e] = nan;
-                                        }
-                                        ++cropped4;
-                                    }
+                    for (const QuadThread& q : quadThreads(cg, g.w, g.h)) { // cropQuads' guard
+                        const int c = q.z, y = q.row, x = q.column;
+                        cuda::cropQuad(transforms.data(), o, g, l, c, y, x);
+                        const std::size_t at = (static_cast<std::size_t>(c) * g.h + y) * g.w + x;
+                        for (int e = 0; e < 4; ++e) {
+                            const float want =
+                                std::fma(g.scale, transforms[cuda::transformIndex(g, l, c, y, x + e)], g.offset);
+                            QVERIFY2(std::memcmp(&o[at + e], &want, sizeof want) == 0,
+                                     qPrintable(what + QString(": crop (%1, %2, %3)").arg(c).arg(y).arg(x + e)));
+                            o[at + e] = nan;
+                        }
+                        ++cropped4;
+                    }
                     QCOMPARE(std::size_t(cropped4) * 4, in.data.size());
                     QVERIFY2(std::all_of(out.begin(), out.end(), [](float x) { return std::isnan(x); }),
                              qPrintable(what + ": crop wrote outside its threads' values"));

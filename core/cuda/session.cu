@@ -315,13 +315,7 @@ public:
 
     BusCosts busCosts() override
     {
-        const TransferFigures& f = link_.calibrate(stream_);
-        BusCosts b;
-        b.uploadGBs = f.upGBs;
-        b.downloadGBs = f.downGBs;
-        b.pinnedUpGBs = f.pinnedUpGBs;
-        b.pinnedDownGBs = f.pinnedDownGBs;
-        b.latencyMs = f.latencyMs;
+        BusCosts b = link_.calibrate(stream_).bus;
         b.device = name_;
         return b;
     }
@@ -1230,7 +1224,7 @@ private:
     };
     std::map<unsigned int, Registration> glBuffers_;
     std::optional<GpuCosts> costs_;
-    TiledGrid tiledGrid_ = TiledGrid::BlockPerTile; // until tuneTiledGrid has timed both
+    TiledGrid tiledGrid_ = TiledGrid::BlockPerTile; // until chooseTiledGrid has timed every candidate
     std::string choices_;                           // what the tuning chose, and its times
     std::map<std::tuple<int, int, int>, std::pair<int, int>> fftSides_; // padded h, w, planes -> sides
     std::string fftChoices_;                                            // fftSidesFor's times, one line a size

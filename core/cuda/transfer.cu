@@ -240,20 +240,20 @@ const TransferFigures& HostLink::calibrate(cudaStream_t stream)
     std::ostringstream note;
     note.precision(3);
     try {
-        figures_.pinnedUpGBs = gbs(kBytes, best([&] {
+        figures_.bus.pinnedUpGBs = gbs(kBytes, best([&] {
             check(cudaMemcpyAsync(device, pinned, kBytes, cudaMemcpyHostToDevice, stream), "upload");
             check(cudaStreamSynchronize(stream), "upload");
         }));
-        figures_.pinnedDownGBs = gbs(kBytes, best([&] {
+        figures_.bus.pinnedDownGBs = gbs(kBytes, best([&] {
             check(cudaMemcpyAsync(pinned, device, kBytes, cudaMemcpyDeviceToHost, stream), "download");
             check(cudaStreamSynchronize(stream), "download");
         }));
-        figures_.latencyMs = best([&] {
+        figures_.bus.latencyMs = best([&] {
             check(cudaMemcpyAsync(pinned, device, 4, cudaMemcpyDeviceToHost, stream), "download");
             check(cudaStreamSynchronize(stream), "download");
         });
-        note << "host transfers (64 MiB; pinned memory " << figures_.pinnedUpGBs << " GB/s up, "
-             << figures_.pinnedDownGBs << " down, round trip " << figures_.latencyMs * 1e3 << " us):";
+        note << "host transfers (64 MiB; pinned memory " << figures_.bus.pinnedUpGBs << " GB/s up, "
+             << figures_.bus.pinnedDownGBs << " down, round trip " << figures_.bus.latencyMs * 1e3 << " us):";
         double upBest = 0, downBest = 0;
         for (TransferWay way : {TransferWay::Pageable, TransferWay::Staged, TransferWay::Registered}) {
             const double up = gbs(kBytes, best([&] { uploadAs(way, host.data(), device, kBytes, stream); }));
@@ -270,8 +270,8 @@ const TransferFigures& HostLink::calibrate(cudaStream_t stream)
             if (forced_ && way == figures_.up) upBest = up;
             if (forced_ && way == figures_.down) downBest = down;
         }
-        figures_.upGBs = upBest;
-        figures_.downGBs = downBest;
+        figures_.bus.uploadGBs = upBest;
+        figures_.bus.downloadGBs = downBest;
         note << " using " << transferWayName(figures_.up) << " up, " << transferWayName(figures_.down) << " down"
              << (forced_ ? " (CONVLAB_GPU_TRANSFER)" : "");
         figures_.note = note.str();

@@ -16,6 +16,8 @@
 #include <cstddef>
 #include <string>
 
+#include "convlab/costs.h"
+
 namespace convlab::cuda {
 
 enum class TransferWay { Pageable, Staged, Registered };
@@ -23,9 +25,7 @@ const char* transferWayName(TransferWay w);
 
 struct TransferFigures {
     TransferWay up = TransferWay::Pageable, down = TransferWay::Pageable;
-    double upGBs = 0, downGBs = 0;             // of the ways kept, per byte moved
-    double pinnedUpGBs = 0, pinnedDownGBs = 0; // pinned memory to and from the device: the yardstick
-    double latencyMs = 0;                      // a small copy's round trip
+    BusCosts bus; // the ways kept, pinned memory (the yardstick) and a small copy's round trip
     std::string note;                          // every way's figures, for kernelChoices()
 };
 
