@@ -94,15 +94,13 @@ QSize parseSize(const QString& text, QString* error)
 bool applyOptions(MainWindow& w, const RunOptions& o)
 {
     if (o.kernel) w.kernelDocument()->setSpec(*o.kernel, QObject::tr("Kernel from the command line"));
-    if (o.backend != convlab::Device::Auto) {
-        w.controls()->setDevice(o.backend);
-        // The combo refuses an entry it has disabled (CUDA without a device): say so instead of
-        // measuring the other backend.
-        if (w.controls()->device() != o.backend) {
-            fail(QObject::tr("the window did not accept backend %1")
-                     .arg(QString::fromStdString(convlab::deviceName(o.backend))));
-            return false;
-        }
+    w.controls()->setDevice(o.backend);
+    // The combo refuses an entry it has disabled (CUDA without a device): say so instead of
+    // measuring the other backend.
+    if (w.controls()->device() != o.backend) {
+        fail(QObject::tr("the window did not accept backend %1")
+                 .arg(QString::fromStdString(convlab::deviceName(o.backend))));
+        return false;
     }
     return true;
 }
@@ -601,7 +599,8 @@ int main(int argc, char** argv)
     parser.addOption(shotPanel);
     QCommandLineOption backendOpt("backend",
                                   QObject::tr("With --benchmark-latency or --screenshot: run on cpu or cuda (fails "
-                                              "when CUDA cannot run here), or auto: the window's own choice."),
+                                              "when CUDA cannot run here), or auto: for each edit the cheaper of "
+                                              "the two by measured costs, the bus included (the default)."),
                                   QObject::tr("cpu|cuda|auto"), "auto");
     parser.addOption(backendOpt);
     QCommandLineOption sizeOpt("size",

@@ -35,6 +35,8 @@ struct DeviceLog {
     std::atomic<int> cancelled{0};       // downloads stopped by the cancel flag
     std::atomic<int> failNextDownload{0};
     std::atomic<int> downloadChunkMs{0}; // a slow bus: each of 8 chunks takes this long
+    std::atomic<double> gpuEstimateMs{1.0}; // what the stand-in says a run takes
+    std::atomic<int> factoryCalls{0};
 };
 
 // A GPU session that runs on the CPU: the result it "holds on the device" is a host image only
@@ -91,8 +93,8 @@ public:
     void copyLastResultToGlBuffer(unsigned int, std::size_t) override { throw Error(kNoInterop); }
     void releaseGlBuffer(unsigned int) override {}
     std::string deviceName() const override { return "stand-in device"; }
-    double estimateMs(const ConvolveParams&, int, int, int, bool) override { return 1.0; }
-    BusCosts busCosts() override { return {}; }
+    double estimateMs(const ConvolveParams&, int, int, int, bool) override { return log_.gpuEstimateMs; }
+    BusCosts busCosts() override { return {10.0, 10.0, 20.0, 20.0, 0.01, "stand-in device"}; }
     double copyBandwidthGBs() override { return 100.0; }
 
     static constexpr const char* kNoInterop = "the GL context is not on this device";
@@ -112,7 +114,10 @@ private:
 
 RenderController::GpuSessionFactory standIns(DeviceLog& log)
 {
-    return [&log](std::string*) { return std::make_unique<StandInSession>(log); };
+    return [&log](std::string*) {
+        ++log.factoryCalls;
+        return std::make_unique<StandInSession>(log);
+    };
 }
 
 // The CPU engine's result for the document's current source and parameters.
@@ -141,6 +146,8 @@ class TestHostCopy : public QObject {
         log_.runs = 0;
         log_.sessions = 0;
         log_.downloadChunkMs = 0;
+        log_.gpuEstimateMs = 1.0;
+        log_.factoryCalls = 0;
         doc_ = std::make_unique<WorkbenchDocument>();
         doc_->renderer()->setGpuSessionFactory(standIns(log_));
         WorkbenchDocument::RunSettings s = doc_->runSettings();
@@ -284,6 +291,47 @@ private slots:
         QTRY_VERIFY(!panel.pending() && panel.histogram(HistogramPanel::Which::Result));
         panel.hide();
         QVERIFY(!doc_->hostResultWanted());
+    }
+
+    // Device auto weighs the two devices' costs for each run and says why it chose.
+    void autoWeighsTheDevicesCosts()
+    {
+        WorkbenchDocument::RunSettings s = doc_->runSettings();
+        s.device = Device::Auto;
+        log_.gpuEstimateMs = 1e-6; // the image is resident and nobody reads the result: no bus cost
+        QVERIFY(test::renderAfter(doc_->renderer(), [&] { doc_->setRunSettings(s); }));
+        QCOMPARE(doc_->result()->report.device, Device::Cuda);
+        QVERIFY(!doc_->result()->report.deviceReason.empty());
+        log_.gpuEstimateMs = 1e6;
+        QVERIFY(edit(0.2f));
+        QCOMPARE(doc_->result()->report.device, Device::Cpu);
+        QVERIFY(doc_->result()->image); // a CPU result is in host memory
+        QVERIFY(sameValues(*doc_->result()->image, expectedResult(*doc_)));
+        QVERIFY(!doc_->result()->report.deviceReason.empty());
+    }
+
+    // Where CUDA cannot start, auto runs on the CPU, says why, and asks only once.
+    void autoWithoutCudaStaysOnTheCpu()
+    {
+        doc_->shutdown();
+        doc_ = std::make_unique<WorkbenchDocument>();
+        int asked = 0;
+        doc_->renderer()->setGpuSessionFactory([&asked](std::string* why) -> std::unique_ptr<GpuSession> {
+            ++asked;
+            *why = "no device here";
+            return nullptr;
+        });
+        WorkbenchDocument::RunSettings s = doc_->runSettings();
+        s.device = Device::Auto;
+        doc_->setRunSettings(s);
+        QVERIFY(test::renderAfter(doc_->renderer(),
+                                  [&] { doc_->setSource(test::randomImage(20, 11, 1, 3u), QStringLiteral("random")); }));
+        for (int i = 1; i <= 2; ++i) QVERIFY(edit(0.1f * float(i)));
+        const RunReport& r = doc_->result()->report;
+        QCOMPARE(r.device, Device::Cpu);
+        QVERIFY2(QString::fromStdString(r.deviceReason).contains(QStringLiteral("CUDA unavailable (no device here)")),
+                 r.deviceReason.c_str());
+        QCOMPARE(asked, 1);
     }
 
     // A window whose OpenGL context CUDA cannot write (the stand-in refuses, as llvmpipe would)

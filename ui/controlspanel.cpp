@@ -23,6 +23,12 @@ void fillBackendCombo(QComboBox* combo)
 {
     combo->addItem(QObject::tr("CPU"), int(convlab::Device::Cpu));
     combo->addItem(QObject::tr("CUDA"), int(convlab::Device::Cuda));
+    combo->addItem(QObject::tr("auto"), int(convlab::Device::Auto));
+    combo->setItemData(2,
+                       QObject::tr("For each run the cheaper of CPU and CUDA by their measured costs, the bus "
+                                   "included: an image already on the GPU costs no upload, a result nobody reads "
+                                   "no download (the CPU where CUDA cannot run)"),
+                       Qt::ToolTipRole);
     std::string reason;
     if (!convlab::cudaAvailable(&reason)) {
         auto* model = qobject_cast<QStandardItemModel*>(combo->model());

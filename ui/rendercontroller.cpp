@@ -55,10 +55,17 @@ quint64 RenderController::request(std::shared_ptr<const convlab::Image> source, 
         try {
             if (job->cancel->load()) throw convlab::Cancelled();
             if (!job->source) throw convlab::Error("no image loaded");
-            if (job->params.device == convlab::Device::Cuda)
+            std::string autoReason;
+            const bool onGpu = job->params.device == convlab::Device::Cuda ||
+                               (job->params.device == convlab::Device::Auto && autoChoosesGpu(*job, &autoReason));
+            if (onGpu) {
                 runOnGpu(*job);
-            else
-                convlab::convolveInto(*job->source, job->params, *job->buffer, &job->report);
+            } else {
+                convlab::ConvolveParams cpu = job->params; // auto decided here, not by the engine
+                if (cpu.device == convlab::Device::Auto) cpu.device = convlab::Device::Cpu;
+                convlab::convolveInto(*job->source, cpu, *job->buffer, &job->report);
+            }
+            if (!autoReason.empty() && job->report.deviceReason.empty()) job->report.deviceReason = autoReason;
             job->image = job->buffer;
         } catch (const convlab::Cancelled&) {
             job->wasCancelled = true;
@@ -72,6 +79,57 @@ quint64 RenderController::request(std::shared_ptr<const convlab::Image> source, 
     return job->id;
 }
 
+bool RenderController::startGpuSession(std::string* why)
+{
+    if (gpu_) return true;
+    if (gpuTried_) {
+        *why = gpuWhy_;
+        return false;
+    }
+    std::shared_ptr<convlab::GpuSession> session = gpuFactory_ ? gpuFactory_(why) : convlab::GpuSession::create(why);
+    if (!session) {
+        gpuTried_ = true; // device auto asks once; an explicit CUDA run asks again (and falls back)
+        gpuWhy_ = *why;
+        return false;
+    }
+    std::lock_guard lock(gpuMutex_);
+    gpu_ = std::move(session);
+    return true;
+}
+
+bool RenderController::autoChoosesGpu(const Outcome& job, std::string* reason)
+{
+    // The engine's rule (convlab::chooseDevice), priced with what only this controller knows:
+    // an image already on the device costs no upload, a result nobody reads costs no download.
+    const convlab::Image& in = *job.source;
+    const double cpuMs = convlab::estimateCpuMs(job.params, in.width, in.height, in.channels, in.hasAlpha);
+    if (cpuMs < 0) {
+        *reason = "the planner prices " + convlab::methodName(job.params.method) + " on the CPU only";
+        return false;
+    }
+    std::string why;
+    if (!startGpuSession(&why)) {
+        *reason = "CUDA unavailable (" + why + ")";
+        return false;
+    }
+    if (!bus_.known()) bus_ = gpu_->busCosts(); // measured once per session
+    const double gpuMs = gpu_->estimateMs(job.params, in.width, in.height, in.channels, in.hasAlpha);
+    if (gpuMs < 0) {
+        *reason = convlab::methodName(job.params.method) + " has no CUDA path";
+        return false;
+    }
+    const double bytes = sizeof(float) * double(in.planeSize()) * in.channels;
+    const double packedBytes = job.packed ? double(job.packed->samples().size()) : bytes;
+    convlab::DeviceCosts costs{cpuMs, gpuMs, 0.0, 0.0};
+    if (bus_.known()) {
+        costs.uploadMs = gpuSource_ == job.source ? 0.0 : bus_.uploadMs(packedBytes);
+        costs.downloadMs = job.hostCopy ? bus_.downloadMs(bytes) : 0.0;
+    }
+    const convlab::DeviceChoice choice = convlab::chooseDevice(costs);
+    *reason = choice.reason;
+    return choice.device == convlab::Device::Cuda;
+}
+
 void RenderController::runOnGpu(Outcome& job)
 {
     // Worker thread only (the pool runs one job at a time). The session keeps the image on the
@@ -83,12 +141,9 @@ void RenderController::runOnGpu(Outcome& job)
     wall.start();
     try {
         if (!gpu_) {
+            gpuTried_ = false; // an explicit CUDA run asks again
             std::string why;
-            std::shared_ptr<convlab::GpuSession> session =
-                gpuFactory_ ? gpuFactory_(&why) : convlab::GpuSession::create(&why);
-            if (!session) throw convlab::Error("CUDA unavailable: " + why);
-            std::lock_guard lock(gpuMutex_);
-            gpu_ = std::move(session);
+            if (!startGpuSession(&why)) throw convlab::Error("CUDA unavailable: " + why);
         }
         QElapsedTimer t;
         double uploadMs = 0.0;
@@ -130,6 +185,7 @@ void RenderController::runOnGpu(Outcome& job)
             gpu_.reset();
         }
         gpuSource_.reset();
+        bus_ = {};
         convlab::rerunOnCpuAfterGpuFailure(source, job.params, *job.buffer, report, e.what());
     }
 }
@@ -157,6 +213,7 @@ bool RenderController::fetchHostCopy()
             std::lock_guard lock(gpuMutex_);
             gpu_.reset(); // the next CUDA run starts a fresh session (or falls back to the CPU)
             gpuSource_.reset();
+            bus_ = {};
         }
         QMetaObject::invokeMethod(
             this, [this, id, superseded, error] { finishHostCopy(id, superseded, error); }, Qt::QueuedConnection);

@@ -10,9 +10,11 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "convlab/convolve.h"
+#include "convlab/costs.h"
 #include "convlab/gpu.h"
 #include "latest.h"
 
@@ -93,6 +95,10 @@ private:
     // CUDA runs through one session that keeps the source on the device (worker thread only);
     // failures fall back to the CPU, saying so.
     void runOnGpu(Outcome& job);
+    // Device auto (worker thread): whether this run goes to the GPU, and why (`reason`).
+    bool autoChoosesGpu(const Outcome& job, std::string* reason);
+    // Starts the CUDA session unless one runs; false (and `why`) when CUDA cannot run here.
+    bool startGpuSession(std::string* why);
     void finishHostCopy(quint64 id, bool superseded, const QString& error);
 
     QThreadPool pool_;
@@ -109,6 +115,9 @@ private:
     std::shared_ptr<const convlab::Image> gpuSource_;     // what gpu_ holds on the device
     std::atomic<quint64> deviceResultId_{0};              // whose result gpu_ holds (worker writes)
     GpuSessionFactory gpuFactory_;
+    bool gpuTried_ = false;                               // a session could not start (auto asks once)
+    std::string gpuWhy_;
+    convlab::BusCosts bus_;                               // of gpu_, measured at device auto's first use
     bool resultOnDevice_ = false;
     quint64 fetching_ = 0;                                // the result id a fetch is for; 0: none
     std::shared_ptr<std::atomic<bool>> fetchCancel_;      // raised by the next request

@@ -177,6 +177,7 @@ void TimingsPanel::addRun(const convlab::RunReport& report, double pixels)
                               QString::fromStdString(convlab::deviceName(report.device)),
                               QString::fromStdString(report.reason));
     if (report.rank >= 0) reason += tr(" · rank %1").arg(report.rank);
+    if (!report.deviceReason.empty()) reason += tr("\ndevice auto: %1").arg(QString::fromStdString(report.deviceReason));
     for (const std::string& n : report.notices) reason += "\n" + QString::fromStdString(n);
     reason_->setPlainText(reason);
 }

@@ -556,6 +556,13 @@ template <class Source, class Output> void runEngine(const Source& in, const Con
 
 } // namespace
 
+double estimateCpuMs(const ConvolveParams& params, int width, int height, int channels, bool hasAlpha)
+{
+    std::vector<StageTiming> unused;
+    StageClock clock(&unused);
+    return cpuEstimateMs(params, {width, height, channels, hasAlpha}, detail::resolveThreads(params.threads), clock);
+}
+
 void convolveInto(const Image& in, const ConvolveParams& p, Image& out, RunReport* report)
 {
     if (&in == &out) throw Error("the output image must not be the input image");

@@ -121,6 +121,12 @@ std::string deviceName(Device d);
 // Whether the CUDA backend can run here; `reason` says why not.
 bool cudaAvailable(std::string* reason = nullptr);
 
+// The CPU planner's estimate, in ms, of the run these parameters make on the CPU for an image
+// of that shape (auto's method, or the method asked for): what device auto weighs against the
+// GPU (chooseDevice, costs.h). Below 0 when the planner does not price that method. The first
+// call may calibrate the planner (once per machine).
+double estimateCpuMs(const ConvolveParams& params, int width, int height, int channels, bool hasAlpha);
+
 // Kernel after semantics: correlation-form kernel (flipped for convolution) and its anchor.
 Kernel correlationKernel(const Kernel& k, Semantics s);
 
