@@ -4,9 +4,11 @@
 # and no network: builds the engine, the CLI, the gpu tests and the GPU benchmark for sm_90
 # from the .deb files that fetch-debs.sh put in .debs/, runs the benchmark (the figures the
 # README and tests/gpu/results quote), the gpu tests, the benchmark's peers (CuPy, cuDNN through
-# PyTorch), the CLI, and checks CUDA-OpenGL interop through a headless EGL context; the
-# sanitizer runs come last, so that a run cut short by the machine's time limit still brings
-# back the figures and the tests. Logs and tables go to $OUT (default
+# PyTorch), the CLI, checks CUDA-OpenGL interop through a headless EGL context, measures what a
+# CLI user pays end to end (end_to_end.py), runs the workbench in a window when the bundle of
+# make-window-bundle.sh has been carried (window-check.sh), and profiles with nsys/ncu where
+# installed; the sanitizer runs come last, so that a run cut short by the machine's time limit
+# still brings back the figures and the tests. Logs and tables go to $OUT (default
 # ./device-out), each written as its step runs.
 #
 # DEADLINE_S (default 540) is the whole script's budget in seconds, so that one call of the
@@ -90,6 +92,45 @@ vendor=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
 if [[ -x "$build/tests/convlab-interop-check" ]] && t=$(within 120 20); then
   timeout "$t" "$build/tests/convlab-interop-check" > "$out/interop.txt" 2>&1
   echo "interop check exit $?"; cat "$out/interop.txt"
+fi
+
+echo "== what a user pays end to end: the CLI per image and in batch, against pinned copies $(elapsed)"
+if t=$(within 150 40); then
+  timeout "$t" python3 tests/gpu/end_to_end.py --cli "$build/app/convlab-cli" --json "$out/end-to-end.json" \
+    > "$out/end-to-end.md" 2>&1
+  echo "end-to-end exit $?"; cat "$out/end-to-end.md"
+fi
+
+# The workbench in a window: needs the bundle of make-window-bundle.sh, whose parts arrive in
+# calls of their own (they and .debs do not fit one call's carry); window-check.sh keeps the
+# parts a call brings and runs once all are there.
+echo "== the workbench in a window (Xvfb, NVIDIA GLX) $(elapsed)"
+if [[ -f .window-bundle/manifest || -f /tmp/convlab-window-parts/manifest ]] && t=$(within 150 60); then
+  OUT="$out" DEADLINE_S="$t" tests/gpu/window-check.sh > /dev/null 2>&1
+  echo "window check exit $?"; cat "$out/window-check.md" 2>/dev/null || tail -5 "$out/window-check.log"
+else
+  echo "window check skipped (no bundle carried, or the deadline)"
+fi
+
+echo "== profiles (Nsight Systems of the CLI's runs, Nsight Compute of the 3x3 kernel at 4096²) $(elapsed)"
+python3 -c "import numpy as np; np.save('/tmp/p4096.npy', np.random.default_rng(2).standard_normal((4096, 4096)).astype(np.float32))"
+if command -v nsys > /dev/null && t=$(within 60 30); then
+  timeout "$t" nsys profile -o /tmp/convlab-cli --force-overwrite true --stats=true \
+    "$build/app/convlab-cli" /tmp/p4096.npy /tmp/p-out.npy -k "1 2 1; 2 4 2; 1 2 1" -d cuda --repeat 5 \
+    > "$out/nsys-cli.txt" 2>&1
+  echo "nsys exit $?"; grep -A12 "cuda_gpu_kern_sum\|cuda_gpu_mem_time_sum" "$out/nsys-cli.txt" | head -40
+else
+  echo "nsys absent or no time left"
+fi
+if command -v ncu > /dev/null && t=$(within 60 30); then
+  timeout "$t" ncu --kernel-name regex:directTiled --launch-count 1 --section SpeedOfLight --section Occupancy \
+    --section LaunchStats --section MemoryWorkloadAnalysis \
+    "$build/app/convlab-cli" /tmp/p4096.npy /tmp/p-out.npy -k "1 2 1; 2 4 2; 1 2 1" -m direct -d cuda \
+    > "$out/ncu-direct3x3.txt" 2>&1
+  echo "ncu exit $?"; grep -E "Duration|Registers Per|Achieved Occupancy|DRAM Throughput|Memory Throughput|L2 Hit" \
+    "$out/ncu-direct3x3.txt" | head -12
+else
+  echo "ncu absent or no time left"
 fi
 
 # sanitize LIMIT MIN LABEL VAR=VALUE TOOL TEST...: one compute-sanitizer run within the deadline.
