@@ -5,6 +5,7 @@
 #include <QtTest>
 
 #include <memory>
+#include <utility>
 
 #include "convlab/convolve.h"
 #include "convlab/error.h"
@@ -365,6 +366,15 @@ private slots:
         gpu_->downloadLastResult(buffer);
         QCOMPARE(buffer.data.data(), storage);
         QVERIFY(buffer.data == viaRun.data);
+        // One pixel read from the device: the corners, an inner pixel, and refusals outside.
+        for (const auto& [x, y] : {std::pair{0, 0}, {299, 0}, {0, 199}, {299, 199}, {123, 77}}) {
+            float px[3] = {-1.0f, -1.0f, -1.0f};
+            gpu_->readLastResultPixel(x, y, px);
+            for (int c = 0; c < 3; ++c) QCOMPARE(px[c], viaRun.at(c, y, x));
+        }
+        float px[3];
+        QVERIFY_THROWS_EXCEPTION(Error, gpu_->readLastResultPixel(300, 0, px));
+        QVERIFY_THROWS_EXCEPTION(Error, gpu_->readLastResultPixel(0, -1, px));
         // A new image of another size: the old result is not handed out as if it were its own.
         gpu_->setImage(randomImage(10, 10, 1, 2));
         QVERIFY_THROWS_EXCEPTION(Error, gpu_->downloadLastResult(buffer));

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The workbench on the GPU downloads a result only when something reads its values. The CUDA
 // session is replaced by a stand-in that computes on the CPU and counts its downloads, so the
-// rule runs on any machine: a result nobody reads stays "on the device"; a shown histogram or
-// probe, a save, Use Result as Source or a comparison brings the values; a newer edit cancels
+// rule runs on any machine: a result nobody reads stays "on the device"; a shown histogram, a
+// save, Use Result as Source or a comparison brings the values; a shown probe and the status
+// bar read the one pixel they show, not the image; a newer edit cancels
 // a download on its way; a failed download is said and the run repeated with its copy; a
 // window that cannot draw from the device takes the values and draws them.
 #include <QSignalSpy>
@@ -18,6 +19,7 @@
 #include "histogrampanel.h"
 #include "kerneldocument.h"
 #include "mainwindow.h"
+#include "probepanel.h"
 #include "rendercontroller.h"
 #include "testutil.h"
 #include "uitestutil.h"
@@ -33,6 +35,7 @@ struct DeviceLog {
     std::atomic<int> runs{0};
     std::atomic<int> downloads{0};       // downloads that finished
     std::atomic<int> cancelled{0};       // downloads stopped by the cancel flag
+    std::atomic<int> pixelReads{0};      // single pixels read from the device
     std::atomic<int> failNextDownload{0};
     std::atomic<int> downloadChunkMs{0}; // a slow bus: each of 8 chunks takes this long
     std::atomic<double> gpuEstimateMs{1.0}; // what the stand-in says a run takes
@@ -89,6 +92,12 @@ public:
                     out.row(c, y)[std::size_t(x) * out.pixelStep] = held_.at(c, y, x);
         ++log_.downloads;
     }
+    void readLastResultPixel(int x, int y, float* values) override
+    {
+        if (x < 0 || y < 0 || x >= held_.width || y >= held_.height) throw Error("pixel outside the result");
+        for (int c = 0; c < held_.channels; ++c) values[c] = held_.at(c, y, x);
+        ++log_.pixelReads;
+    }
     void runToGlBuffer(const ConvolveParams&, unsigned int, RunReport*) override { throw Error(kNoInterop); }
     void copyLastResultToGlBuffer(unsigned int, std::size_t) override { throw Error(kNoInterop); }
     void releaseGlBuffer(unsigned int) override {}
@@ -143,6 +152,7 @@ class TestHostCopy : public QObject {
     {
         log_.downloads = 0;
         log_.cancelled = 0;
+        log_.pixelReads = 0;
         log_.runs = 0;
         log_.sessions = 0;
         log_.downloadChunkMs = 0;
@@ -291,6 +301,31 @@ private slots:
         QTRY_VERIFY(!panel.pending() && panel.histogram(HistogramPanel::Which::Result));
         panel.hide();
         QVERIFY(!doc_->hostResultWanted());
+    }
+
+    // The probe shows one value of the result: it reads that pixel from the device and leaves
+    // the image there, and reads again when the pixel moves or a new result comes.
+    void aShownProbeReadsOnePixel()
+    {
+        ProbePanel panel;
+        panel.follow(doc_.get());
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QVERIFY2(!doc_->hostResultWanted(), "the probe asked for the whole image");
+        panel.setPixel(36, 22); // the corner, where the border rule decides
+        const Image expected = expectedResult(*doc_);
+        QTRY_VERIFY(panel.displayedValue().has_value());
+        QCOMPARE(*panel.displayedValue(), expected.at(panel.channel(), 22, 36));
+        panel.setPixel(5, 7);
+        QTRY_VERIFY(panel.displayedValue().has_value());
+        QCOMPARE(*panel.displayedValue(), expected.at(panel.channel(), 7, 5));
+        const int readsBefore = log_.pixelReads.load();
+        QVERIFY(edit(0.25f));
+        QTRY_VERIFY(panel.displayedValue().has_value());
+        QCOMPARE(*panel.displayedValue(), expectedResult(*doc_).at(panel.channel(), 7, 5));
+        QVERIFY(log_.pixelReads.load() > readsBefore);
+        QVERIFY(!doc_->result()->image);
+        QCOMPARE(log_.downloads.load(), 0);
     }
 
     // Device auto weighs the two devices' costs for each run and says why it chose.

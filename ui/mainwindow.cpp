@@ -114,6 +114,9 @@ MainWindow::MainWindow(bool persistent, QWidget* parent) : QMainWindow(parent), 
     connect(difference_, &DifferencePanel::locateRequested, this, &MainWindow::centreViewOn);
 
     connect(view_, &ImageView::pixelHovered, this, &MainWindow::showPixel);
+    connect(doc_, &WorkbenchDocument::resultPixelRead, this, [this](int x, int y, const QVector<float>& values) {
+        if (QPoint(x, y) == hoveredPixel_) showPixelValues(x, y, values);
+    });
     connect(view_, &ImageView::pixelClicked, this, [this](int x, int y) {
         probe_->setPixel(x, y);
         probe_->parentWidget()->raise(); // the dock
@@ -649,25 +652,29 @@ void MainWindow::centreViewOn(int x, int y)
     view_->setZoom(z, b);
 }
 
-void MainWindow::showPixel(int x, int y)
+void MainWindow::showPixel(int x, int y) { showPixelValues(x, y, {}); }
+
+void MainWindow::showPixelValues(int x, int y, QVector<float> result)
 {
+    hoveredPixel_ = QPoint(x, y);
     const auto source = doc_->source();
     if (x < 0 || y < 0 || !source || x >= source->width || y >= source->height) {
         pixelLabel_->clear();
         return;
     }
-    auto values = [x, y](const convlab::Image& img) {
+    auto join = [](const QVector<float>& v) {
         QStringList parts;
-        for (int c = 0; c < img.channels; ++c) parts << QString::number(img.at(c, y, x), 'g', 6);
+        for (float f : v) parts << QString::number(f, 'g', 6);
         return parts.join(' ');
     };
-    QString text = tr("(%1, %2)  source %3").arg(x).arg(y).arg(values(*source));
+    QVector<float> sourceValues(source->channels);
+    for (int c = 0; c < source->channels; ++c) sourceValues[c] = source->at(c, y, x);
+    QString text = tr("(%1, %2)  source %3").arg(x).arg(y).arg(join(sourceValues));
     const WorkbenchDocument::Result* r = doc_->result();
-    if (r && r->source == source && r->image) {
-        text += tr("  result %1").arg(values(*r->image));
-    } else if (r && r->source == source) {
-        text += tr("  result on the GPU (copying)"); // the next move shows the values
-        doc_->fetchHostResult();
+    if (r && r->source == source) {
+        // One pixel, not the image: a result on the device is read there (resultPixelRead follows).
+        if (result.isEmpty()) result = doc_->resultPixel(x, y);
+        text += result.isEmpty() ? tr("  result on the GPU (reading)") : tr("  result %1").arg(join(result));
     }
     pixelLabel_->setText(text);
 }

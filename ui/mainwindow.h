@@ -6,6 +6,8 @@
 // subscribe to.
 #pragma once
 #include <QMainWindow>
+#include <QPoint>
+#include <QVector>
 #include <functional>
 #include <memory>
 
@@ -154,6 +156,8 @@ private:
     void updateBusy();
     void reportError(const QString& message);
     void showPixel(int x, int y);
+    // The status bar's read-out; `result` holds the result's values when they were just read.
+    void showPixelValues(int x, int y, QVector<float> result);
     void centreViewOn(int x, int y);
     // Sets the view mode and checks its menu entry.
     void showViewMode(ImageView::ViewMode m);
@@ -192,6 +196,7 @@ private:
     GuideDialog* guide_ = nullptr;
     QAction* padding_ = nullptr;
     QLabel* pixelLabel_;
+    QPoint hoveredPixel_{-1, -1};
     QLabel* zoomLabel_;
     QProgressBar* busy_;
     QPushButton* cancel_;

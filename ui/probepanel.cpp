@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "probepanel.h"
 
-#include "resultdemand.h"
 #include "workbenchdocument.h"
 
 #include <QComboBox>
@@ -9,6 +8,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QShowEvent>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -45,19 +45,49 @@ QTableWidget* makeGrid(QWidget* parent)
 
 void ProbePanel::follow(WorkbenchDocument* doc)
 {
-    connect(doc, &WorkbenchDocument::resultChanged, this, [this, doc] {
+    doc_ = doc;
+    auto takeResult = [this, doc] {
         const WorkbenchDocument::Result& r = *doc->result();
+        devicePixel_.clear();
         setRun(r.source, r.params, r.image, r.report.method);
         setChannel(doc->displayChannel()); // a new image refills the channels
-    });
-    // A CUDA result's values that arrive after it (the probe shows the view's value beside its own).
+        readDevicePixel();
+    };
+    connect(doc, &WorkbenchDocument::resultChanged, this, takeResult);
+    // A CUDA result's values that arrive after it (save, compare, a histogram shown beside).
     connect(doc, &WorkbenchDocument::resultHostReady, this, [this, doc] {
         const WorkbenchDocument::Result& r = *doc->result();
         setRun(r.source, r.params, r.image, r.report.method);
     });
-    new ResultValuesWhileShown(this, doc);
+    // The probe needs one value of the result, not the image: a CUDA result stays on the
+    // device and the probed pixel alone is read from there, on the render worker.
+    connect(this, &ProbePanel::pixelChanged, this, &ProbePanel::readDevicePixel);
+    connect(doc, &WorkbenchDocument::resultPixelRead, this, [this](int x, int y, const QVector<float>& values) {
+        if (QPoint(x, y) != pixel_) return; // an older read; the newer one is on its way
+        devicePixel_ = values;
+        devicePixelAt_ = QPoint(x, y);
+        refresh();
+    });
     // View > Channel: the probe takes apart the channel on screen (All leaves its choice).
     connect(doc, &WorkbenchDocument::displayChannelChanged, this, &ProbePanel::setChannel);
+    if (doc->result()) takeResult(); // a panel that starts following a document with a result
+}
+
+void ProbePanel::showEvent(QShowEvent* e)
+{
+    QWidget::showEvent(e);
+    readDevicePixel();
+}
+
+void ProbePanel::readDevicePixel()
+{
+    if (!doc_ || !isVisible() || result_ || !doc_->result()) return;
+    if (devicePixelAt_ == pixel_ && !devicePixel_.isEmpty()) return;
+    const QVector<float> values = doc_->resultPixel(pixel_.x(), pixel_.y());
+    if (values.isEmpty()) return; // read on the worker: resultPixelRead() follows
+    devicePixel_ = values;
+    devicePixelAt_ = pixel_;
+    refresh();
 }
 
 ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent)
@@ -175,9 +205,13 @@ void ProbePanel::setPixel(int x, int y)
 
 std::optional<float> ProbePanel::displayedValue() const
 {
-    if (!result_ || !source_ || !result_->sameShape(*source_)) return std::nullopt;
+    if (!source_) return std::nullopt;
     const int c = channel();
-    if (c >= result_->channels) return std::nullopt;
+    if (!result_) { // a result left on the device: the pixel read from there, if it is this one
+        if (devicePixelAt_ != pixel_ || c >= devicePixel_.size()) return std::nullopt;
+        return devicePixel_[c];
+    }
+    if (!result_->sameShape(*source_) || c >= result_->channels) return std::nullopt;
     return result_->at(c, pixel_.y(), pixel_.x());
 }
 

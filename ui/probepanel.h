@@ -5,6 +5,7 @@
 // (convlab::probePixel, the reference method's output exactly) beside the value the view shows.
 #pragma once
 #include <QPoint>
+#include <QVector>
 #include <QWidget>
 #include <memory>
 #include <optional>
@@ -16,6 +17,7 @@ class QLabel;
 class QSpinBox;
 class QTabWidget;
 class QTableWidget;
+class QShowEvent;
 class WorkbenchDocument;
 
 class ProbePanel : public QWidget {
@@ -53,6 +55,13 @@ private:
     void fillGrids();
     void fillChannels();
 
+    // A CUDA result left on the device: the probed pixel's values are read from there alone.
+    void readDevicePixel();
+    void showEvent(QShowEvent* e) override;
+
+    WorkbenchDocument* doc_ = nullptr;
+    QVector<float> devicePixel_;      // the values read from the device, at devicePixelAt_
+    QPoint devicePixelAt_{-1, -1};
     std::shared_ptr<const convlab::Image> source_;
     std::shared_ptr<const convlab::Image> result_;
     convlab::ConvolveParams params_;

@@ -180,12 +180,7 @@ void RenderController::runOnGpu(Outcome& job)
         convlab::closeStages(report, double(wall.nsecsElapsed()) / 1e6); // the session's total plus upload and download
     } catch (const convlab::Error& e) {
         // A failing GPU run re-runs on the CPU, by the engine's rule, and says so.
-        {
-            std::lock_guard lock(gpuMutex_);
-            gpu_.reset();
-        }
-        gpuSource_.reset();
-        bus_ = {};
+        dropGpuSession();
         convlab::rerunOnCpuAfterGpuFailure(source, job.params, *job.buffer, report, e.what());
     }
 }
@@ -210,15 +205,50 @@ bool RenderController::fetchHostCopy()
             superseded = true;
         } catch (const std::exception& e) {
             error = QString::fromUtf8(e.what());
-            std::lock_guard lock(gpuMutex_);
-            gpu_.reset(); // the next CUDA run starts a fresh session (or falls back to the CPU)
-            gpuSource_.reset();
-            bus_ = {};
+            dropGpuSession();
         }
         QMetaObject::invokeMethod(
             this, [this, id, superseded, error] { finishHostCopy(id, superseded, error); }, Qt::QueuedConnection);
     });
     return true;
+}
+
+bool RenderController::readPixel(int x, int y)
+{
+    if (!resultOnDevice_ || !result_ || x < 0 || y < 0 || x >= result_->width || y >= result_->height) return false;
+    const quint64 id = resultId_;
+    const int channels = result_->channels;
+    pool_.start([this, id, x, y, channels] {
+        // Queued behind any run: the session still holds this result unless one came in between.
+        if (deviceResultId_ != id || !gpu_) return;
+        QVector<float> values(channels);
+        QString error;
+        try {
+            gpu_->readLastResultPixel(x, y, values.data());
+        } catch (const std::exception& e) {
+            error = QString::fromUtf8(e.what());
+            dropGpuSession();
+        }
+        QMetaObject::invokeMethod(
+            this,
+            [this, id, x, y, values, error] {
+                if (id != resultId_ || !resultOnDevice_) return; // a newer result replaced it
+                if (!error.isEmpty())
+                    emit hostCopyFailed(id, error);
+                else
+                    emit pixelRead(id, x, y, values);
+            },
+            Qt::QueuedConnection);
+    });
+    return true;
+}
+
+void RenderController::dropGpuSession()
+{
+    std::lock_guard lock(gpuMutex_);
+    gpu_.reset(); // the next CUDA run starts a fresh session (or falls back to the CPU)
+    gpuSource_.reset();
+    bus_ = {};
 }
 
 void RenderController::finishHostCopy(quint64 id, bool superseded, const QString& error)

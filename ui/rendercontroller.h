@@ -5,6 +5,7 @@
 // newest result is ever held.
 #pragma once
 #include <QObject>
+#include <QVector>
 #include <QThreadPool>
 #include <atomic>
 #include <functional>
@@ -59,6 +60,12 @@ public:
     // to fetch or a fetch is already on its way.
     bool fetchHostCopy();
     bool fetchingHostCopy() const { return fetching_ != 0; }
+    // Reads pixel (x, y) of a result left on the device, every channel, on the worker (a few
+    // bytes, not the image); pixelRead(id, x, y, values) follows, or hostCopyFailed(id, message)
+    // when the device fails (the values then come with a repeated run, as for a failed fetch).
+    // Nothing follows when a newer result replaced it. False when no result is on the device
+    // or (x, y) lies outside it.
+    bool readPixel(int x, int y);
     // Where CUDA sessions come from (default convlab::GpuSession::create): the one seam for a
     // stand-in device.
     using GpuSessionFactory = std::function<std::unique_ptr<convlab::GpuSession>(std::string* why)>;
@@ -81,6 +88,7 @@ signals:
     void gpuResultResident(quint64 id, int width, int height, int channels);
     void hostCopyReady(quint64 id);
     void hostCopyFailed(quint64 id, const QString& message);
+    void pixelRead(quint64 id, int x, int y, const QVector<float>& values);
     void failed(quint64 id, const QString& message);
     void cancelled(quint64 id);
     void resultDropped(quint64 id);
@@ -100,6 +108,8 @@ private:
     // Starts the CUDA session unless one runs; false (and `why`) when CUDA cannot run here.
     bool startGpuSession(std::string* why);
     void finishHostCopy(quint64 id, bool superseded, const QString& error);
+    // After a device failure on the worker: the next CUDA run starts a fresh session.
+    void dropGpuSession();
 
     QThreadPool pool_;
     LatestOnly latest_;

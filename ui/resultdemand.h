@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// A panel that reads the result's values (the histogram counts them, the probe shows the
-// view's value) needs them in host memory only while it is on screen: a CUDA result then comes
-// down with its run, and while no such panel is shown it stays on the device (docs/architecture.md, *The display path*).
+// A panel that reads the result's values (the histogram counts them all) needs them in host
+// memory only while it is on screen: a CUDA result then comes down with its run, and while no
+// such panel is shown it stays on the device. A reader of one value (the probe) reads that
+// pixel instead (WorkbenchDocument::resultPixel; docs/architecture.md, *The display path*).
 #pragma once
 #include <QEvent>
 #include <QObject>

@@ -46,6 +46,9 @@ WorkbenchDocument::WorkbenchDocument(QObject* parent)
     connect(render_, &RenderController::gpuResultResident, this, &WorkbenchDocument::gpuResultResident);
     connect(render_, &RenderController::hostCopyReady, this, &WorkbenchDocument::onHostCopyReady);
     connect(render_, &RenderController::hostCopyFailed, this, &WorkbenchDocument::onHostCopyFailed);
+    connect(render_, &RenderController::pixelRead, this, [this](quint64 id, int x, int y, const QVector<float>& v) {
+        if (result_ && result_->requestId == id && !result_->image) emit resultPixelRead(x, y, v);
+    });
     connect(render_, &RenderController::failed, this, [this](quint64, const QString& m) {
         emit renderFailed(m);
         emitBusy();
@@ -324,6 +327,18 @@ std::shared_ptr<const convlab::Image> WorkbenchDocument::hostResult()
         loop.exec();
     }
     return result_ ? result_->image : nullptr;
+}
+
+QVector<float> WorkbenchDocument::resultPixel(int x, int y)
+{
+    if (!result_ || x < 0 || y < 0 || x >= result_->width || y >= result_->height) return {};
+    if (const auto& img = result_->image) {
+        QVector<float> values(img->channels);
+        for (int c = 0; c < img->channels; ++c) values[c] = img->at(c, y, x);
+        return values;
+    }
+    render_->readPixel(x, y);
+    return {};
 }
 
 void WorkbenchDocument::onHostCopyReady(quint64 id)

@@ -13,6 +13,7 @@
 #include <QSet>
 #include <QString>
 #include <QThreadPool>
+#include <QVector>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -128,6 +129,11 @@ public:
     // (running the event loop meanwhile, for a few milliseconds); null when there is no result
     // or the copy failed (renderFailed() says why).
     std::shared_ptr<const convlab::Image> hostResult();
+    // One pixel of the current result, every channel, for a reader that needs one value (the
+    // probe, the status bar): the values at once when they are in host memory, else read from
+    // the device on the render worker (a few bytes, not the image) and resultPixelRead() follows.
+    // Empty when there is no result, (x, y) lies outside it, or the read is on its way.
+    QVector<float> resultPixel(int x, int y);
     // Only ever of the current result; null when none was made for it.
     const Comparison* comparison() const { return comparison_ ? &*comparison_ : nullptr; }
     // Runs path B (method, device) on the current result's source and parameters.
@@ -158,6 +164,8 @@ signals:
     void resultChanged();
     // The values of a result that was left on the device arrived in host memory (result()->image).
     void resultHostReady();
+    // A pixel of the current result read from the device (resultPixel()).
+    void resultPixelRead(int x, int y, const QVector<float>& values);
     // A CUDA result of request `id` is complete on the device (interop can draw it) before its
     // host copy arrives with resultChanged().
     void gpuResultResident(quint64 id, int width, int height, int channels);

@@ -295,6 +295,21 @@ public:
         downloadInto(results_[slot].get(), out, cancel);
     }
 
+    void readLastResultPixel(int x, int y, float* values) override
+    {
+        const int slot = lastResultSlot();
+        if (x < 0 || y < 0 || x >= w_ || y >= h_)
+            throw Error("pixel (" + std::to_string(x) + ", " + std::to_string(y) + ") lies outside the " +
+                        std::to_string(w_) + "x" + std::to_string(h_) + " result");
+        // One float from each plane: a 2D copy whose rows are the channels.
+        const size_t plane = static_cast<size_t>(w_) * h_;
+        const float* at = results_[slot].get() + static_cast<size_t>(y) * w_ + x;
+        check(cudaMemcpy2DAsync(values, sizeof(float), at, plane * sizeof(float), sizeof(float), c_,
+                                cudaMemcpyDeviceToHost, stream_),
+              "pixel download");
+        check(cudaStreamSynchronize(stream_), "pixel download");
+    }
+
     double estimateMs(const ConvolveParams& params, int width, int height, int channels, bool hasAlpha) override
     {
         detail::MethodCosts gpuCosts;

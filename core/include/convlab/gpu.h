@@ -53,6 +53,11 @@ public:
     // The same into the caller's planes (the held result's shape), in chunks; `cancel`, raised,
     // stops it between chunks with convlab::Cancelled (the planes then partly written).
     virtual void downloadLastResult(const OutputPlanes& out, const std::atomic<bool>* cancel) = 0;
+    // One pixel of the last result, every channel (`values` holds one float per channel of the
+    // image held): a few bytes for a reader that needs one value (the pixel probe, the status
+    // bar), not the image.
+    // Throws convlab::Error when there is no result or (x, y) lies outside it.
+    virtual void readLastResultPixel(int x, int y, float* values) = 0;
 
     // Runs and writes the result, planar float32 (width*height*channels values, as
     // ImageView::resultBuffer expects), straight into the OpenGL buffer object `glBuffer` of
