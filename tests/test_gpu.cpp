@@ -4,12 +4,16 @@
 // saying why, where CUDA cannot run.
 #include <QtTest>
 
+#include <atomic>
+#include <limits>
 #include <memory>
 #include <utility>
 
 #include "convlab/convolve.h"
 #include "convlab/error.h"
 #include "convlab/gpu.h"
+#include "convlab/imagestats.h"
+#include "convlab/kernel.h"
 #include "testutil.h"
 
 using namespace convlab;
@@ -55,6 +59,23 @@ void autoPricesTheFftAtTheKeptLayout(GpuSession& gpu, int side, const Kernel& k)
     bool isAKeptTime = false;
     for (double t : keptTimes) isAKeptTime = isAKeptTime || std::abs(fftMs - t) <= 1e-3 * t; // printed to 4 digits
     QVERIFY2(isAKeptTime, qPrintable(QString("auto's FFT estimate %1 ms is none of the kept layouts' times\n%2").arg(fftMs).arg(all)));
+}
+
+// Every field of two histograms: bins, range, counts, the samples outside them, the finite range.
+QString histogramDifference(const Histogram& a, const Histogram& b)
+{
+    if (a.bins != b.bins || a.lo != b.lo || a.hi != b.hi || a.channels.size() != b.channels.size())
+        return QString("bins %1 [%2, %3] x%4 against %5 [%6, %7] x%8")
+            .arg(a.bins).arg(a.lo).arg(a.hi).arg(a.channels.size()).arg(b.bins).arg(b.lo).arg(b.hi).arg(b.channels.size());
+    for (std::size_t c = 0; c < a.channels.size(); ++c) {
+        const ChannelHistogram &x = a.channels[c], &y = b.channels[c];
+        if (x.counts != y.counts) return QString("channel %1: the counts differ").arg(c);
+        if (x.below != y.below || x.above != y.above || x.nan != y.nan || x.posInf != y.posInf ||
+            x.negInf != y.negInf || x.finite != y.finite)
+            return QString("channel %1: the samples outside the bins differ").arg(c);
+        if (x.min != y.min || x.max != y.max) return QString("channel %1: the finite range differs").arg(c);
+    }
+    return {};
 }
 
 } // namespace
@@ -350,6 +371,47 @@ private slots:
                 QVERIFY2(got.data == want.data, depthBits == 8 ? "8-bit" : "16-bit");
             }
         }
+    }
+
+    // The device counts the histogram of its result as the CPU does, bin for bin: real values,
+    // whole values (a bin per level), non-finite ones, a single pixel, and bins beyond what a
+    // block holds in shared memory.
+    void histogramIsCountedOnTheDevice()
+    {
+        CONVLAB_REQUIRE_GPU();
+        struct Case {
+            const char* name;
+            Image in;
+            Kernel kernel;
+            bool normalize;
+        };
+        Image nonFinite = randomImage(61, 47, 2, 17);
+        nonFinite.at(0, 5, 5) = std::numeric_limits<float>::quiet_NaN();
+        nonFinite.at(1, 30, 40) = std::numeric_limits<float>::infinity();
+        nonFinite.at(1, 10, 3) = -std::numeric_limits<float>::infinity();
+        const Case cases[] = {
+            {"real values", randomImage(300, 200, 3, 31), randomKernel(7, 7, KernelKind::Rank2, 9), false},
+            {"whole values", randomImage(257, 129, 3, 8, true), parseKernelText("1 2 1; 0 0 0; -1 -2 -1"), false},
+            {"non-finite values", nonFinite, randomKernel(3, 3, KernelKind::Dense, 2), false},
+            {"one pixel", randomImage(1, 1, 1, 4), parseKernelText("1 1 1; 1 1 1; 1 1 1"), true},
+        };
+        for (const Case& c : cases) {
+            gpu_->setImage(c.in);
+            ConvolveParams p;
+            p.kernel = c.kernel;
+            p.normalize = c.normalize;
+            p.method = Method::Direct;
+            const Image result = gpu_->run(p);
+            for (int bins : {256, 20000}) {
+                const Histogram want = imageHistogram(result, bins);
+                const Histogram got = gpu_->histogramOfLastResult(bins, nullptr);
+                const QString diff = histogramDifference(got, want);
+                QVERIFY2(diff.isEmpty(), qPrintable(QString("%1, %2 bins: %3").arg(c.name).arg(bins).arg(diff)));
+            }
+        }
+        std::atomic<bool> cancel{true};
+        QVERIFY_THROWS_EXCEPTION(Cancelled, gpu_->histogramOfLastResult(256, &cancel));
+        QVERIFY_THROWS_EXCEPTION(Error, gpu_->histogramOfLastResult(0, nullptr));
     }
 
     void residentRunThenDownload()

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The workbench on the GPU downloads a result only when something reads its values. The CUDA
 // session is replaced by a stand-in that computes on the CPU and counts its downloads, so the
-// rule runs on any machine: a result nobody reads stays "on the device"; a shown histogram, a
-// save, Use Result as Source or a comparison brings the values; a shown probe and the status
-// bar read the one pixel they show, not the image; a newer edit cancels
+// rule runs on any machine: a result nobody reads stays "on the device"; a save, Use Result as
+// Source or a comparison brings the values; a shown histogram has the device count them and a
+// shown probe reads the one pixel it shows, not the image; a newer edit cancels
 // a download on its way; a failed download is said and the run repeated with its copy; a
 // window that cannot draw from the device takes the values and draws them.
 #include <QSignalSpy>
@@ -36,6 +36,7 @@ struct DeviceLog {
     std::atomic<int> downloads{0};       // downloads that finished
     std::atomic<int> cancelled{0};       // downloads stopped by the cancel flag
     std::atomic<int> pixelReads{0};      // single pixels read from the device
+    std::atomic<int> histograms{0};      // histograms counted on the device
     std::atomic<int> failNextDownload{0};
     std::atomic<int> downloadChunkMs{0}; // a slow bus: each of 8 chunks takes this long
     std::atomic<double> gpuEstimateMs{1.0}; // what the stand-in says a run takes
@@ -98,6 +99,12 @@ public:
         for (int c = 0; c < held_.channels; ++c) values[c] = held_.at(c, y, x);
         ++log_.pixelReads;
     }
+    Histogram histogramOfLastResult(int maxBins, const std::atomic<bool>* cancel) override
+    {
+        if (held_.empty()) throw Error("no result");
+        ++log_.histograms;
+        return imageHistogram(held_, maxBins, cancel);
+    }
     void runToGlBuffer(const ConvolveParams&, unsigned int, RunReport*) override { throw Error(kNoInterop); }
     void copyLastResultToGlBuffer(unsigned int, std::size_t) override { throw Error(kNoInterop); }
     void releaseGlBuffer(unsigned int) override {}
@@ -153,6 +160,7 @@ class TestHostCopy : public QObject {
         log_.downloads = 0;
         log_.cancelled = 0;
         log_.pixelReads = 0;
+        log_.histograms = 0;
         log_.runs = 0;
         log_.sessions = 0;
         log_.downloadChunkMs = 0;
@@ -289,18 +297,35 @@ private slots:
         QVERIFY(doc_->comparison()->stats.maxAbs < 1e-3);
     }
 
-    // The histogram wants the values while it is on screen, and counts them when they come.
-    void aShownHistogramWantsTheValues()
+    // A shown histogram has the device count the result: the counts equal the CPU's for the
+    // same values, no download, and each new result is counted again; a hidden one counts
+    // nothing until it is shown.
+    void aShownHistogramCountsOnTheDevice()
     {
         HistogramPanel panel;
         panel.follow(doc_.get());
-        QVERIFY(!doc_->hostResultWanted());
+        QVERIFY(edit(0.6f)); // a result that arrives while the panel is hidden
+        QCOMPARE(log_.histograms.load(), 0);
         panel.show();
-        QVERIFY(doc_->hostResultWanted());
-        QTRY_VERIFY(doc_->result()->image);
-        QTRY_VERIFY(!panel.pending() && panel.histogram(HistogramPanel::Which::Result));
-        panel.hide();
-        QVERIFY(!doc_->hostResultWanted());
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QVERIFY2(!doc_->hostResultWanted(), "the histogram asked for the whole image");
+        QTRY_VERIFY(panel.histogram(HistogramPanel::Which::Result));
+        QCOMPARE(log_.histograms.load(), 1);
+        auto sameCountsAsCpu = [&] {
+            const Histogram want = imageHistogram(expectedResult(*doc_), HistogramPanel::kBins);
+            const Histogram* got = panel.histogram(HistogramPanel::Which::Result);
+            if (!got || got->bins != want.bins || got->lo != want.lo || got->hi != want.hi) return false;
+            for (std::size_t c = 0; c < want.channels.size(); ++c)
+                if (got->channels[c].counts != want.channels[c].counts) return false;
+            return true;
+        };
+        QVERIFY(sameCountsAsCpu());
+        QVERIFY(!panel.markers(HistogramPanel::Which::Result).empty());
+        QVERIFY(edit(1.5f));
+        QTRY_COMPARE(log_.histograms.load(), 2);
+        QTRY_VERIFY(sameCountsAsCpu());
+        QVERIFY(!doc_->result()->image);
+        QCOMPARE(log_.downloads.load(), 0);
     }
 
     // The probe shows one value of the result: it reads that pixel from the device and leaves

@@ -11,7 +11,6 @@
 
 #include "convlab/convolve.h"
 #include "convlab/error.h"
-#include "resultdemand.h"
 #include "workbenchdocument.h"
 
 namespace {
@@ -203,15 +202,45 @@ HistogramPanel::~HistogramPanel()
 
 void HistogramPanel::follow(WorkbenchDocument* doc)
 {
-    const auto countResult = [this, doc] { setImage(Which::Result, doc->result() ? doc->result()->image : nullptr); };
-    connect(doc, &WorkbenchDocument::resultChanged, this, countResult);
-    connect(doc, &WorkbenchDocument::resultHostReady, this, countResult);
-    new ResultValuesWhileShown(this, doc);
+    doc_ = doc;
+    connect(doc, &WorkbenchDocument::resultChanged, this, &HistogramPanel::takeResult);
+    connect(doc, &WorkbenchDocument::resultHostReady, this, &HistogramPanel::takeResult);
+    connect(doc, &WorkbenchDocument::resultHistogramCounted, this,
+            [this](std::shared_ptr<const convlab::Histogram> h) {
+                result_.latest.invalidate(); // a host count of an older result is superseded
+                result_.image.reset();
+                if (doc_->result() && doc_->result()->source) result_.depth = doc_->result()->source->depth;
+                display(Which::Result, std::move(h));
+            });
     connect(doc, &WorkbenchDocument::sourceChanged, this, [this, doc] { setImage(Which::Source, doc->source()); });
     connect(doc, &WorkbenchDocument::displayChannelChanged, this, &HistogramPanel::setChannel);
     setChannel(doc->displayChannel());
     setImage(Which::Source, doc->source());
-    setImage(Which::Result, doc->result() ? doc->result()->image : nullptr);
+    takeResult();
+}
+
+void HistogramPanel::takeResult()
+{
+    const WorkbenchDocument::Result* r = doc_->result();
+    deviceCountOwed_ = false;
+    if (!r || r->image) {
+        setImage(Which::Result, r ? r->image : nullptr);
+        return;
+    }
+    // On the device: the plot keeps the last counts until the new ones come.
+    if (isVisible())
+        doc_->countResultHistogramOnDevice(kBins);
+    else
+        deviceCountOwed_ = true;
+}
+
+void HistogramPanel::showEvent(QShowEvent* e)
+{
+    QWidget::showEvent(e);
+    if (deviceCountOwed_ && doc_) {
+        deviceCountOwed_ = false;
+        doc_->countResultHistogramOnDevice(kBins);
+    }
 }
 
 void HistogramPanel::followView(ImageView* view)
@@ -246,6 +275,7 @@ void HistogramPanel::setImage(Which which, std::shared_ptr<const convlab::Image>
 {
     Slot& s = slot(which);
     s.image = image;
+    if (image) s.depth = image->depth;
     if (!image || image->empty()) {
         s.latest.invalidate();
         display(which, nullptr);
@@ -310,10 +340,10 @@ void HistogramPanel::refreshMarkers(Which which)
 std::vector<HistogramPanel::Marker> HistogramPanel::markers(Which which) const
 {
     const Slot& s = slot(which);
-    if (!s.histogram || !s.image) return {};
+    if (!s.histogram) return {};
     const ColourRange r = colourRange(*s.histogram);
     const ImageView::Mapping m = which == Which::Result ? mapping_ : ImageView::Mapping::Clamp;
-    return mappingMarkers(m, convlab::depthMax(s.image->depth), r.lo, r.hi, r.maxAbs);
+    return mappingMarkers(m, convlab::depthMax(s.depth), r.lo, r.hi, r.maxAbs);
 }
 
 std::vector<HistogramPanel::Marker> HistogramPanel::mappingMarkers(ImageView::Mapping m, double nominal, double lo,

@@ -3,7 +3,8 @@
 // mapping sends to black and white (and to the middle of the diverging and offset maps) marked,
 // updated as the result, the source and the mapping change. Non-finite values are counted
 // apart and listed under each plot. The counts come from convlab::imageHistogram; images of
-// more than kSyncValues samples are counted on a worker, the newest wins.
+// more than kSyncValues samples are counted on a worker, the newest wins. A CUDA result left on
+// the device is counted there while the panel is shown (only the counts come down).
 #pragma once
 #include <QThreadPool>
 #include <QWidget>
@@ -17,6 +18,7 @@
 
 class QCheckBox;
 class QLabel;
+class QShowEvent;
 class HistogramPlot;
 class WorkbenchDocument;
 
@@ -68,6 +70,7 @@ signals:
 private:
     struct Slot {
         std::shared_ptr<const convlab::Image> image;
+        convlab::SampleDepth depth = convlab::SampleDepth::F32; // of the image counted (markers)
         std::shared_ptr<const convlab::Histogram> histogram;
         LatestOnly latest;
         HistogramPlot* plot = nullptr;
@@ -77,6 +80,12 @@ private:
     const Slot& slot(Which which) const { return which == Which::Result ? result_ : source_; }
     void display(Which which, std::shared_ptr<const convlab::Histogram> h);
     void refreshMarkers(Which which);
+    // The document's result: counted here from host memory, or on the device while shown.
+    void takeResult();
+    void showEvent(QShowEvent* e) override;
+
+    WorkbenchDocument* doc_ = nullptr;
+    bool deviceCountOwed_ = false; // a result on the device arrived while the panel was hidden
 
     QThreadPool pool_;
     Slot result_, source_;

@@ -545,8 +545,9 @@ void MainWindow::onResultChanged()
         view_->setResult(r.image);
         if (r.report.device != convlab::Device::Cuda) setDisplayPath(tr("host memory to the OpenGL buffer"));
     } else {
-        // CUDA cannot draw into the view here: the values come down (onResultHostReady draws them),
-        // and from now on with each run.
+        // CUDA cannot draw into the view here: the values come down (onResultHostReady draws them,
+        // and the frame after that is the result's), and from now on with each run.
+        pendingDisplayId_ = 0;
         doc_->setHostResultWanted(view_, true);
         return;
     }
@@ -557,6 +558,7 @@ void MainWindow::onResultHostReady()
 {
     const WorkbenchDocument::Result& r = *doc_->result();
     if (earlyDisplayedId_ == r.requestId) return; // drawn from the device already
+    pendingDisplayId_ = r.requestId; // the next frame shows it
     view_->setResult(r.image);
     view_->update();
 }

@@ -38,6 +38,8 @@ quint64 RenderController::request(std::shared_ptr<const convlab::Image> source, 
                                   std::shared_ptr<const convlab::PackedImage> packed, bool hostCopy)
 {
     if (fetchCancel_) fetchCancel_->store(true); // the held result is about to be replaced
+    if (countCancel_) countCancel_->store(true);  // and so are counts of its histogram
+    countCancel_.reset();
     const bool wasBusy = busy();
     const LatestOnly::Ticket ticket = latest_.begin(); // the run in flight gives way
     auto job = std::make_shared<Outcome>();
@@ -237,6 +239,38 @@ bool RenderController::readPixel(int x, int y)
                     emit hostCopyFailed(id, error);
                 else
                     emit pixelRead(id, x, y, values);
+            },
+            Qt::QueuedConnection);
+    });
+    return true;
+}
+
+bool RenderController::countHistogram(int maxBins)
+{
+    if (!resultOnDevice_ || !result_) return false;
+    const quint64 id = resultId_;
+    if (!countCancel_) countCancel_ = std::make_shared<std::atomic<bool>>(false);
+    auto cancel = countCancel_;
+    pool_.start([this, id, maxBins, cancel] {
+        if (deviceResultId_ != id || !gpu_ || cancel->load()) return;
+        std::shared_ptr<const convlab::Histogram> histogram;
+        QString error;
+        try {
+            histogram = std::make_shared<const convlab::Histogram>(gpu_->histogramOfLastResult(maxBins, cancel.get()));
+        } catch (const convlab::Cancelled&) {
+            return;
+        } catch (const std::exception& e) {
+            error = QString::fromUtf8(e.what());
+            dropGpuSession();
+        }
+        QMetaObject::invokeMethod(
+            this,
+            [this, id, histogram, error] {
+                if (id != resultId_ || !resultOnDevice_) return; // a newer result replaced it
+                if (!error.isEmpty())
+                    emit hostCopyFailed(id, error);
+                else
+                    emit histogramCounted(id, histogram);
             },
             Qt::QueuedConnection);
     });

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "convlab/convolve.h"
+#include "convlab/imagestats.h"
 #include "convlab/costs.h"
 #include "convlab/gpu.h"
 #include "latest.h"
@@ -66,6 +67,12 @@ public:
     // Nothing follows when a newer result replaced it. False when no result is on the device
     // or (x, y) lies outside it.
     bool readPixel(int x, int y);
+    // Counts the histogram of a result left on the device there (GpuSession::
+    // histogramOfLastResult), on the worker: the counts come down, not the image.
+    // histogramCounted(id, histogram) follows, or hostCopyFailed(id, message) when the device
+    // fails; nothing when a newer result replaced it, or the count was cancelled by the next run.
+    // False when no result is on the device.
+    bool countHistogram(int maxBins);
     // Where CUDA sessions come from (default convlab::GpuSession::create): the one seam for a
     // stand-in device.
     using GpuSessionFactory = std::function<std::unique_ptr<convlab::GpuSession>(std::string* why)>;
@@ -89,6 +96,7 @@ signals:
     void hostCopyReady(quint64 id);
     void hostCopyFailed(quint64 id, const QString& message);
     void pixelRead(quint64 id, int x, int y, const QVector<float>& values);
+    void histogramCounted(quint64 id, std::shared_ptr<const convlab::Histogram> histogram);
     void failed(quint64 id, const QString& message);
     void cancelled(quint64 id);
     void resultDropped(quint64 id);
@@ -131,4 +139,5 @@ private:
     bool resultOnDevice_ = false;
     quint64 fetching_ = 0;                                // the result id a fetch is for; 0: none
     std::shared_ptr<std::atomic<bool>> fetchCancel_;      // raised by the next request
+    std::shared_ptr<std::atomic<bool>> countCancel_;      // the held result's histogram counts, likewise
 };

@@ -49,6 +49,10 @@ WorkbenchDocument::WorkbenchDocument(QObject* parent)
     connect(render_, &RenderController::pixelRead, this, [this](quint64 id, int x, int y, const QVector<float>& v) {
         if (result_ && result_->requestId == id && !result_->image) emit resultPixelRead(x, y, v);
     });
+    connect(render_, &RenderController::histogramCounted, this,
+            [this](quint64 id, std::shared_ptr<const convlab::Histogram> h) {
+                if (result_ && result_->requestId == id && !result_->image) emit resultHistogramCounted(std::move(h));
+            });
     connect(render_, &RenderController::failed, this, [this](quint64, const QString& m) {
         emit renderFailed(m);
         emitBusy();
@@ -339,6 +343,12 @@ QVector<float> WorkbenchDocument::resultPixel(int x, int y)
     }
     render_->readPixel(x, y);
     return {};
+}
+
+bool WorkbenchDocument::countResultHistogramOnDevice(int maxBins)
+{
+    if (!result_ || result_->image) return false;
+    return render_->countHistogram(maxBins);
 }
 
 void WorkbenchDocument::onHostCopyReady(quint64 id)

@@ -20,6 +20,7 @@
 
 #include "convlab/compare.h"
 #include "convlab/convolve.h"
+#include "convlab/imagestats.h"
 #include "convlab/image.h"
 #include "latest.h"
 
@@ -134,6 +135,10 @@ public:
     // the device on the render worker (a few bytes, not the image) and resultPixelRead() follows.
     // Empty when there is no result, (x, y) lies outside it, or the read is on its way.
     QVector<float> resultPixel(int x, int y);
+    // The histogram of a result left on the device, counted there (only the counts come down):
+    // false when the result is in host memory (count it there) or there is none; else
+    // resultHistogramCounted() follows for the current result.
+    bool countResultHistogramOnDevice(int maxBins);
     // Only ever of the current result; null when none was made for it.
     const Comparison* comparison() const { return comparison_ ? &*comparison_ : nullptr; }
     // Runs path B (method, device) on the current result's source and parameters.
@@ -166,6 +171,8 @@ signals:
     void resultHostReady();
     // A pixel of the current result read from the device (resultPixel()).
     void resultPixelRead(int x, int y, const QVector<float>& values);
+    // The histogram of the current result counted on the device (countResultHistogramOnDevice()).
+    void resultHistogramCounted(std::shared_ptr<const convlab::Histogram> histogram);
     // A CUDA result of request `id` is complete on the device (interop can draw it) before its
     // host copy arrives with resultChanged().
     void gpuResultResident(quint64 id, int width, int height, int channels);

@@ -28,6 +28,7 @@
 #include "convlab/error.h"
 #include "convlab/gpu.h"
 #include "fftcallbacks.h"
+#include "histogram.h"
 #include "hostspans.h"
 #include "interleave.h"
 #include "launchers.h"
@@ -308,6 +309,12 @@ public:
                                 cudaMemcpyDeviceToHost, stream_),
               "pixel download");
         check(cudaStreamSynchronize(stream_), "pixel download");
+    }
+
+    Histogram histogramOfLastResult(int maxBins, const std::atomic<bool>* cancel) override
+    {
+        const int slot = lastResultSlot();
+        return deviceHistogram(results_[slot].get(), w_, h_, c_, maxBins, stream_, cancel);
     }
 
     double estimateMs(const ConvolveParams& params, int width, int height, int channels, bool hasAlpha) override

@@ -259,11 +259,16 @@ Histogram imageHistogram(const Image& image, int maxBins, const std::atomic<bool
                     std::to_string(kMaxHistogramBins));
     requireImage(image, "histogram");
     const FiniteSummary s = summarize(image, cancel);
-    if (!s.any()) return imageHistogram(image, maxBins, 0.0, 1.0, cancel);
-    const double lo = s.lo, hi = s.hi;
-    if (s.whole && hi - lo + 1 <= maxBins) return imageHistogram(image, int(hi - lo) + 1, lo - 0.5, hi + 0.5, cancel);
-    if (lo == hi) return imageHistogram(image, 1, lo - 0.5, lo + 0.5, cancel);
-    return imageHistogram(image, maxBins, lo, hi, cancel);
+    const HistogramBins b = autoHistogramBins(s.any(), s.lo, s.hi, s.whole, maxBins);
+    return imageHistogram(image, b.bins, b.lo, b.hi, cancel);
+}
+
+HistogramBins autoHistogramBins(bool any, double lo, double hi, bool whole, int maxBins)
+{
+    if (!any) return {maxBins, 0.0, 1.0};
+    if (whole && hi - lo + 1 <= maxBins) return {int(hi - lo) + 1, lo - 0.5, hi + 0.5};
+    if (lo == hi) return {1, lo - 0.5, lo + 0.5};
+    return {maxBins, lo, hi};
 }
 
 } // namespace convlab

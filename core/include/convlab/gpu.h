@@ -8,6 +8,7 @@
 #include <string>
 
 #include "convlab/convolve.h"
+#include "convlab/imagestats.h"
 #include "convlab/costs.h"
 #include "convlab/error.h"
 
@@ -58,6 +59,10 @@ public:
     // bar), not the image.
     // Throws convlab::Error when there is no result or (x, y) lies outside it.
     virtual void readLastResultPixel(int x, int y, float* values) = 0;
+    // imageHistogram(result, maxBins) of the last result (convlab/imagestats.h), counted on the
+    // device: the same bins and counts, and only they come down (a few kilobytes, not the image).
+    // Throws convlab::Error when there is no result, Cancelled when `cancel` is raised.
+    virtual Histogram histogramOfLastResult(int maxBins, const std::atomic<bool>* cancel) = 0;
 
     // Runs and writes the result, planar float32 (width*height*channels values, as
     // ImageView::resultBuffer expects), straight into the OpenGL buffer object `glBuffer` of

@@ -74,6 +74,15 @@ inline constexpr int kMaxHistogramBins = 65536;
 Histogram imageHistogram(const Image& image, int bins, double lo, double hi,
                          const std::atomic<bool>* cancel = nullptr);
 
+// The bins imageHistogram(image, maxBins) uses, from the finite values of all channels: their
+// smallest and largest (`any` false when there is none) and whether every one is whole. Shared
+// by the CPU and the device's count (GpuSession::histogramOfLastResult), so both bin alike.
+struct HistogramBins {
+    int bins = 1;
+    double lo = 0.0, hi = 1.0;
+};
+HistogramBins autoHistogramBins(bool any, double lo, double hi, bool whole, int maxBins);
+
 // The same over the finite values of all channels: one bin per whole number (centred on it)
 // when every finite value is whole and they span at most maxBins of them (8- and 16-bit
 // images: a bin per level), else maxBins equal bins from the smallest to the largest value.
