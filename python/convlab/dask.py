@@ -19,7 +19,7 @@ is one task:
 
 One task per output chunk, where dask's overlap would add a task per neighbour slice and per
 concatenation; on a distributed cluster each task costs about a millisecond of scheduling, which
-for small kernels is more than the filtering (README, Python and Dask).
+for small kernels is more than the filtering (docs/python.md).
 
 Arrays are 2-D or (H, W, C), channel last (any chunking of the channel axis). The result has the
 input's chunks and dtype float32 (float64 for float64 input, as convlab.convolve).

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # One-shot check on a machine with an NVIDIA GPU, nvcc, CMake and ninja but no Debian packages
 # and no network: builds the engine, the CLI, the gpu tests and the GPU benchmark for sm_90
-# from the .deb files that fetch-debs.sh put in .debs/, runs the benchmark (the figures the
-# README and tests/gpu/results quote), the gpu tests, the benchmark's peers (CuPy, cuDNN through
+# from the .deb files that fetch-debs.sh put in .debs/, runs the benchmark (the figures
+# docs/gpu.md and tests/gpu/results quote), the gpu tests, the benchmark's peers (CuPy, cuDNN through
 # PyTorch), the CLI, checks CUDA-OpenGL interop through a headless EGL context, measures what a
 # CLI user pays end to end (end_to_end.py), runs the workbench in a window when the bundle of
 # make-window-bundle.sh has been carried (window-check.sh), and profiles with nsys/ncu where
