@@ -150,7 +150,8 @@ if command -v compute-sanitizer > /dev/null; then
       grep -oE '(LDS|LDG|STS|STG|LDL|STL|FFMA|LDC)[.A-Z0-9]*' | sort | uniq -c
     sanitize 120 30 memcheck CONVLAB_GPU_TILED_GRID=persistent memcheck \
       matchesCpu:31x29x1 matchesCpu:17x1x4 tiledDirectAtBlockEdges packedUploadMatchesFloat residentRunThenDownload \
-      zeroKernelGivesOffset alphaPassesThrough
+      zeroKernelGivesOffset alphaPassesThrough histogramIsCountedOnTheDevice
+    sanitize 60 20 "racecheck (histogram)" CONVLAB_GPU_TILED_GRID=block racecheck histogramIsCountedOnTheDevice
     sanitize 90 30 "memcheck (fused FFT callbacks)" CONVLAB_GPU_FFT_LAYOUT=plane-fused memcheck fftSidesAreChosenAndAgree
     for grid in block persistent; do
       sanitize 75 30 "racecheck ($grid grid)" CONVLAB_GPU_TILED_GRID=$grid racecheck tiledDirectAtBlockEdges
