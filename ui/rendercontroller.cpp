@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "convlab/error.h"
+#include "convlab/executor.h"
 #include "convlab/gpu.h"
 
 struct RenderController::Outcome {
@@ -23,7 +24,8 @@ struct RenderController::Outcome {
     QString error;
 };
 
-RenderController::RenderController(QObject* parent) : QObject(parent)
+RenderController::RenderController(QObject* parent)
+    : QObject(parent), executor_(convlab::Executor::ExplicitCuda::FallsBack)
 {
     // One run at a time: a superseded run sees its flag at its next check and gives way.
     pool_.setMaxThreadCount(1);
@@ -57,17 +59,7 @@ quint64 RenderController::request(std::shared_ptr<const convlab::Image> source, 
         try {
             if (job->cancel->load()) throw convlab::Cancelled();
             if (!job->source) throw convlab::Error("no image loaded");
-            std::string autoReason;
-            const bool onGpu = job->params.device == convlab::Device::Cuda ||
-                               (job->params.device == convlab::Device::Auto && autoChoosesGpu(*job, &autoReason));
-            if (onGpu) {
-                runOnGpu(*job);
-            } else {
-                convlab::ConvolveParams cpu = job->params; // auto decided here, not by the engine
-                if (cpu.device == convlab::Device::Auto) cpu.device = convlab::Device::Cpu;
-                convlab::convolveInto(*job->source, cpu, *job->buffer, &job->report);
-            }
-            if (!autoReason.empty() && job->report.deviceReason.empty()) job->report.deviceReason = autoReason;
+            runJob(*job);
             job->image = job->buffer;
         } catch (const convlab::Cancelled&) {
             job->wasCancelled = true;
@@ -81,58 +73,34 @@ quint64 RenderController::request(std::shared_ptr<const convlab::Image> source, 
     return job->id;
 }
 
-bool RenderController::startGpuSession(std::string* why)
+convlab::RunFootprint RenderController::footprintOf(const Outcome& job) const
 {
-    if (gpu_) return true;
-    if (gpuTried_) {
-        *why = gpuWhy_;
-        return false;
-    }
-    std::shared_ptr<convlab::GpuSession> session = gpuFactory_ ? gpuFactory_(why) : convlab::GpuSession::create(why);
-    if (!session) {
-        gpuTried_ = true; // device auto asks once; an explicit CUDA run asks again (and falls back)
-        gpuWhy_ = *why;
-        return false;
-    }
-    std::lock_guard lock(gpuMutex_);
-    gpu_ = std::move(session);
-    return true;
+    // What only this controller knows: an image already on the device costs no upload, a
+    // result nobody reads on the host (it is drawn from the device) costs no download.
+    convlab::RunFootprint f = job.packed ? convlab::footprintOf(*job.packed) : convlab::footprintOf(*job.source);
+    if (executor_.holds(job.source)) f.uploadBytes = 0.0;
+    if (!job.hostCopy) f.downloadBytes = 0.0;
+    return f;
 }
 
-bool RenderController::autoChoosesGpu(const Outcome& job, std::string* reason)
+void RenderController::runJob(Outcome& job)
 {
-    // The engine's rule (convlab::chooseDevice), priced with what only this controller knows:
-    // an image already on the device costs no upload, a result nobody reads costs no download.
-    const convlab::Image& in = *job.source;
-    const double cpuMs = convlab::estimateCpuMs(job.params, in.width, in.height, in.channels, in.hasAlpha);
-    if (cpuMs < 0) {
-        *reason = "the planner prices " + convlab::methodName(job.params.method) + " on the CPU only";
-        return false;
+    // Worker thread only. Where the run goes, and the fall-back when the GPU cannot take it,
+    // are the executor's (convlab/executor.h), as for convolve().
+    const convlab::Executor::Attempt gpu = executor_.tryGpu(job.params, footprintOf(job), nullptr,
+                                                            [&](convlab::GpuSession& session) { runOnGpu(session, job); });
+    if (gpu.deviceFailed) {
+        convlab::rerunOnCpuAfterGpuFailure(*job.source, job.params, *job.buffer, job.report, gpu.failure);
+    } else if (!gpu.ran) {
+        convlab::ConvolveParams cpu = job.params; // placed by the executor, not again by the engine
+        cpu.device = convlab::Device::Cpu;
+        convlab::convolveInto(*job.source, cpu, *job.buffer, &job.report);
+        if (!gpu.notice.empty()) job.report.notices.push_back(gpu.notice);
     }
-    std::string why;
-    if (!startGpuSession(&why)) {
-        *reason = "CUDA unavailable (" + why + ")";
-        return false;
-    }
-    if (!bus_.known()) bus_ = gpu_->busCosts(); // measured once per session
-    const double gpuMs = gpu_->estimateMs(job.params, in.width, in.height, in.channels, in.hasAlpha);
-    if (gpuMs < 0) {
-        *reason = convlab::methodName(job.params.method) + " has no CUDA path";
-        return false;
-    }
-    const double bytes = sizeof(float) * double(in.planeSize()) * in.channels;
-    const double packedBytes = job.packed ? double(job.packed->samples().size()) : bytes;
-    convlab::DeviceCosts costs{cpuMs, gpuMs, 0.0, 0.0};
-    if (bus_.known()) {
-        costs.uploadMs = gpuSource_ == job.source ? 0.0 : bus_.uploadMs(packedBytes);
-        costs.downloadMs = job.hostCopy ? bus_.downloadMs(bytes) : 0.0;
-    }
-    const convlab::DeviceChoice choice = convlab::chooseDevice(costs);
-    *reason = choice.reason;
-    return choice.device == convlab::Device::Cuda;
+    if (!gpu.reason.empty() && job.report.deviceReason.empty()) job.report.deviceReason = gpu.reason;
 }
 
-void RenderController::runOnGpu(Outcome& job)
+void RenderController::runOnGpu(convlab::GpuSession& session, Outcome& job)
 {
     // Worker thread only (the pool runs one job at a time). The session keeps the image on the
     // device until the source changes, so a kernel edit uploads only the kernel. The result is
@@ -141,50 +109,39 @@ void RenderController::runOnGpu(Outcome& job)
     convlab::RunReport& report = job.report;
     QElapsedTimer wall;
     wall.start();
-    try {
-        if (!gpu_) {
-            gpuTried_ = false; // an explicit CUDA run asks again
-            std::string why;
-            if (!startGpuSession(&why)) throw convlab::Error("CUDA unavailable: " + why);
-        }
-        QElapsedTimer t;
-        double uploadMs = 0.0;
-        if (gpuSource_ != job.source) {
-            t.start();
-            gpuSource_.reset();
-            if (job.packed)
-                gpu_->setImage(*job.packed); // 8/16-bit samples, converted on the device
-            else
-                gpu_->setImage(source);
-            gpuSource_ = job.source;
-            uploadMs = double(t.nsecsElapsed()) / 1e6;
-        }
-        gpu_->runResident(job.params, &report);
-        deviceResultId_ = job.id;
-        emit gpuResultResident(job.id, source.width, source.height, source.channels);
-        convlab::Image& out = *job.buffer;
-        if (out.width != source.width || out.height != source.height || out.channels != source.channels)
-            out = convlab::Image::uninitialized(source.width, source.height, source.channels);
-        out.depth = source.depth;
-        out.hasAlpha = source.hasAlpha;
-        if (job.hostCopy) {
-            // Straight into the recycled buffer, in chunks: a newer edit raises the cancel flag
-            // and stops the download between chunks, so the next run need not wait for all of it.
-            t.start();
-            gpu_->downloadLastResult(convlab::OutputPlanes(out), job.params.cancel);
-            report.stages.push_back({"download", double(t.nsecsElapsed()) / 1e6});
-        } else {
-            job.leftOnDevice = true; // fetchHostCopy() brings the values when someone needs them
-        }
-        if (uploadMs > 0)
-            report.stages.insert(report.stages.begin(),
-                                 {job.packed ? "upload image (8/16-bit, converted on the GPU)" : "upload image", uploadMs});
-        convlab::closeStages(report, double(wall.nsecsElapsed()) / 1e6); // the session's total plus upload and download
-    } catch (const convlab::Error& e) {
-        // A failing GPU run re-runs on the CPU, by the engine's rule, and says so.
-        dropGpuSession();
-        convlab::rerunOnCpuAfterGpuFailure(source, job.params, *job.buffer, report, e.what());
+    QElapsedTimer t;
+    double uploadMs = 0.0;
+    if (!executor_.holds(job.source)) {
+        t.start();
+        executor_.noteHeld(nullptr);
+        if (job.packed)
+            session.setImage(*job.packed); // 8/16-bit samples, converted on the device
+        else
+            session.setImage(source);
+        executor_.noteHeld(job.source);
+        uploadMs = double(t.nsecsElapsed()) / 1e6;
     }
+    session.runResident(job.params, &report);
+    deviceResultId_ = job.id;
+    emit gpuResultResident(job.id, source.width, source.height, source.channels);
+    convlab::Image& out = *job.buffer;
+    if (out.width != source.width || out.height != source.height || out.channels != source.channels)
+        out = convlab::Image::uninitialized(source.width, source.height, source.channels);
+    out.depth = source.depth;
+    out.hasAlpha = source.hasAlpha;
+    if (job.hostCopy) {
+        // Straight into the recycled buffer, in chunks: a newer edit raises the cancel flag
+        // and stops the download between chunks, so the next run need not wait for all of it.
+        t.start();
+        session.downloadLastResult(convlab::OutputPlanes(out), job.params.cancel);
+        report.stages.push_back({"download", double(t.nsecsElapsed()) / 1e6});
+    } else {
+        job.leftOnDevice = true; // fetchHostCopy() brings the values when someone needs them
+    }
+    if (uploadMs > 0)
+        report.stages.insert(report.stages.begin(),
+                             {job.packed ? "upload image (8/16-bit, converted on the GPU)" : "upload image", uploadMs});
+    convlab::closeStages(report, double(wall.nsecsElapsed()) / 1e6); // the session's total plus upload and download
 }
 
 bool RenderController::fetchHostCopy()
@@ -200,14 +157,15 @@ bool RenderController::fetchHostCopy()
         QString error;
         bool superseded = false;
         try {
-            if (deviceResultId_ != id || !gpu_) throw convlab::Cancelled();
-            gpu_->downloadLastResult(convlab::OutputPlanes(*buffer), cancel.get());
+            const auto session = executor_.sessionHandle();
+            if (deviceResultId_ != id || !session) throw convlab::Cancelled();
+            session->downloadLastResult(convlab::OutputPlanes(*buffer), cancel.get());
             superseded = cancel->load();
         } catch (const convlab::Cancelled&) {
             superseded = true;
         } catch (const std::exception& e) {
             error = QString::fromUtf8(e.what());
-            dropGpuSession();
+            executor_.dropSession(); // the next run starts a fresh session (or runs on the CPU)
         }
         QMetaObject::invokeMethod(
             this, [this, id, superseded, error] { finishHostCopy(id, superseded, error); }, Qt::QueuedConnection);
@@ -222,14 +180,15 @@ bool RenderController::readPixel(int x, int y)
     const int channels = result_->channels;
     pool_.start([this, id, x, y, channels] {
         // Queued behind any run: the session still holds this result unless one came in between.
-        if (deviceResultId_ != id || !gpu_) return;
+        const auto session = executor_.sessionHandle();
+        if (deviceResultId_ != id || !session) return;
         QVector<float> values(channels);
         QString error;
         try {
-            gpu_->readLastResultPixel(x, y, values.data());
+            session->readLastResultPixel(x, y, values.data());
         } catch (const std::exception& e) {
             error = QString::fromUtf8(e.what());
-            dropGpuSession();
+            executor_.dropSession(); // the next run starts a fresh session (or runs on the CPU)
         }
         QMetaObject::invokeMethod(
             this,
@@ -252,16 +211,17 @@ bool RenderController::countHistogram(int maxBins)
     if (!countCancel_) countCancel_ = std::make_shared<std::atomic<bool>>(false);
     auto cancel = countCancel_;
     pool_.start([this, id, maxBins, cancel] {
-        if (deviceResultId_ != id || !gpu_ || cancel->load()) return;
+        const auto session = executor_.sessionHandle();
+        if (deviceResultId_ != id || !session || cancel->load()) return;
         std::shared_ptr<const convlab::Histogram> histogram;
         QString error;
         try {
-            histogram = std::make_shared<const convlab::Histogram>(gpu_->histogramOfLastResult(maxBins, cancel.get()));
+            histogram = std::make_shared<const convlab::Histogram>(session->histogramOfLastResult(maxBins, cancel.get()));
         } catch (const convlab::Cancelled&) {
             return;
         } catch (const std::exception& e) {
             error = QString::fromUtf8(e.what());
-            dropGpuSession();
+            executor_.dropSession(); // the next run starts a fresh session (or runs on the CPU)
         }
         QMetaObject::invokeMethod(
             this,
@@ -275,14 +235,6 @@ bool RenderController::countHistogram(int maxBins)
             Qt::QueuedConnection);
     });
     return true;
-}
-
-void RenderController::dropGpuSession()
-{
-    std::lock_guard lock(gpuMutex_);
-    gpu_.reset(); // the next CUDA run starts a fresh session (or falls back to the CPU)
-    gpuSource_.reset();
-    bus_ = {};
 }
 
 void RenderController::finishHostCopy(quint64 id, bool superseded, const QString& error)
@@ -305,11 +257,9 @@ void RenderController::finishHostCopy(quint64 id, bool superseded, const QString
     emit hostCopyReady(id);
 }
 
-std::shared_ptr<convlab::GpuSession> RenderController::gpuSession() const
-{
-    std::lock_guard lock(gpuMutex_);
-    return gpu_;
-}
+std::shared_ptr<convlab::GpuSession> RenderController::gpuSession() const { return executor_.sessionHandle(); }
+
+void RenderController::setGpuSessionFactory(GpuSessionFactory factory) { executor_.setSessionFactory(std::move(factory)); }
 
 void RenderController::cancel() { latest_.cancel(); }
 

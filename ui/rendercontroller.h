@@ -17,6 +17,7 @@
 #include "convlab/convolve.h"
 #include "convlab/imagestats.h"
 #include "convlab/costs.h"
+#include "convlab/executor.h"
 #include "convlab/gpu.h"
 #include "latest.h"
 
@@ -75,8 +76,8 @@ public:
     bool countHistogram(int maxBins);
     // Where CUDA sessions come from (default convlab::GpuSession::create): the one seam for a
     // stand-in device.
-    using GpuSessionFactory = std::function<std::unique_ptr<convlab::GpuSession>(std::string* why)>;
-    void setGpuSessionFactory(GpuSessionFactory factory) { gpuFactory_ = std::move(factory); }
+    using GpuSessionFactory = convlab::Executor::SessionFactory;
+    void setGpuSessionFactory(GpuSessionFactory factory);
     std::shared_ptr<const convlab::Image> result() const { return result_; }
     std::shared_ptr<const convlab::Image> resultSource() const { return resultSource_; }
     const convlab::ConvolveParams& resultParams() const { return resultParams_; }
@@ -108,16 +109,14 @@ private:
     // are retired here and taken again once nobody else holds them.
     void recycle(std::shared_ptr<convlab::Image> buffer);
     std::shared_ptr<convlab::Image> takeSpare();
-    // CUDA runs through one session that keeps the source on the device (worker thread only);
-    // failures fall back to the CPU, saying so.
-    void runOnGpu(Outcome& job);
-    // Device auto (worker thread): whether this run goes to the GPU, and why (`reason`).
-    bool autoChoosesGpu(const Outcome& job, std::string* reason);
-    // Starts the CUDA session unless one runs; false (and `why`) when CUDA cannot run here.
-    bool startGpuSession(std::string* why);
+    // The run on the worker, placed by the executor (worker thread only).
+    void runJob(Outcome& job);
+    // What the bus would move for this run: nothing for an image the session holds, nothing
+    // down for a result drawn from the device.
+    convlab::RunFootprint footprintOf(const Outcome& job) const;
+    // The CUDA run: the session keeps the source on the device, the result stays there.
+    void runOnGpu(convlab::GpuSession& session, Outcome& job);
     void finishHostCopy(quint64 id, bool superseded, const QString& error);
-    // After a device failure on the worker: the next CUDA run starts a fresh session.
-    void dropGpuSession();
 
     QThreadPool pool_;
     LatestOnly latest_;
@@ -128,14 +127,8 @@ private:
     convlab::RunReport report_;
     int dropped_ = 0;
     std::vector<std::shared_ptr<convlab::Image>> retired_;
-    mutable std::mutex gpuMutex_;                         // guards the pointer, not the session
-    std::shared_ptr<convlab::GpuSession> gpu_;            // used by the worker thread
-    std::shared_ptr<const convlab::Image> gpuSource_;     // what gpu_ holds on the device
-    std::atomic<quint64> deviceResultId_{0};              // whose result gpu_ holds (worker writes)
-    GpuSessionFactory gpuFactory_;
-    bool gpuTried_ = false;                               // a session could not start (auto asks once)
-    std::string gpuWhy_;
-    convlab::BusCosts bus_;                               // of gpu_, measured at device auto's first use
+    convlab::Executor executor_;                          // its session is used by the worker thread
+    std::atomic<quint64> deviceResultId_{0};              // whose result the session holds (worker writes)
     bool resultOnDevice_ = false;
     quint64 fetching_ = 0;                                // the result id a fetch is for; 0: none
     std::shared_ptr<std::atomic<bool>> fetchCancel_;      // raised by the next request

@@ -13,6 +13,7 @@
 #include "convlab/convolve.h"
 #include "convlab/costs.h"
 #include "convlab/error.h"
+#include "convlab/executor.h"
 #include "convlab/gpu.h"
 #include "interleave.h"
 #include "methods.h"
@@ -114,24 +115,6 @@ using detail::MethodEngine;
 using detail::planarCopy;
 using detail::rowsOf;
 using detail::StageClock;
-
-// One CUDA session per process for convolve(): created on first use and kept, so every later
-// call (and every --repeat run) reuses its device buffers, plans and measured costs instead
-// of starting CUDA and measuring the device again. Never destroyed: the driver frees the
-// device memory at exit, after static destructors that could otherwise outlive the runtime.
-struct SharedGpu {
-    std::mutex mutex;
-    std::unique_ptr<GpuSession> session;
-    std::string why; // why there is none
-    bool tried = false;
-    BusCosts bus;    // the session's measured transfers (unknown until device auto asks)
-};
-
-SharedGpu& sharedGpu()
-{
-    static SharedGpu* gpu = new SharedGpu;
-    return *gpu;
-}
 
 // The planner's corrected estimate of `job` by `method` on `threads` threads, when it prices
 // the method and has a model loaded (none is calibrated for an explicitly chosen method).
@@ -236,76 +219,6 @@ void checkOutputShape(int width, int height, int channels, const OutputPlanes& o
 bool streamsInto(const OutputPlanes& out)
 {
     return detail::outputsBypassCaches(sizeof(float) * out.planeSize() * out.channels);
-}
-
-// What a GPU run moves over the bus: the source as it travels (8/16-bit samples as they are,
-// floats as floats) and the float result.
-double uploadBytes(const PackedImage& in) { return static_cast<double>(in.samples().size()); }
-double uploadBytes(const ImagePlanes& in) { return sizeof(float) * static_cast<double>(in.planeSize()) * in.channels; }
-
-// The CPU planner's estimate of the run as planned (auto's choice of method, or the method
-// asked for), for device auto. Below 0 when the planner does not price that method.
-double cpuEstimateMs(const ConvolveParams& p, const detail::ImageShape& shape, int threads, StageClock& clock)
-{
-    detail::MethodCosts cpuCosts;
-    cpuCosts.measuredOn = "this CPU";
-    cpuCosts.estimate = [&](const Kernel& k, int rank, int channels) {
-        bool calibrated = false;
-        const CostModel& model = detail::cpuCostModel(&calibrated);
-        if (calibrated) clock.mark("calibrate planner (once per machine)", true);
-        return detail::correctedEstimates(detail::estimateCpu(model, shape.width, shape.height, channels, k, rank, threads),
-                                          correctionClassOf(k, threads, rank));
-    };
-    RunReport scratch;
-    const detail::Plan plan = detail::makePlan(p, shape, cpuCosts, scratch, nullptr);
-    std::vector<MethodEstimate> estimates = std::move(scratch.estimates);
-    if (estimates.empty()) estimates = cpuCosts.estimate(plan.kernel, plan.factors.rank > 0 ? plan.factors.rank : 1, plan.channels);
-    for (const MethodEstimate& e : estimates)
-        if (e.method == plan.method) return e.ms;
-    return -1.0;
-}
-
-// The GPU session for this run, started on first use (null when CUDA cannot run here; `why`
-// then says why). Call with gpu.mutex held.
-GpuSession* gpuSessionFor(SharedGpu& gpu, StageClock& clock)
-{
-    if (!gpu.tried) {
-        gpu.session = GpuSession::create(&gpu.why); // and its costs are measured once, at first auto
-        gpu.tried = true;
-        clock.mark(gpu.session ? "start CUDA (once per process)" : "look for CUDA (once per process)", true);
-    }
-    return gpu.session.get();
-}
-
-// Device auto's choice for this run (docs/architecture.md, The device choice). The bus figures
-// kept in the cache decide first: work the transfers alone would lose stays on the CPU without
-// CUDA being started. Otherwise the session's own estimate (its costs measured once) and the
-// measured bus are weighed against the CPU's estimate.
-template <class Source>
-DeviceChoice chooseDeviceFor(const Source& in, const ConvolveParams& p, SharedGpu& gpu, StageClock& clock)
-{
-    const auto unavailable = [&] { return DeviceChoice{Device::Cpu, "CUDA unavailable (" + gpu.why + ")"}; };
-    if (gpu.tried && !gpu.session) return unavailable();
-    const BusCosts bus = gpu.session ? gpu.bus : cachedBusCosts();
-    if (!bus.known() && !gpuSessionFor(gpu, clock)) return unavailable(); // no figures kept: CUDA is asked anyway
-    const detail::ImageShape shape{in.width, in.height, in.channels, in.hasAlpha};
-    const double cpuMs = cpuEstimateMs(p, shape, detail::resolveThreads(p.threads), clock);
-    if (cpuMs < 0) return {Device::Cpu, "the planner prices " + methodName(p.method) + " on the CPU only"};
-    const double up = uploadBytes(in), down = sizeof(float) * static_cast<double>(in.width) * in.height * in.channels;
-    if (bus.known()) {
-        DeviceChoice early = chooseDevice({cpuMs, -1.0, bus.uploadMs(up), bus.downloadMs(down)});
-        if (early.device == Device::Cpu) return early;
-    }
-    GpuSession* session = gpuSessionFor(gpu, clock);
-    if (!session) return unavailable();
-    if (!gpu.bus.known()) {
-        gpu.bus = session->busCosts();
-        saveBusCosts(gpu.bus);
-        clock.mark("measure the bus (once per process)", true);
-    }
-    const double gpuMs = session->estimateMs(p, in.width, in.height, in.channels, in.hasAlpha);
-    if (gpuMs < 0) return {Device::Cpu, methodName(p.method) + " has no CUDA path"};
-    return chooseDevice({cpuMs, gpuMs, gpu.bus.uploadMs(up), gpu.bus.downloadMs(down)});
 }
 
 // The output for a GPU run: the caller's planes, or the Image (made when its shape differs;
@@ -429,41 +342,34 @@ template <class Source, class Output> void runEngine(const Source& in, const Con
     StageClock clock(&rep.stages);
 
     if (p.device != Device::Cpu) {
-        SharedGpu& gpu = sharedGpu();
-        std::lock_guard lock(gpu.mutex); // one session, one caller at a time
-        GpuSession* session = nullptr;
-        if (p.device == Device::Auto) {
-            const DeviceChoice choice = chooseDeviceFor(in, p, gpu, clock);
-            rep.deviceReason = choice.reason;
-            if (choice.device != Device::Cpu) session = gpu.session.get();
-        } else if (!(session = gpuSessionFor(gpu, clock))) {
-            throw Error("CUDA unavailable: " + gpu.why);
+        Executor& executor = Executor::shared();
+        std::lock_guard lock(executor.runMutex()); // one session, one caller at a time
+        const Executor::Attempt gpu = executor.tryGpu(p, footprintOf(in), &rep.stages, [&](GpuSession& session) {
+            clock.restart();
+            session.setImage(in);
+            clock.mark("upload image");
+            session.runInto(p, gpuOutput(in, out, clock), &rep);
+        });
+        if (gpu.ran) {
+            rep.deviceReason = gpu.reason;
+            closeStages(rep, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+            return;
         }
-        if (session) {
-            try {
-                session->setImage(in);
-                clock.mark("upload image");
-                session->runInto(p, gpuOutput(in, out, clock), &rep);
-                closeStages(rep, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-                return;
-            } catch (const NoGpuPath& e) {
-                if (p.device == Device::Cuda) throw;
-                rep = RunReport{};
-                clock.restart();
-                rep.notices.push_back(std::string(e.what()) + ": ran on the CPU");
-            } catch (const Error& e) {
-                if (p.device == Device::Cuda) throw;
-                gpu.session.reset(); // a fresh one is tried next time
-                gpu.tried = false;
-                gpu.bus = {};
-                if constexpr (kPacked) {
-                    rerunOnCpuAfterGpuFailure(unpackImage(in), p, out, rep, e.what());
-                } else {
-                    rerunOnCpuAfterGpuFailure(in, p, out, rep, e.what());
-                }
-                return;
+        if (gpu.deviceFailed) {
+            if constexpr (kPacked) {
+                rerunOnCpuAfterGpuFailure(unpackImage(in), p, out, rep, gpu.failure);
+            } else {
+                rerunOnCpuAfterGpuFailure(in, p, out, rep, gpu.failure);
             }
+            rep.deviceReason = gpu.reason;
+            return;
         }
+        if (!gpu.notice.empty()) {
+            rep = RunReport{};
+            rep.notices.push_back(gpu.notice);
+        }
+        rep.deviceReason = gpu.reason;
+        clock.restart();
     }
     rep.device = Device::Cpu;
 
@@ -555,13 +461,6 @@ template <class Source, class Output> void runEngine(const Source& in, const Con
 }
 
 } // namespace
-
-double estimateCpuMs(const ConvolveParams& params, int width, int height, int channels, bool hasAlpha)
-{
-    std::vector<StageTiming> unused;
-    StageClock clock(&unused);
-    return cpuEstimateMs(params, {width, height, channels, hasAlpha}, detail::resolveThreads(params.threads), clock);
-}
 
 void convolveInto(const Image& in, const ConvolveParams& p, Image& out, RunReport* report)
 {

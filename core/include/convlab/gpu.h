@@ -95,12 +95,4 @@ public:
     virtual double copyBandwidthGBs() = 0;
 };
 
-// The one rule for a GPU run that failed: the same parameters run on the CPU and the report
-// says why (`report` is replaced by the CPU run's). convolve() applies it for device auto;
-// callers that keep their own session (the workbench) apply it too.
-void rerunOnCpuAfterGpuFailure(const ImagePlanes& in, ConvolveParams params, Image& out, RunReport& report,
-                               const std::string& why);
-void rerunOnCpuAfterGpuFailure(const ImagePlanes& in, ConvolveParams params, const OutputPlanes& out,
-                               RunReport& report, const std::string& why);
-
 } // namespace convlab
