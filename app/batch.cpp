@@ -98,7 +98,7 @@ std::string errorText(const std::exception& e)
 
 // stderr for the batch's messages and its progress bar. It writes to its own copy of file
 // descriptor 2, made before the decoding thread starts: while a file is decoded the core points
-// fd 2 at a capture of what the codecs print (core/src/io_formats.cpp, StderrCapture), and a
+// fd 2 at a capture of what the codecs print (core/src/io/io_formats.cpp, StderrCapture), and a
 // message written there from another thread would end up inside that image's notices instead
 // of on the terminal.
 class ErrorStream {

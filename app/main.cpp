@@ -29,20 +29,20 @@
 #include <optional>
 #include <vector>
 
-#include "analysispanel.h"
-#include "borderlab.h"
-#include "controlspanel.h"
+#include "panels/analysispanel.h"
+#include "tools/borderlab.h"
+#include "panels/controlspanel.h"
 #include "convlab/convolve.h"
 #include "convlab/costs.h"
 #include "convlab/gpu.h"
 #include "convlab/kernel.h"
 #include "convlab/testchart.h"
-#include "imageview.h"
-#include "kerneldocument.h"
-#include "mainwindow.h"
-#include "probepanel.h"
-#include "rendercontroller.h"
-#include "workbenchdocument.h"
+#include "view/imageview.h"
+#include "kernel/kerneldocument.h"
+#include "workbench/mainwindow.h"
+#include "panels/probepanel.h"
+#include "workbench/rendercontroller.h"
+#include "workbench/workbenchdocument.h"
 
 namespace {
 

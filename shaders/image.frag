@@ -45,7 +45,7 @@ uniform float uDiffScale;   // the |difference| drawn white by the heat map
 
 out vec4 fragColor;
 
-// heat() and diverging() have CPU twins in ui/colorbar.cpp (the colour bar): change both.
+// heat() and diverging() have CPU twins in ui/view/colorbar.cpp (the colour bar): change both.
 const vec3 kNegative = vec3(0.13, 0.40, 0.67); // diverging map: -max|v|
 const vec3 kPositive = vec3(0.70, 0.09, 0.17); // diverging map: +max|v|
 const int kClamp = 0;                          // the mapping of the original

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The device geometry (core/cuda/tiles.h) of a correlation-form kernel over an image, and the
+// The device geometry (core/backends/cuda/tiles.h) of a correlation-form kernel over an image, and the
 // CPU reference it must reproduce, for the tests that run the GPU's index maths on the CPU.
 #pragma once
 #include "convlab/convolve.h"

@@ -13,7 +13,7 @@
 #include "convlab/convolve.h"
 #include "convlab/error.h"
 #include "convlab/modes.h"
-#include "rowcache.h"
+#include "methods/rowcache.h"
 
 using namespace convlab;
 

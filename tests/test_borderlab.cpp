@@ -16,13 +16,13 @@
 #include <algorithm>
 #include <memory>
 
-#include "borderlab.h"
-#include "controlspanel.h"
-#include "differencepanel.h"
+#include "tools/borderlab.h"
+#include "panels/controlspanel.h"
+#include "panels/differencepanel.h"
 #include "convlab/convolve.h"
 #include "convlab/error.h"
 #include "convlab/modes.h"
-#include "imageview.h"
+#include "view/imageview.h"
 #include "testutil.h"
 
 using convlab::BorderMode;

@@ -11,20 +11,20 @@
 #include <QTest>
 #include <memory>
 
-#include "channelmenu.h"
-#include "controlspanel.h"
+#include "view/channelmenu.h"
+#include "panels/controlspanel.h"
 #include "convlab/compare.h"
 #include "convlab/error.h"
-#include "differencepanel.h"
-#include "histogrampanel.h"
-#include "imageview.h"
-#include "kerneldocument.h"
-#include "mainwindow.h"
-#include "probepanel.h"
-#include "rendercontroller.h"
+#include "panels/differencepanel.h"
+#include "panels/histogrampanel.h"
+#include "view/imageview.h"
+#include "kernel/kerneldocument.h"
+#include "workbench/mainwindow.h"
+#include "panels/probepanel.h"
+#include "workbench/rendercontroller.h"
 #include "testutil.h"
 #include "uitestutil.h"
-#include "workbenchdocument.h"
+#include "workbench/workbenchdocument.h"
 
 using namespace convlab;
 

@@ -112,7 +112,7 @@ private slots:
         writeText(path(QStringLiteral("corrupt.npy")), "this is not a NumPy file\n");
     }
 
-    // Image formats live in a module the engine opens on first use (core/src/codecs_abi.h):
+    // Image formats live in a module the engine opens on first use (core/src/io/codecs_abi.h):
     // a .npy run and --help never load OpenCV's codecs (and the some 140 libraries they bring),
     // a PNG run does. Where the module cannot be opened, .npy still works and an image file
     // fails in one line that says why, with nothing written.

@@ -27,18 +27,18 @@
 
 #include "convlab/convolve.h"
 #include "convlab/error.h"
-#include "imageview.h"
-#include "kerneldocument.h"
-#include "kerneltextedit.h"
-#include "borderlab.h"
-#include "helpdialogs.h"
-#include "pixelgrid.h"
-#include "mainwindow.h"
-#include "probepanel.h"
-#include "rendercontroller.h"
+#include "view/imageview.h"
+#include "kernel/kerneldocument.h"
+#include "kernel/kerneltextedit.h"
+#include "tools/borderlab.h"
+#include "tools/helpdialogs.h"
+#include "view/pixelgrid.h"
+#include "workbench/mainwindow.h"
+#include "panels/probepanel.h"
+#include "workbench/rendercontroller.h"
 #include "testutil.h"
 #include "uitestutil.h"
-#include "workbenchdocument.h"
+#include "workbench/workbenchdocument.h"
 
 using namespace convlab;
 

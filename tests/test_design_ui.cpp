@@ -15,11 +15,11 @@
 #include <QUndoStack>
 #include <memory>
 
-#include "analysispanel.h"
+#include "panels/analysispanel.h"
 #include "convlab/design.h"
-#include "kerneldocument.h"
-#include "kerneleditor.h"
-#include "mainwindow.h"
+#include "kernel/kerneldocument.h"
+#include "kernel/kerneleditor.h"
+#include "workbench/mainwindow.h"
 #include "testutil.h"
 #include "uitestutil.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Device auto's choice with given costs (no GPU needed), the bus figures' cache, and where a
-// caller's planes lie for the GPU's transfers (core/src/hostspans.h).
+// caller's planes lie for the GPU's transfers (core/src/engine/hostspans.h).
 #include <QtTest>
 
 #include <cstdlib>
@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "convlab/costs.h"
-#include "hostspans.h"
+#include "engine/hostspans.h"
 
 using namespace convlab;
 

@@ -15,9 +15,9 @@
 
 #include "convlab/convolve.h"
 #include "convlab/io.h"
-#include "estimatedialog.h"
-#include "kerneldocument.h"
-#include "mainwindow.h"
+#include "tools/estimatedialog.h"
+#include "kernel/kerneldocument.h"
+#include "workbench/mainwindow.h"
 #include "testutil.h"
 
 using namespace convlab;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The cache directory and the atomic writer (core/src/fsutil.h), and the two caches the engine
+// The cache directory and the atomic writer (core/src/io/fsutil.h), and the two caches the engine
 // keeps there: the planner's constants and FFTW's wisdom.
 #include <QtTest>
 
@@ -16,7 +16,7 @@
 #include "convlab/convolve.h"
 #include "convlab/costs.h"
 #include "convlab/error.h"
-#include "fsutil.h"
+#include "io/fsutil.h"
 #include "testutil.h"
 
 using namespace convlab;

@@ -198,7 +198,7 @@ private slots:
         }
     }
 
-    // The FFT layouts (core/cuda/fftlayout.h: the plane or overlap-save tiles, with separate
+    // The FFT layouts (core/backends/cuda/fftlayout.h: the plane or overlap-save tiles, with separate
     // passes or with the passes fused into cuFFT's callbacks), each forced in a session of its
     // own (CONVLAB_GPU_FFT_LAYOUT), and the one the device chooses, agree with the CPU in every
     // border mode, for three planes with a square kernel and one with an off-centre oblong one.

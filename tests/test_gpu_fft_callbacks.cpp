@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The FFT callbacks the library embeds (core/cuda/fftcallbacks.cu, LTO IR) link, through
+// The FFT callbacks the library embeds (core/backends/cuda/fftcallbacks.cu, LTO IR) link, through
 // nvJitLink as cuFFT links them at plan time, into a kernel that calls them by the names and
 // signatures cuFFT uses (tests/gpu/fft_callback_probe.cu), for every architecture the build
 // targets; a probe calling a callback that does not exist fails to link, so the check can fail.

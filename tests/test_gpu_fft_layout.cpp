@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The GPU FFT method's layouts (core/cuda/fftlayout.h) checked on the CPU: the transform's
+// The GPU FFT method's layouts (core/backends/cuda/fftlayout.h) checked on the CPU: the transform's
 // inputs come from paddedSample, each transform is replaced by what the forward transform, the
 // product with the kernel's spectrum and the inverse transform compute together (the circular
 // correlation of the transform's input with the kernel), and the outputs are taken out as the

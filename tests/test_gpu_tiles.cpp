@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The GPU's tiled direct kernel and 8/16-bit unpacking (core/cuda/tiles.h) run block by block on
+// The GPU's tiled direct kernel and 8/16-bit unpacking (core/backends/cuda/tiles.h) run block by block on
 // the CPU: every thread of a block loads its share of the tile, then every thread computes and
 // stores its patches, exactly as the CUDA kernels order them around their barriers. Checked
 // against the reference for every border mode, anchors in each of the four vector alignments,

@@ -13,14 +13,14 @@
 #include <set>
 
 #include "convlab/imagestats.h"
-#include "histogrampanel.h"
-#include "imageview.h"
-#include "kerneldocument.h"
-#include "mainwindow.h"
-#include "rendercontroller.h"
+#include "panels/histogrampanel.h"
+#include "view/imageview.h"
+#include "kernel/kerneldocument.h"
+#include "workbench/mainwindow.h"
+#include "workbench/rendercontroller.h"
 #include "testutil.h"
 #include "uitestutil.h"
-#include "workbenchdocument.h"
+#include "workbench/workbenchdocument.h"
 
 using namespace convlab;
 using Which = HistogramPanel::Which;

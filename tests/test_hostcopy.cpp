@@ -16,14 +16,14 @@
 #include "convlab/convolve.h"
 #include "convlab/gpu.h"
 #include "convlab/kernel.h"
-#include "histogrampanel.h"
-#include "kerneldocument.h"
-#include "mainwindow.h"
-#include "probepanel.h"
-#include "rendercontroller.h"
+#include "panels/histogrampanel.h"
+#include "kernel/kerneldocument.h"
+#include "workbench/mainwindow.h"
+#include "panels/probepanel.h"
+#include "workbench/rendercontroller.h"
 #include "testutil.h"
 #include "uitestutil.h"
-#include "workbenchdocument.h"
+#include "workbench/workbenchdocument.h"
 
 using namespace convlab;
 

@@ -13,14 +13,14 @@
 #include <functional>
 #include <memory>
 
-#include "analysispanel.h"
-#include "colorbar.h"
+#include "panels/analysispanel.h"
+#include "view/colorbar.h"
 #include "convlab/border.h"
 #include "convlab/convolve.h"
 #include "convlab/error.h"
 #include "convlab/image.h"
 #include "convlab/modes.h"
-#include "imageview.h"
+#include "view/imageview.h"
 
 using convlab::Image;
 using convlab::SampleDepth;

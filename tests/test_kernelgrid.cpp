@@ -16,9 +16,9 @@
 #include <numbers>
 
 #include "convlab/kernel.h"
-#include "kerneldocument.h"
-#include "kerneleditor.h"
-#include "kernelmodel.h"
+#include "kernel/kerneldocument.h"
+#include "kernel/kerneleditor.h"
+#include "kernel/kernelmodel.h"
 #include "uitestutil.h"
 
 using convlab::Kernel;

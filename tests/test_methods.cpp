@@ -19,12 +19,12 @@
 #include "convlab/costs.h"
 #include "convlab/error.h"
 #include "convlab/modes.h"
-#include "methods.h"
-#include "plan.h"
-#include "planner.h"
-#include "rowkernels.h"
+#include "methods/methods.h"
+#include "engine/plan.h"
+#include "engine/planner.h"
+#include "simd/rowkernels.h"
 #include "testutil.h"
-#include "threadpool.h"
+#include "engine/threadpool.h"
 
 using namespace convlab;
 using namespace convlab::test;

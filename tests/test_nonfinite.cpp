@@ -12,10 +12,10 @@
 #include "convlab/compare.h"
 #include "convlab/convolve.h"
 #include "convlab/modes.h"
-#include "methods.h"
+#include "methods/methods.h"
 #include "methods/separable.h"
 #include "testutil.h"
-#include "threadpool.h"
+#include "engine/threadpool.h"
 
 using namespace convlab;
 using namespace convlab::test;

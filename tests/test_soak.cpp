@@ -38,20 +38,20 @@
 #include <memory>
 #include <random>
 
-#include "borderlab.h"
-#include "controlspanel.h"
+#include "tools/borderlab.h"
+#include "panels/controlspanel.h"
 #include "convlab/convolve.h"
 #include "convlab/io.h"
 #include "convlab/modes.h"
-#include "imageview.h"
-#include "kerneldocument.h"
-#include "kerneleditor.h"
-#include "kernelmodel.h"
-#include "mainwindow.h"
-#include "rendercontroller.h"
+#include "view/imageview.h"
+#include "kernel/kerneldocument.h"
+#include "kernel/kerneleditor.h"
+#include "kernel/kernelmodel.h"
+#include "workbench/mainwindow.h"
+#include "workbench/rendercontroller.h"
 #include "testutil.h"
 #include "uitestutil.h"
-#include "workbenchdocument.h"
+#include "workbench/workbenchdocument.h"
 
 using namespace convlab;
 

@@ -23,19 +23,19 @@
 #include <QUndoStack>
 #include <memory>
 
-#include "controlspanel.h"
+#include "panels/controlspanel.h"
 #include "convlab/compare.h"
 #include "convlab/convolve.h"
 #include "convlab/io.h"
-#include "differencepanel.h"
-#include "kerneldocument.h"
-#include "kerneleditor.h"
-#include "kernelmodel.h"
-#include "mainwindow.h"
-#include "rendercontroller.h"
+#include "panels/differencepanel.h"
+#include "kernel/kerneldocument.h"
+#include "kernel/kerneleditor.h"
+#include "kernel/kernelmodel.h"
+#include "workbench/mainwindow.h"
+#include "workbench/rendercontroller.h"
 #include "testutil.h"
-#include "timingspanel.h"
-#include "workbenchdocument.h"
+#include "panels/timingspanel.h"
+#include "workbench/workbenchdocument.h"
 #include "uitestutil.h"
 
 using namespace convlab;

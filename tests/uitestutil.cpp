@@ -7,7 +7,7 @@
 #include <QTableView>
 #include <QtTest>
 
-#include "rendercontroller.h"
+#include "workbench/rendercontroller.h"
 
 namespace convlab::test {
 

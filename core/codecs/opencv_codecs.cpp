@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "codecs_abi.h"
+#include "io/codecs_abi.h"
 
 namespace {
 

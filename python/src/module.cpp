@@ -24,7 +24,7 @@
 #include "convlab/convolve.h"
 #include "convlab/error.h"
 #include "convlab/modes.h"
-#include "threadpool.h" // the engine's pool (core/src), for the copies in and out
+#include "engine/threadpool.h" // the engine's pool (core/src), for the copies in and out
 
 namespace nb = nanobind;
 using namespace nb::literals;

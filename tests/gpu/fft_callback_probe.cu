@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// A kernel that calls the library's FFT callbacks (core/cuda/fftcallbacks.cu) by name and with
+// A kernel that calls the library's FFT callbacks (core/backends/cuda/fftcallbacks.cu) by name and with
 // the signatures cuFFT declares, as cuFFT's own kernels do once it links them; compiled to LTO
 // IR for test_gpu_fft_callbacks, which links it against the library's embedded callbacks with
 // nvJitLink. Built with -DCONVLAB_PROBE_MISSING it calls a callback that does not exist, which

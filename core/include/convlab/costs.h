@@ -26,7 +26,7 @@ SvdInfo analyzeRank(const Kernel& k);
 // CPU changes. Times in nanoseconds, single thread.
 //
 // A method's time is modelled as perValue x (values it moves) + perWork x (units of work it
-// does); each method says what its values and work units are (core/src/methods.h, CostTerms):
+// does); each method says what its values and work units are (core/src/methods/methods.h, CostTerms):
 // direct counts taps, separable row and column taps per pass, the FFT transform points.
 struct MethodCost {
     double perValueNs = 0.0;
@@ -62,7 +62,7 @@ double plannerCorrection(Method m, CorrectionClass c);
 void resetPlannerCorrections();
 
 // What moving an image between host and GPU costs, as the GPU session measured it (its
-// transfers' calibration, core/cuda/transfer.h), kept in the cache directory beside the CPU's
+// transfers' calibration, core/backends/cuda/transfer.h), kept in the cache directory beside the CPU's
 // model so that a later process can weigh the bus before it starts CUDA.
 struct BusCosts {
     double uploadGBs = 0.0, downloadGBs = 0.0;      // what transfers achieve, the way kept

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The GPU backend interface. Callers (the engine's convolve(), the GUI) see only this header;
-// the implementation in core/cuda is the one place that includes CUDA headers. In a build
+// the implementation in core/backends/cuda is the one place that includes CUDA headers. In a build
 // without CUDA, or on a machine without a driver or device, create() returns nullptr and says why.
 #pragma once
 #include <cstddef>
@@ -31,7 +31,7 @@ public:
     // Uploads the source image; it stays on the device until the next setImage, so a kernel
     // edit uploads only the kernel. The planes are read where they lie (interleaved pixels are
     // regrouped on the device), in as few copies as their layout allows, at the bus's speed
-    // (core/cuda/transfer.h); whether a sample is NaN or infinite is checked on the device.
+    // (core/backends/cuda/transfer.h); whether a sample is NaN or infinite is checked on the device.
     virtual void setImage(const ImagePlanes& image) = 0;
     // Uploads 8- or 16-bit samples as they are (a quarter or half of the float bytes) and
     // converts them on the device; the result equals setImage(unpackImage(packed)).

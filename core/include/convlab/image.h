@@ -166,7 +166,7 @@ struct PackedImage {
 };
 
 // The float image of packed samples: values keep their integer range (0..255, 0..65535), as the
-// image loaders keep them. The GPU's unpacking (core/cuda/tiles.h) gives the same values.
+// image loaders keep them. The GPU's unpacking (core/backends/cuda/tiles.h) gives the same values.
 Image unpackImage(const PackedImage& packed);
 // Row y of plane c as floats into dst (width values); the whole plane c into dst (width*height).
 // The fields are assumed valid (PackedImage::validate).

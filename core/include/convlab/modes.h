@@ -21,7 +21,7 @@ enum class Method { Auto, Reference, Direct, Separable, Fft };
 inline constexpr int kMethodValues = 5; // the enumerators above, 0..N-1
 
 namespace detail {
-// How the engine runs a method and how the planner prices it (core/src/methods.h). Defined
+// How the engine runs a method and how the planner prices it (core/src/methods/methods.h). Defined
 // next to each method's code; auto, a choice among the others, has none.
 struct MethodEngine;
 extern const MethodEngine kReferenceEngine;

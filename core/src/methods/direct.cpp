@@ -8,11 +8,11 @@
 #include <cstdint>
 #include <vector>
 
-#include "methods.h"
+#include "methods/methods.h"
 #include "methods/overflow.h"
-#include "rowcache.h"
-#include "rowkernels.h"
-#include "threadpool.h"
+#include "methods/rowcache.h"
+#include "simd/rowkernels.h"
+#include "engine/threadpool.h"
 
 namespace convlab::detail {
 

@@ -36,12 +36,12 @@
 
 #include "convlab/costs.h"
 #include "convlab/error.h"
-#include "fsutil.h"
-#include "kernelcache.h"
-#include "methods.h"
+#include "io/fsutil.h"
+#include "methods/kernelcache.h"
+#include "methods/methods.h"
 #include "methods/nonfinite.h"
-#include "rowkernels.h"
-#include "threadpool.h"
+#include "simd/rowkernels.h"
+#include "engine/threadpool.h"
 
 namespace convlab::detail {
 namespace {

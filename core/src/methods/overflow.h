@@ -5,7 +5,7 @@
 // sum, scaled, is a finite float. Such outputs are found as they are written (an infinity or NaN
 // that no non-finite sample explains) and written again as the reference defines them.
 #pragma once
-#include "methods.h"
+#include "methods/methods.h"
 
 namespace convlab::detail {
 

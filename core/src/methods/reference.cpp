@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The oracle: the definition written out, one tap at a time, with double accumulation and the
 // border rule applied per coordinate (no padding buffer, nothing shared with the fast paths).
-#include "methods.h"
-#include "threadpool.h"
+#include "methods/methods.h"
+#include "engine/threadpool.h"
 
 namespace convlab::detail {
 

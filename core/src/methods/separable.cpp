@@ -11,14 +11,14 @@
 #include <vector>
 
 #include "convlab/error.h"
-#include "kernelcache.h"
-#include "methods.h"
+#include "methods/kernelcache.h"
+#include "methods/methods.h"
 #include "methods/nonfinite.h"
 #include "methods/overflow.h"
 #include "methods/separable.h"
-#include "rowcache.h"
-#include "rowkernels.h"
-#include "threadpool.h"
+#include "methods/rowcache.h"
+#include "simd/rowkernels.h"
+#include "engine/threadpool.h"
 
 namespace convlab::detail {
 

@@ -1,0 +1,661 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "tools/borderlab.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLocale>
+#include <QPushButton>
+#include <QShowEvent>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "convlab/error.h"
+#include "view/imageview.h"
+#include "workbench/rendercontroller.h"
+
+QSize borderLabPreviewSize(int width, int height, qint64 maxPixels)
+{
+    const double pixels = double(width) * height;
+    if (pixels <= double(maxPixels))
+        return {width, height};
+    // Rounding down keeps the product within the limit.
+    const double f = std::sqrt(double(maxPixels) / pixels);
+    return {std::max(1, int(std::floor(width * f))), std::max(1, int(std::floor(height * f)))};
+}
+
+namespace {
+
+// The views fill rows of this many cells; the cell after the last view holds the note.
+constexpr int kGridColumns = 3;
+
+QString modeTitle(convlab::BorderMode mode, float value)
+{
+    const convlab::BorderModeInfo& info = convlab::borderModeInfo(mode);
+    const QString name = QString::fromUtf8(info.name);
+    return info.takesValue ? QStringLiteral("%1 (%2)").arg(name).arg(value) : name;
+}
+
+} // namespace
+
+int BorderLabWindow::indexOf(convlab::BorderMode mode)
+{
+    const auto it = std::find(kModes.begin(), kModes.end(), mode);
+    if (it == kModes.end())
+        throw convlab::Error("border lab: unknown border mode " + std::to_string(static_cast<int>(mode)));
+    return static_cast<int>(it - kModes.begin());
+}
+
+QString BorderLabWindow::otherNames(convlab::BorderMode mode)
+{
+    return QString::fromStdString(convlab::otherLibraryNames(convlab::borderModeInfo(mode)));
+}
+
+BorderLabWindow::BorderLabWindow(std::shared_ptr<const convlab::Image> source, convlab::ConvolveParams params,
+                                 QWidget* parent)
+    : QWidget(parent)
+{
+    setWindowTitle(tr("Border-mode lab"));
+    comparePool_.setMaxThreadCount(1);
+    previewPool_.setMaxThreadCount(1);
+    buildUi();
+    setSource(std::move(source));
+    setParams(std::move(params));
+}
+
+BorderLabWindow::~BorderLabWindow()
+{
+    // A comparison or a downscale still running posts back to this object: let it finish first.
+    if (previewCancel_)
+        previewCancel_->store(true);
+    previewPool_.waitForDone();
+    comparePool_.waitForDone();
+    for (Panel& p : panels_)
+        p.render->shutdown();
+}
+
+RenderController* BorderLabWindow::makeRender(int index)
+{
+    auto* render = new RenderController(this);
+    connect(render, &RenderController::resultReady, this, [this, index](quint64 id) { onResult(index, id); });
+    connect(render, &RenderController::failed, this,
+            [this, index](quint64 id, const QString& message) { onFailed(index, id, message); });
+    return render;
+}
+
+void BorderLabWindow::buildUi()
+{
+    auto* top = new QHBoxLayout;
+    referenceBox_ = new QComboBox;
+    for (convlab::BorderMode m : kModes)
+        referenceBox_->addItem(QString::fromStdString(convlab::borderName(m)));
+    referenceBox_->setCurrentIndex(reference_);
+    differencesBox_ = new QCheckBox(tr("Show &differences against the reference"));
+    mappingBox_ = new QComboBox;
+    mappingBox_->addItems({tr("Clamp"), tr("Absolute value"), tr("Normalize"), tr("Offset"), tr("Diverging")});
+    focusBox_ = new QComboBox;
+    focusBox_->addItems({tr("Whole image"), tr("Top-left corner"), tr("Top edge"), tr("Top-right corner"),
+                         tr("Left edge"), tr("Right edge"), tr("Bottom-left corner"), tr("Bottom edge"),
+                         tr("Bottom-right corner")});
+    focusBox_->setToolTip(tr("Magnify a corner or an edge in every view: a band one pixel wide becomes plain"));
+    auto* focusLabel = new QLabel(tr("Ma&gnify:"));
+    focusLabel->setBuddy(focusBox_);
+    auto* fit = new QPushButton(tr("&Fit"));
+    auto* actual = new QPushButton(tr("&1:1"));
+    auto* refLabel = new QLabel(tr("&Reference mode:"));
+    refLabel->setBuddy(referenceBox_);
+    auto* mapLabel = new QLabel(tr("&Mapping:"));
+    mapLabel->setBuddy(mappingBox_);
+    top->addWidget(refLabel);
+    top->addWidget(referenceBox_);
+    top->addWidget(differencesBox_);
+    top->addStretch();
+    top->addWidget(focusLabel);
+    top->addWidget(focusBox_);
+    top->addWidget(mapLabel);
+    top->addWidget(mappingBox_);
+    top->addWidget(fit);
+    top->addWidget(actual);
+
+    auto* grid = new QGridLayout;
+    for (int i = 0; i < kModeCount; ++i) {
+        Panel& p = panels_[i];
+        p.view = new ImageView;
+        p.view->setMinimumSize(160, 120);
+        p.title = new QLabel;
+        p.title->setTextFormat(Qt::RichText);
+        auto* names = new QLabel(otherNames(kModes[i]));
+        names->setToolTip(names->text());
+        p.status = new QLabel;
+        // Two lines each whatever the text, so that every view gets the same size: the views
+        // share one transform, which must place the image alike in all of them.
+        for (QLabel* label : {names, p.status}) {
+            label->setWordWrap(true);
+            label->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+            label->setFixedHeight(2 * label->fontMetrics().lineSpacing());
+        }
+        auto* cell = new QVBoxLayout;
+        cell->setSpacing(2);
+        cell->addWidget(p.title);
+        cell->addWidget(p.view, 1);
+        cell->addWidget(names);
+        cell->addWidget(p.status);
+        grid->addLayout(cell, i / kGridColumns, i % kGridColumns);
+        grid->setColumnStretch(i % kGridColumns, 1);
+        grid->setRowStretch(i / kGridColumns, 1);
+
+        p.render = makeRender(i);
+        connect(p.view, &ImageView::viewChanged, this,
+                [this, i](double zoom, QPointF origin) { followView(i, zoom, origin); });
+    }
+    note_ = new QLabel;
+    note_->setWordWrap(true);
+    note_->setTextFormat(Qt::RichText);
+    note_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    grid->addWidget(note_, kModeCount / kGridColumns, kModeCount % kGridColumns);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addLayout(grid, 1);
+
+    connect(referenceBox_, &QComboBox::currentIndexChanged, this,
+            [this](int i) { setReferenceMode(kModes[std::clamp(i, 0, kModeCount - 1)]); });
+    connect(differencesBox_, &QCheckBox::toggled, this, &BorderLabWindow::setShowDifferences);
+    connect(mappingBox_, &QComboBox::currentIndexChanged, this, [this](int i) {
+        for (Panel& p : panels_)
+            p.view->setMapping(static_cast<ImageView::Mapping>(i));
+    });
+    connect(focusBox_, &QComboBox::currentIndexChanged, this,
+            [this](int i) { setEdgeFocus(static_cast<EdgeFocus>(std::clamp(i, 0, 8))); });
+    connect(fit, &QPushButton::clicked, this, [this] { forEachView(&ImageView::fitToWindow); });
+    // The lab is a window of its own: these keys act only while it is the active one.
+    auto closeKey = [this](const QString& text, const QKeySequence& key) {
+        auto* a = new QAction(text, this);
+        a->setShortcut(key);
+        a->setShortcutContext(Qt::WindowShortcut);
+        connect(a, &QAction::triggered, this, &QWidget::close);
+        addAction(a);
+    };
+    closeKey(tr("Close the Border-Mode Lab"), QKeySequence(Qt::Key_Escape));
+    closeKey(tr("Close the Border-Mode Lab"), QKeySequence(tr("Ctrl+W")));
+    connect(actual, &QPushButton::clicked, this, [this] { forEachView(&ImageView::actualSize); });
+}
+
+void BorderLabWindow::forEachView(void (ImageView::*fn)())
+{
+    // Every view does it for itself (they have the same size); none follows another meanwhile.
+    syncing_ = true;
+    for (Panel& p : panels_)
+        (p.view->*fn)();
+    syncing_ = false;
+}
+
+void BorderLabWindow::followView(int index, double zoom, QPointF origin)
+{
+    if (syncing_)
+        return;
+    syncing_ = true;
+    for (int i = 0; i < kModeCount; ++i)
+        if (i != index)
+            panels_[i].view->setViewTransform(zoom, origin);
+    syncing_ = false;
+}
+
+int BorderLabWindow::edgeFocusSpan() const
+{
+    int reach = 1;
+    try {
+        params_.kernel.validate();
+        const convlab::Kernel& k = params_.kernel;
+        reach = std::max({k.ax(), k.width - 1 - k.ax(), k.ay(), k.height - 1 - k.ay(), 1});
+    } catch (const convlab::Error&) {
+    }
+    return std::max(12, 4 * reach + 4);
+}
+
+void BorderLabWindow::setEdgeFocus(EdgeFocus focus)
+{
+    focus_ = focus;
+    {
+        const QSignalBlocker block(focusBox_);
+        focusBox_->setCurrentIndex(static_cast<int>(focus));
+    }
+    focusedInput_ = nullptr;
+    applyEdgeFocus();
+}
+
+void BorderLabWindow::applyEdgeFocus()
+{
+    if (!preview_)
+        return; // refresh() comes back here once there is an input
+    focusedInput_ = preview_.get();
+    if (focus_ == EdgeFocus::Whole) {
+        forEachView(&ImageView::fitToWindow);
+        return;
+    }
+    // Every view has the same size; the image edge lands this many image pixels inside the view,
+    // and a right edge also clears the colour bar the difference maps carry on that side.
+    constexpr double kOutside = 2.0;
+    constexpr double kColourBarRoom = 80.0;
+    const ImageView* v = panels_[0].view;
+    const double w = preview_->width, h = preview_->height, vw = v->width(), vh = v->height();
+    const double zoom = std::min(vw, vh) / edgeFocusSpan();
+    const double m = kOutside * zoom;
+    // Where the image's left (top) edge goes: against the view's near side, centred on the
+    // middle of the image, or the right (bottom) edge against the far side.
+    auto place = [m](int side, double image, double view, double z, double farRoom) {
+        return side < 0 ? m : side > 0 ? view - m - farRoom - image * z : view / 2 - image * z / 2;
+    };
+    int sx = 0, sy = 0;
+    switch (focus_) {
+    case EdgeFocus::TopLeft: sx = -1, sy = -1; break;
+    case EdgeFocus::Top: sy = -1; break;
+    case EdgeFocus::TopRight: sx = 1, sy = -1; break;
+    case EdgeFocus::Left: sx = -1; break;
+    case EdgeFocus::Right: sx = 1; break;
+    case EdgeFocus::BottomLeft: sx = -1, sy = 1; break;
+    case EdgeFocus::Bottom: sy = 1; break;
+    case EdgeFocus::BottomRight: sx = 1, sy = 1; break;
+    case EdgeFocus::Whole: break;
+    }
+    const QPointF origin(std::round(place(sx, w, vw, zoom, kColourBarRoom)), std::round(place(sy, h, vh, zoom, 0.0)));
+    syncing_ = true;
+    for (Panel& p : panels_)
+        p.view->setViewTransform(zoom, origin);
+    syncing_ = false;
+}
+
+void BorderLabWindow::setParams(convlab::ConvolveParams params)
+{
+    params.method = convlab::Method::Direct;
+    params.device = convlab::Device::Cpu;
+    params.cancel = nullptr;
+    params_ = std::move(params);
+    ++inputVersion_;
+    refresh();
+}
+
+void BorderLabWindow::setSource(std::shared_ptr<const convlab::Image> source)
+{
+    if (source && source == weakSource_.lock())
+        return; // the same image (the window re-sends it when the lab is raised): keep the preview
+    releaseComputed();
+    sourceSize_ = source ? QSize(source->width, source->height) : QSize();
+    weakSource_ = source;
+    source_ = onScreen() ? std::move(source) : nullptr;
+    ++inputVersion_;
+    refresh();
+}
+
+bool BorderLabWindow::onScreen() const
+{
+    return mapped_ && isVisible() && !isMinimized();
+}
+
+bool BorderLabWindow::preparingPreview() const
+{
+    return preparingGeneration_ == sourceGeneration_ && !preview_;
+}
+
+void BorderLabWindow::refresh()
+{
+    if (!onScreen())
+        return; // showEvent and changeEvent come back here
+    if (!preview_) {
+        preparePreview();
+        return; // onPreviewReady comes back here
+    }
+    if (focusedInput_ != preview_.get())
+        applyEdgeFocus(); // a new input: the corner or edge of this one
+    if (startedVersion_ != inputVersion_)
+        start();
+}
+
+void BorderLabWindow::preparePreview()
+{
+    if (preparingPreview())
+        return;
+    if (!source_)
+        source_ = weakSource_.lock();
+    if (!source_) {
+        note_->setText(tr("<b>No image</b><br>Open an image: the lab filters the current image."));
+        return;
+    }
+    const QSize size = borderLabPreviewSize(source_->width, source_->height, kPreviewMaxPixels);
+    if (size == QSize(source_->width, source_->height)) {
+        preview_ = source_; // small enough: full resolution
+        refresh();
+        return;
+    }
+    for (Panel& p : panels_)
+        p.status->setText(tr("preparing a %1×%2 preview…").arg(size.width()).arg(size.height()));
+    const quint64 generation = sourceGeneration_;
+    preparingGeneration_ = generation;
+    previewCancel_ = std::make_shared<std::atomic<bool>>(false);
+    previewPool_.start([this, generation, size, source = source_, cancel = previewCancel_] {
+        std::shared_ptr<const convlab::Image> preview;
+        try {
+            preview = std::make_shared<const convlab::Image>(
+                areaDownscale(*source, size.width(), size.height(), cancel.get()));
+        } catch (const convlab::Cancelled&) {
+        } catch (const std::bad_alloc&) {
+        }
+        QMetaObject::invokeMethod(
+            this, [this, generation, preview] { onPreviewReady(generation, preview); }, Qt::QueuedConnection);
+    });
+}
+
+void BorderLabWindow::onPreviewReady(quint64 sourceGeneration, std::shared_ptr<const convlab::Image> preview)
+{
+    if (sourceGeneration != sourceGeneration_)
+        return; // another source, or released meanwhile
+    preparingGeneration_ = 0;
+    if (!preview) {
+        for (Panel& p : panels_) {
+            p.status->setText(tr("failed: out of memory preparing the preview"));
+            p.status->setStyleSheet(QStringLiteral("color: #c0392b;"));
+        }
+        return;
+    }
+    preview_ = std::move(preview);
+    refresh();
+}
+
+void BorderLabWindow::releaseComputed()
+{
+    ++sourceGeneration_;
+    comparison_.invalidate(); // drops a comparison in flight
+    preparingGeneration_ = 0;
+    if (previewCancel_)
+        previewCancel_->store(true);
+    previewCancel_.reset();
+    preview_.reset();
+    focusedInput_ = nullptr; // a new preview may take the old one's address
+    startedVersion_ = 0;
+    comparing_ = false;
+    for (int i = 0; i < kModeCount; ++i) {
+        Panel& p = panels_[i];
+        p.ready = false;
+        p.difference = {};
+        // A controller keeps its last result and spare buffers: a new one holds nothing.
+        p.render->shutdown();
+        delete p.render;
+        p.render = makeRender(i);
+        p.view->setResult(std::shared_ptr<const convlab::Image>());
+        p.diff.reset();
+        p.diffInView = false;
+        p.view->setDifference(convlab::Image());
+        p.view->setBandOverlay(0, 0, 0, 0);
+    }
+}
+
+void BorderLabWindow::pause()
+{
+    if (preparingPreview()) {
+        previewCancel_->store(true);
+        ++sourceGeneration_; // the cancelled downscale reports back to nobody
+        preparingGeneration_ = 0;
+    }
+    if (!busy())
+        return;
+    // Unfinished work is started again when the lab is back on screen.
+    for (Panel& p : panels_)
+        p.render->cancel();
+    comparison_.invalidate();
+    comparing_ = false;
+    startedVersion_ = 0;
+}
+
+void BorderLabWindow::showEvent(QShowEvent* e)
+{
+    QWidget::showEvent(e);
+    mapped_ = true;
+    if (!source_)
+        source_ = weakSource_.lock();
+    refresh();
+}
+
+void BorderLabWindow::hideEvent(QHideEvent* e)
+{
+    QWidget::hideEvent(e);
+    mapped_ = false;
+    // A spontaneous hide is the window system unmapping the window (minimised): keep what is
+    // done. A hide by the program or the user closing the window releases everything.
+    if (e->spontaneous()) {
+        pause();
+        return;
+    }
+    releaseComputed();
+    source_.reset();
+}
+
+void BorderLabWindow::changeEvent(QEvent* e)
+{
+    QWidget::changeEvent(e);
+    if (e->type() != QEvent::WindowStateChange)
+        return;
+    if (isMinimized())
+        pause();
+    else
+        refresh();
+}
+
+void BorderLabWindow::start()
+{
+    comparison_.invalidate();
+    comparing_ = false;
+    startedVersion_ = inputVersion_;
+    requests_ += kModeCount;
+    for (int i = 0; i < kModeCount; ++i) {
+        Panel& p = panels_[i];
+        p.ready = false;
+        p.difference = {};
+        p.title->setText(QStringLiteral("<b>%1</b>").arg(modeTitle(kModes[i], params_.border.value).toHtmlEscaped()));
+        p.status->setText(tr("computing\u2026"));
+        p.status->setStyleSheet(QString());
+        convlab::ConvolveParams run = params_;
+        run.border.mode = kModes[i];
+        p.render->request(preview_, std::move(run));
+    }
+    updateNote();
+}
+
+void BorderLabWindow::onResult(int index, quint64 id)
+{
+    Panel& p = panels_[index];
+    if (id != p.render->latestId() || startedVersion_ != inputVersion_)
+        return; // superseded, or paused off screen (computed again on return)
+    p.view->setResult(p.render->result());
+    p.ready = true;
+    if (std::all_of(panels_.begin(), panels_.end(), [](const Panel& q) { return q.ready; }))
+        compare();
+}
+
+void BorderLabWindow::onFailed(int index, quint64 id, const QString& message)
+{
+    Panel& p = panels_[index];
+    if (id != p.render->latestId())
+        return;
+    p.status->setText(tr("failed: %1").arg(message));
+    p.status->setStyleSheet(QStringLiteral("color: #c0392b;"));
+}
+
+void BorderLabWindow::compare()
+{
+    const quint64 generation = comparison_.begin().id;
+    comparing_ = true;
+    std::array<std::shared_ptr<const convlab::Image>, kModeCount> results;
+    for (int i = 0; i < kModeCount; ++i)
+        results[i] = panels_[i].render->result();
+    const int ref = reference_;
+    comparePool_.start([this, generation, results, ref] {
+        std::array<BorderDifference, kModeCount> differences{};
+        std::array<std::shared_ptr<const convlab::Image>, kModeCount> diffs;
+        for (int i = 0; i < kModeCount; ++i) {
+            if (i == ref)
+                continue;
+            auto diff = std::make_shared<convlab::Image>();
+            differences[i] = compareBorderResults(*results[i], *results[ref], diff.get());
+            diffs[i] = std::move(diff);
+        }
+        QMetaObject::invokeMethod(
+            this, [this, generation, differences, diffs] { applyComparison(generation, differences, diffs); },
+            Qt::QueuedConnection);
+    });
+}
+
+void BorderLabWindow::applyComparison(quint64 generation, const std::array<BorderDifference, kModeCount>& differences,
+                                      const std::array<std::shared_ptr<const convlab::Image>, kModeCount>& diffs)
+{
+    if (!comparison_.finish(generation))
+        return; // superseded by newer parameters or another reference
+    comparing_ = false;
+    const QString refName = QString::fromStdString(convlab::borderName(kModes[reference_]));
+    const QLocale locale;
+    const bool onPreview = preview_ && QSize(preview_->width, preview_->height) != sourceSize_;
+    const QString pixels = onPreview ? tr("preview pixels") : tr("pixels");
+    for (int i = 0; i < kModeCount; ++i) {
+        Panel& p = panels_[i];
+        p.difference = differences[i];
+        const BorderDifference& d = p.difference;
+        // Handed to the view only when shown: the view copies it and takes its statistics on
+        // this thread, which costs as much as the comparison itself.
+        p.diff = diffs[i];
+        p.diffInView = false;
+        p.view->setDifference(convlab::Image());
+        p.view->setBandOverlay(d.bandX, d.bandY, d.bandX, d.bandY);
+        p.status->setStyleSheet(QString());
+        if (i == reference_)
+            p.status->setText(tr("reference"));
+        else if (d.differing == 0)
+            p.status->setText(tr("identical to %1: no pixel differs").arg(refName));
+        else
+            p.status->setText(tr("%1 %2 differ from %3, within %4 px of the left/right and %5 px of "
+                                 "the top/bottom edges")
+                                  .arg(locale.toString(d.differing), pixels, refName)
+                                  .arg(d.bandX)
+                                  .arg(d.bandY));
+    }
+    applyViewModes();
+    emit updated();
+}
+
+void BorderLabWindow::applyViewModes()
+{
+    for (int i = 0; i < kModeCount; ++i) {
+        Panel& p = panels_[i];
+        const bool diff = showDifferences_ && i != reference_;
+        if (diff && p.diff && !p.diffInView) {
+            p.view->setDifference(*p.diff);
+            p.diffInView = true;
+        }
+        p.view->setViewMode(diff ? ImageView::ViewMode::Difference : ImageView::ViewMode::Result);
+    }
+}
+
+void BorderLabWindow::updateNote()
+{
+    QString text = tr("<b>Where the modes differ</b><br>");
+    try {
+        // Correlation form: output (x, y) reads x - ax .. x + (w - 1 - ax), likewise in y.
+        params_.kernel.validate();
+        const convlab::Kernel k = convlab::correlationKernel(params_.kernel, params_.semantics);
+        const int left = k.ax(), right = k.width - 1 - k.ax(), up = k.ay(), down = k.height - 1 - k.ay();
+        text += tr("The %1\u00d7%2 kernel reads %3 px left, %4 px right, %5 px up and %6 px down of each "
+                   "pixel. Only pixels that close to an edge read values the border mode invents, so the "
+                   "results can differ only in a band of at most %7 px along the left/right edges and "
+                   "%8 px along the top/bottom edges.")
+                    .arg(k.width)
+                    .arg(k.height)
+                    .arg(left)
+                    .arg(right)
+                    .arg(up)
+                    .arg(down)
+                    .arg(std::max(left, right))
+                    .arg(std::max(up, down));
+    } catch (const convlab::Error&) {
+        // The runs report the bad kernel under each view.
+    }
+    if (preview_ && QSize(preview_->width, preview_->height) != sourceSize_)
+        text += tr("<br><br><b>Computed on a %1×%2 preview of the %3×%4 image</b> (area average, so "
+                   "that editing stays fluid): the counts, bands and kernel reach are in preview pixels.")
+                    .arg(preview_->width)
+                    .arg(preview_->height)
+                    .arg(sourceSize_.width())
+                    .arg(sourceSize_.height());
+    text += tr("<br><br>Under each view: how many pixels differ (|d| &gt; 0) from the reference mode and "
+               "the measured band, outlined in cyan. The difference maps show |d| from black (equal) "
+               "through red to white (largest).<br><br>Every mode runs the direct method on the CPU, so "
+               "pixels away from the edges come out bit-identical.");
+    note_->setText(text);
+}
+
+void BorderLabWindow::setReferenceMode(convlab::BorderMode mode)
+{
+    const int index = indexOf(mode);
+    if (index == reference_)
+        return;
+    reference_ = index;
+    {
+        const QSignalBlocker block(referenceBox_);
+        referenceBox_->setCurrentIndex(index);
+    }
+    // The view modes change with the comparison against the new reference.
+    if (std::all_of(panels_.begin(), panels_.end(), [](const Panel& p) { return p.ready; }))
+        compare();
+    else
+        applyViewModes();
+}
+
+convlab::BorderMode BorderLabWindow::referenceMode() const
+{
+    return kModes[reference_];
+}
+
+void BorderLabWindow::setShowDifferences(bool on)
+{
+    showDifferences_ = on;
+    {
+        const QSignalBlocker block(differencesBox_);
+        differencesBox_->setChecked(on);
+    }
+    applyViewModes();
+}
+
+bool BorderLabWindow::showDifferences() const
+{
+    return showDifferences_;
+}
+
+bool BorderLabWindow::busy() const
+{
+    return comparing_ || std::any_of(panels_.begin(), panels_.end(), [](const Panel& p) { return !p.ready; });
+}
+
+std::shared_ptr<const convlab::Image> BorderLabWindow::result(convlab::BorderMode mode) const
+{
+    const Panel& p = panels_[indexOf(mode)];
+    return p.ready ? p.render->result() : nullptr;
+}
+
+BorderDifference BorderLabWindow::difference(convlab::BorderMode mode) const
+{
+    return panels_[indexOf(mode)].difference;
+}
+
+QString BorderLabWindow::noteText() const
+{
+    return note_->text();
+}
+
+ImageView* BorderLabWindow::view(convlab::BorderMode mode) const
+{
+    return panels_[indexOf(mode)].view;
+}

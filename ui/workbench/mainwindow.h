@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The workbench window: the image view in the centre, docks for the kernel editor, controls,
+// timings, difference, the pixel probe and the kernel analysis; Tools opens code export, the
+// method crossover sweep and the border-mode lab. The window keeps layout and menus: the state
+// (image, parameters, results) lives in one WorkbenchDocument, which the panels and the view
+// subscribe to.
+#pragma once
+#include <QMainWindow>
+#include <QPoint>
+#include <QVector>
+#include <functional>
+#include <memory>
+
+#include "convlab/convolve.h"
+#include "convlab/image.h"
+#include "view/imageview.h"
+
+class QAction;
+class QActionGroup;
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QPushButton;
+class AnalysisPanel;
+class BorderLabWindow;
+class ControlsPanel;
+class CrossoverDialog;
+class DifferencePanel;
+class EstimateDialog;
+class ExportDialog;
+class GuideDialog;
+class KernelDocument;
+class KernelEditor;
+class KernelTextEdit;
+class ProbePanel;
+class HistogramPanel;
+class RenderController;
+class ShortcutsDialog;
+class TimingsPanel;
+class WorkbenchDocument;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    // `persistent`: read and write QSettings (recent files, kernel, border, method, geometry).
+    explicit MainWindow(bool persistent = true, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Opens an image file (any format of convlab::decodeImage): decoded on a worker while the
+    // window stays live, with progress and Cancel in the status bar. On failure the error
+    // reporter gets the message and the previous image stays.
+    void openImageInBackground(const QString& path);
+    // The same, returning once the file is shown or has failed (the event loop runs meanwhile):
+    // for scripted use (command line, tests). Returns whether it loaded.
+    bool openImage(const QString& path);
+    // Shows an image that did not come from a file (sample chart, tests). `packed`: the same
+    // image as decoded 8/16-bit samples, for the GPU upload (optional).
+    void setSourceImage(convlab::Image image, const QString& title,
+                        std::shared_ptr<const convlab::PackedImage> packed = {});
+    // The bundled sample photograph; the synthetic test chart if it cannot be read.
+    void openSample();
+    // Parses kernel text (as Paste does); bad text is reported and the kernel kept.
+    bool pasteKernelText(const QString& text);
+
+    // Where errors go: a message box by default; tests install a recorder.
+    void setErrorReporter(std::function<void(const QString&)> reporter);
+
+    WorkbenchDocument* workbench() const { return doc_; }
+    KernelDocument* kernelDocument() const;
+    KernelEditor* kernelEditor() const { return editor_; }
+    KernelTextEdit* kernelTextEdit() const { return kernelText_; }
+    ControlsPanel* controls() const { return controls_; }
+    DifferencePanel* differencePanel() const { return difference_; }
+    RenderController* renderController() const;
+    RenderController* compareController() const;
+    ImageView* imageView() const { return view_; }
+    ProbePanel* probePanel() const { return probe_; }
+    HistogramPanel* histogramPanel() const { return histogram_; }
+    AnalysisPanel* analysisPanel() const { return analysis_; }
+    std::shared_ptr<const convlab::Image> sourceImage() const;
+    TimingsPanel* timingsPanel() const { return timings_; }
+    // How the last result reached the screen, as the Timings panel names it ("host memory to the
+    // OpenGL buffer", "CUDA to the OpenGL buffer (interop)", ...): for --benchmark-latency.
+    QString displayPath() const { return displayPath_; }
+    // The parameters a render would use now (cancel flag unset).
+    convlab::ConvolveParams currentParams() const;
+
+    // Tools > Export code and Tools > Crossover sweep: open (or raise) the dialog, fed with the
+    // current parameters (and image) as they change.
+    ExportDialog* showExportDialog();
+    CrossoverDialog* showCrossoverDialog();
+    // Tools > Border-mode lab: the current source and parameters under every border mode,
+    // following them while open. Null (and reported) without an image.
+    BorderLabWindow* showBorderLab();
+    // File > Estimate Kernel from Image Pair: open (or raise) the dialog; the current image is its
+    // source unless it is given a file.
+    EstimateDialog* showEstimateDialog();
+    // Help > Keyboard Shortcuts (every QAction's key, read when shown) and Help > Teaching Guide.
+    ShortcutsDialog* showShortcuts();
+    GuideDialog* showGuide();
+    // View > Show padding: the view extends past the image by paddingMargin() pixels and shows
+    // what the border mode invents there.
+    void setPaddingShown(bool on);
+    bool paddingShown() const;
+    // max(kernel reach, 16) up to ImageView::kMaxPaddingMargin.
+    int paddingMargin() const;
+
+    static QString versionString();
+
+    // The layout of a first launch (no saved geometry): a window sized from the screen's
+    // available area (or `size` when given), the docks narrow enough that the image view gets
+    // at least half the width.
+    void applyFirstLaunchLayout(QSize size = {});
+    // Whether no kernel was saved by an earlier session (a fresh settings folder).
+    bool firstLaunch() const { return firstLaunch_; }
+    // A kernel that shows what the tool does (the edge kernel 1 1 1; 1 -8 1; 1 1 1, absolute
+    // values) in split view, "original | result": the first thing a new user sees.
+    void showFirstLaunchExample();
+
+signals:
+    // The result of request `id` has been drawn by the view.
+    void resultDisplayed(quint64 id);
+    void errorReported(const QString& message);
+
+protected:
+    void closeEvent(QCloseEvent* e) override;
+    void dragEnterEvent(QDragEnterEvent* e) override;
+    void dropEvent(QDropEvent* e) override;
+    // Arrow keys on the image view move the probe.
+    bool eventFilter(QObject* watched, QEvent* e) override;
+
+private:
+    // Shows a CUDA run's result from GPU memory (interop) and returns the display path; empty
+    // (the Timings panel told why) when the view must take the host copy instead.
+    QString showGpuResult(int width, int height, int channels, const convlab::RunReport& report);
+    // Copies the GPU session's last result into the view's pixel buffer; false (and the reason
+    // kept in interopError_ on a failure) when the view must take the host copy.
+    bool copyGpuResultIntoView(int width, int height, int channels);
+    // Names the display path in the Timings panel and keeps it for displayPath().
+    void setDisplayPath(const QString& path);
+    void buildMenus();
+    void buildDocks();
+    void buildStatusBar();
+    // Subscriptions of the view and the panels to the document.
+    void connectDocument();
+    // What follows a change of the document's source, parameters, result and comparison.
+    void onSourceChanged();
+    void onParamsChanged();
+    void onResultChanged();
+    // A result drawn without its values (left on the device) got them: the view draws them now
+    // unless it drew the result from the device already.
+    void onResultHostReady();
+    void onComparisonChanged();
+    // Shows a CUDA result from device memory before its host copy arrives.
+    void onGpuResultResident(quint64 id, int width, int height, int channels);
+    void updateBusy();
+    void reportError(const QString& message);
+    void showPixel(int x, int y);
+    // The status bar's read-out; `result` holds the result's values when they were just read.
+    void showPixelValues(int x, int y, QVector<float> result);
+    void centreViewOn(int x, int y);
+    // Sets the view mode and checks its menu entry.
+    void showViewMode(ImageView::ViewMode m);
+
+    void openDialog();
+    void saveResultDialog();
+    void openKernelDialog();
+    void saveKernelDialog();
+    void copyKernel();
+    void pasteKernel();
+    void about();
+
+    void addRecent(const QString& path);
+    void rebuildRecentMenu();
+    void readSettings();
+    void writeSettings();
+    QString lastDir() const;
+
+    bool persistent_;
+    bool firstLaunch_ = true;
+    WorkbenchDocument* doc_;
+    ImageView* view_;
+    KernelEditor* editor_;
+    KernelTextEdit* kernelText_;
+    ControlsPanel* controls_;
+    TimingsPanel* timings_;
+    DifferencePanel* difference_;
+    ProbePanel* probe_;
+    AnalysisPanel* analysis_;
+    HistogramPanel* histogram_;
+    ExportDialog* export_ = nullptr;
+    CrossoverDialog* crossover_ = nullptr;
+    BorderLabWindow* lab_ = nullptr;
+    EstimateDialog* estimate_ = nullptr;
+    ShortcutsDialog* shortcuts_ = nullptr;
+    GuideDialog* guide_ = nullptr;
+    QAction* padding_ = nullptr;
+    QLabel* pixelLabel_;
+    QPoint hoveredPixel_{-1, -1};
+    QLabel* zoomLabel_;
+    QProgressBar* busy_;
+    QPushButton* cancel_;
+    QMenu* recentMenu_;
+    QActionGroup* modeGroup_;
+    QActionGroup* mapGroup_;
+    QStringList recent_;
+    QString displayPath_;
+    QString interopError_; // why CUDA cannot write the view's buffer here; empty: not known to fail
+    QSize shownSourceSize_; // of the source the view shows
+    quint64 pendingDisplayId_ = 0;
+    quint64 earlyDisplayedId_ = 0; // the request whose CUDA result was shown before its download
+    std::function<void(const QString&)> reporter_;
+};

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "workbench/rendercontroller.h"
+
+#include <QElapsedTimer>
+#include <new>
+#include <utility>
+
+#include "convlab/error.h"
+#include "convlab/executor.h"
+#include "convlab/gpu.h"
+
+struct RenderController::Outcome {
+    quint64 id = 0;
+    std::shared_ptr<const convlab::Image> source;
+    std::shared_ptr<const convlab::PackedImage> packed;
+    convlab::ConvolveParams params;
+    std::shared_ptr<std::atomic<bool>> cancel;
+    std::shared_ptr<convlab::Image> buffer; // the output, recycled from an earlier result
+    std::shared_ptr<const convlab::Image> image;
+    convlab::RunReport report;
+    bool hostCopy = true;       // a CUDA result is downloaded
+    bool leftOnDevice = false;  // it was not: the buffer has the shape, not the values
+    bool wasCancelled = false;
+    QString error;
+};
+
+RenderController::RenderController(QObject* parent)
+    : QObject(parent), executor_(convlab::Executor::ExplicitCuda::FallsBack)
+{
+    // One run at a time: a superseded run sees its flag at its next check and gives way.
+    pool_.setMaxThreadCount(1);
+}
+
+RenderController::~RenderController()
+{
+    shutdown(); // the worker is done: the GPU session can go
+}
+
+quint64 RenderController::request(std::shared_ptr<const convlab::Image> source, convlab::ConvolveParams params,
+                                  std::shared_ptr<const convlab::PackedImage> packed, bool hostCopy)
+{
+    if (fetchCancel_) fetchCancel_->store(true); // the held result is about to be replaced
+    if (countCancel_) countCancel_->store(true);  // and so are counts of its histogram
+    countCancel_.reset();
+    const bool wasBusy = busy();
+    const LatestOnly::Ticket ticket = latest_.begin(); // the run in flight gives way
+    auto job = std::make_shared<Outcome>();
+    job->id = ticket.id;
+    job->source = std::move(source);
+    job->packed = std::move(packed);
+    job->cancel = ticket.cancel;
+    job->buffer = takeSpare();
+    job->hostCopy = hostCopy;
+    params.cancel = job->cancel.get();
+    job->params = std::move(params);
+    if (!wasBusy) emit busyChanged(true);
+
+    pool_.start([this, job] {
+        try {
+            if (job->cancel->load()) throw convlab::Cancelled();
+            if (!job->source) throw convlab::Error("no image loaded");
+            runJob(*job);
+            job->image = job->buffer;
+        } catch (const convlab::Cancelled&) {
+            job->wasCancelled = true;
+        } catch (const std::bad_alloc&) {
+            job->error = tr("out of memory");
+        } catch (const std::exception& e) {
+            job->error = QString::fromUtf8(e.what());
+        }
+        QMetaObject::invokeMethod(this, [this, job] { finish(job); }, Qt::QueuedConnection);
+    });
+    return job->id;
+}
+
+convlab::RunFootprint RenderController::footprintOf(const Outcome& job) const
+{
+    // What only this controller knows: an image already on the device costs no upload, a
+    // result nobody reads on the host (it is drawn from the device) costs no download.
+    convlab::RunFootprint f = job.packed ? convlab::footprintOf(*job.packed) : convlab::footprintOf(*job.source);
+    if (executor_.holds(job.source)) f.uploadBytes = 0.0;
+    if (!job.hostCopy) f.downloadBytes = 0.0;
+    return f;
+}
+
+void RenderController::runJob(Outcome& job)
+{
+    // Worker thread only. Where the run goes, and the fall-back when the GPU cannot take it,
+    // are the executor's (convlab/executor.h), as for convolve().
+    const convlab::Executor::Attempt gpu = executor_.tryGpu(job.params, footprintOf(job), nullptr,
+                                                            [&](convlab::GpuSession& session) { runOnGpu(session, job); });
+    if (gpu.deviceFailed) {
+        convlab::rerunOnCpuAfterGpuFailure(*job.source, job.params, *job.buffer, job.report, gpu.failure);
+    } else if (!gpu.ran) {
+        convlab::ConvolveParams cpu = job.params; // placed by the executor, not again by the engine
+        cpu.device = convlab::Device::Cpu;
+        convlab::convolveInto(*job.source, cpu, *job.buffer, &job.report);
+        if (!gpu.notice.empty()) job.report.notices.push_back(gpu.notice);
+    }
+    if (!gpu.reason.empty() && job.report.deviceReason.empty()) job.report.deviceReason = gpu.reason;
+}
+
+void RenderController::runOnGpu(convlab::GpuSession& session, Outcome& job)
+{
+    // Worker thread only (the pool runs one job at a time). The session keeps the image on the
+    // device until the source changes, so a kernel edit uploads only the kernel. The result is
+    // announced for display while it is still on the device; the host copy follows.
+    const convlab::Image& source = *job.source;
+    convlab::RunReport& report = job.report;
+    QElapsedTimer wall;
+    wall.start();
+    QElapsedTimer t;
+    double uploadMs = 0.0;
+    if (!executor_.holds(job.source)) {
+        t.start();
+        executor_.noteHeld(nullptr);
+        if (job.packed)
+            session.setImage(*job.packed); // 8/16-bit samples, converted on the device
+        else
+            session.setImage(source);
+        executor_.noteHeld(job.source);
+        uploadMs = double(t.nsecsElapsed()) / 1e6;
+    }
+    session.runResident(job.params, &report);
+    deviceResultId_ = job.id;
+    emit gpuResultResident(job.id, source.width, source.height, source.channels);
+    convlab::Image& out = *job.buffer;
+    if (out.width != source.width || out.height != source.height || out.channels != source.channels)
+        out = convlab::Image::uninitialized(source.width, source.height, source.channels);
+    out.depth = source.depth;
+    out.hasAlpha = source.hasAlpha;
+    if (job.hostCopy) {
+        // Straight into the recycled buffer, in chunks: a newer edit raises the cancel flag
+        // and stops the download between chunks, so the next run need not wait for all of it.
+        t.start();
+        session.downloadLastResult(convlab::OutputPlanes(out), job.params.cancel);
+        report.stages.push_back({"download", double(t.nsecsElapsed()) / 1e6});
+    } else {
+        job.leftOnDevice = true; // fetchHostCopy() brings the values when someone needs them
+    }
+    if (uploadMs > 0)
+        report.stages.insert(report.stages.begin(),
+                             {job.packed ? "upload image (8/16-bit, converted on the GPU)" : "upload image", uploadMs});
+    convlab::closeStages(report, double(wall.nsecsElapsed()) / 1e6); // the session's total plus upload and download
+}
+
+bool RenderController::fetchHostCopy()
+{
+    if (!resultOnDevice_ || fetching_ != 0 || !result_) return false;
+    const quint64 id = resultId_;
+    fetching_ = id;
+    fetchCancel_ = std::make_shared<std::atomic<bool>>(false);
+    // The worker runs one job at a time, in order: the session still holds this result unless a
+    // run came in between, which deviceResultId_ tells.
+    auto buffer = std::const_pointer_cast<convlab::Image>(result_);
+    pool_.start([this, id, buffer, cancel = fetchCancel_] {
+        QString error;
+        bool superseded = false;
+        try {
+            const auto session = executor_.sessionHandle();
+            if (deviceResultId_ != id || !session) throw convlab::Cancelled();
+            session->downloadLastResult(convlab::OutputPlanes(*buffer), cancel.get());
+            superseded = cancel->load();
+        } catch (const convlab::Cancelled&) {
+            superseded = true;
+        } catch (const std::exception& e) {
+            error = QString::fromUtf8(e.what());
+            executor_.dropSession(); // the next run starts a fresh session (or runs on the CPU)
+        }
+        QMetaObject::invokeMethod(
+            this, [this, id, superseded, error] { finishHostCopy(id, superseded, error); }, Qt::QueuedConnection);
+    });
+    return true;
+}
+
+bool RenderController::readPixel(int x, int y)
+{
+    if (!resultOnDevice_ || !result_ || x < 0 || y < 0 || x >= result_->width || y >= result_->height) return false;
+    const quint64 id = resultId_;
+    const int channels = result_->channels;
+    pool_.start([this, id, x, y, channels] {
+        // Queued behind any run: the session still holds this result unless one came in between.
+        const auto session = executor_.sessionHandle();
+        if (deviceResultId_ != id || !session) return;
+        QVector<float> values(channels);
+        QString error;
+        try {
+            session->readLastResultPixel(x, y, values.data());
+        } catch (const std::exception& e) {
+            error = QString::fromUtf8(e.what());
+            executor_.dropSession(); // the next run starts a fresh session (or runs on the CPU)
+        }
+        QMetaObject::invokeMethod(
+            this,
+            [this, id, x, y, values, error] {
+                if (id != resultId_ || !resultOnDevice_) return; // a newer result replaced it
+                if (!error.isEmpty())
+                    emit hostCopyFailed(id, error);
+                else
+                    emit pixelRead(id, x, y, values);
+            },
+            Qt::QueuedConnection);
+    });
+    return true;
+}
+
+bool RenderController::countHistogram(int maxBins)
+{
+    if (!resultOnDevice_ || !result_) return false;
+    const quint64 id = resultId_;
+    if (!countCancel_) countCancel_ = std::make_shared<std::atomic<bool>>(false);
+    auto cancel = countCancel_;
+    pool_.start([this, id, maxBins, cancel] {
+        const auto session = executor_.sessionHandle();
+        if (deviceResultId_ != id || !session || cancel->load()) return;
+        std::shared_ptr<const convlab::Histogram> histogram;
+        QString error;
+        try {
+            histogram = std::make_shared<const convlab::Histogram>(session->histogramOfLastResult(maxBins, cancel.get()));
+        } catch (const convlab::Cancelled&) {
+            return;
+        } catch (const std::exception& e) {
+            error = QString::fromUtf8(e.what());
+            executor_.dropSession(); // the next run starts a fresh session (or runs on the CPU)
+        }
+        QMetaObject::invokeMethod(
+            this,
+            [this, id, histogram, error] {
+                if (id != resultId_ || !resultOnDevice_) return; // a newer result replaced it
+                if (!error.isEmpty())
+                    emit hostCopyFailed(id, error);
+                else
+                    emit histogramCounted(id, histogram);
+            },
+            Qt::QueuedConnection);
+    });
+    return true;
+}
+
+void RenderController::finishHostCopy(quint64 id, bool superseded, const QString& error)
+{
+    if (fetching_ == id) {
+        fetching_ = 0;
+        fetchCancel_.reset();
+    }
+    if (id != resultId_ || !resultOnDevice_) return; // a newer result replaced it
+    if (superseded && busy()) return;                // a newer result is on its way
+    if (superseded) {
+        emit hostCopyFailed(id, tr("the GPU no longer holds the result"));
+        return;
+    }
+    if (!error.isEmpty()) {
+        emit hostCopyFailed(id, error);
+        return;
+    }
+    resultOnDevice_ = false;
+    emit hostCopyReady(id);
+}
+
+std::shared_ptr<convlab::GpuSession> RenderController::gpuSession() const { return executor_.sessionHandle(); }
+
+void RenderController::setGpuSessionFactory(GpuSessionFactory factory) { executor_.setSessionFactory(std::move(factory)); }
+
+void RenderController::cancel() { latest_.cancel(); }
+
+void RenderController::shutdown()
+{
+    cancel();
+    pool_.waitForDone();
+}
+
+void RenderController::recycle(std::shared_ptr<convlab::Image> buffer)
+{
+    if (!buffer) return;
+    // Only buffers of the current result's shape can be reused; others are memory held for nothing.
+    if (result_ && (buffer->width != result_->width || buffer->height != result_->height ||
+                    buffer->channels != result_->channels))
+        return;
+    retired_.push_back(std::move(buffer));
+    if (retired_.size() > 2) retired_.erase(retired_.begin());
+}
+
+std::shared_ptr<convlab::Image> RenderController::takeSpare()
+{
+    // A retired output that nobody shares any more (the view lets go when it gets a newer one).
+    for (auto it = retired_.begin(); it != retired_.end(); ++it)
+        if (it->use_count() == 1) {
+            auto buffer = std::move(*it);
+            retired_.erase(it);
+            return buffer;
+        }
+    return std::make_shared<convlab::Image>();
+}
+
+void RenderController::finish(const std::shared_ptr<Outcome>& outcome)
+{
+    outcome->image.reset();
+    if (!latest_.finish(outcome->id)) { // superseded: never shown
+        recycle(std::move(outcome->buffer));
+        ++dropped_;
+        emit resultDropped(outcome->id);
+        return;
+    }
+    emit busyChanged(false);
+    if (outcome->wasCancelled) {
+        recycle(std::move(outcome->buffer));
+        emit cancelled(outcome->id);
+    } else if (!outcome->error.isEmpty()) {
+        emit failed(outcome->id, outcome->error);
+    } else {
+        resultId_ = outcome->id;
+        resultOnDevice_ = outcome->leftOnDevice;
+        auto previous = std::exchange(result_, outcome->buffer);
+        recycle(std::const_pointer_cast<convlab::Image>(std::move(previous)));
+        resultSource_ = outcome->source;
+        resultParams_ = outcome->params;
+        resultParams_.cancel = nullptr;
+        report_ = outcome->report;
+        emit resultReady(outcome->id);
+    }
+}
