@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "histogram.h"
+#include "cudacheck.h"
 
 #include <algorithm>
 #include <cmath>
@@ -18,20 +19,12 @@ constexpr int kMaxBlocks = 512;        // per plane (count) or per image (range)
 constexpr int kSharedBins = 8192;      // 32 KiB of 32-bit counts a block; more bins count in global memory
 constexpr int kSpecial = 5;            // below, above, NaN, +inf, -inf
 
-void check(cudaError_t err, const char* what)
-{
-    if (err != cudaSuccess) {
-        cudaGetLastError();
-        throw Error(std::string("CUDA histogram ") + what + ": " + cudaGetErrorString(err));
-    }
-}
-
 // Device memory for one call, freed in stream order (the pool makes it cheap).
 template <class T> class StreamMemory {
 public:
     StreamMemory(size_t n, cudaStream_t s) : stream_(s)
     {
-        check(cudaMallocAsync(reinterpret_cast<void**>(&ptr_), sizeof(T) * std::max<size_t>(n, 1), s), "allocation");
+        check(cudaMallocAsync(reinterpret_cast<void**>(&ptr_), sizeof(T) * std::max<size_t>(n, 1), s), "histogram allocation");
     }
     ~StreamMemory() { cudaFreeAsync(ptr_, stream_); }
     StreamMemory(const StreamMemory&) = delete;
@@ -163,10 +156,10 @@ Histogram deviceHistogram(const float* planes, int width, int height, int channe
     {
         StreamMemory<RangePart> d(parts.size(), stream);
         finiteRange<<<rangeBlocks, kThreads, 0, stream>>>(planes, plane * channels, d.get());
-        check(cudaGetLastError(), "range pass");
+        check(cudaGetLastError(), "histogram range pass");
         check(cudaMemcpyAsync(parts.data(), d.get(), sizeof(RangePart) * parts.size(), cudaMemcpyDeviceToHost, stream),
-              "range download");
-        check(cudaStreamSynchronize(stream), "range pass");
+              "histogram range download");
+        check(cudaStreamSynchronize(stream), "histogram range pass");
     }
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;
     bool whole = true;
@@ -191,20 +184,20 @@ Histogram deviceHistogram(const float* planes, int width, int height, int channe
     {
         StreamMemory<unsigned long long> dCounts(countValues, stream), dSpecial(special.size(), stream);
         StreamMemory<RangePart> dRanges(ranges.size(), stream);
-        check(cudaMemsetAsync(dCounts.get(), 0, sizeof(unsigned long long) * countValues, stream), "clear");
-        check(cudaMemsetAsync(dSpecial.get(), 0, sizeof(unsigned long long) * special.size(), stream), "clear");
+        check(cudaMemsetAsync(dCounts.get(), 0, sizeof(unsigned long long) * countValues, stream), "histogram clear");
+        check(cudaMemsetAsync(dSpecial.get(), 0, sizeof(unsigned long long) * special.size(), stream), "histogram clear");
         const size_t shared = sizeof(unsigned int) * ((sharedBins ? b.bins : 0) + kSpecial);
         countBins<<<dim3(blocks, channels), kThreads, shared, stream>>>(planes, plane, b.bins, b.lo, b.hi,
                                                                        b.bins / (b.hi - b.lo), sharedBins,
                                                                        dCounts.get(), dSpecial.get(), dRanges.get());
-        check(cudaGetLastError(), "count pass");
+        check(cudaGetLastError(), "histogram count pass");
         check(cudaMemcpyAsync(counts.data(), dCounts.get(), sizeof(unsigned long long) * countValues,
-                              cudaMemcpyDeviceToHost, stream), "count download");
+                              cudaMemcpyDeviceToHost, stream), "histogram count download");
         check(cudaMemcpyAsync(special.data(), dSpecial.get(), sizeof(unsigned long long) * special.size(),
-                              cudaMemcpyDeviceToHost, stream), "count download");
+                              cudaMemcpyDeviceToHost, stream), "histogram count download");
         check(cudaMemcpyAsync(ranges.data(), dRanges.get(), sizeof(RangePart) * ranges.size(),
-                              cudaMemcpyDeviceToHost, stream), "count download");
-        check(cudaStreamSynchronize(stream), "count pass");
+                              cudaMemcpyDeviceToHost, stream), "histogram count download");
+        check(cudaStreamSynchronize(stream), "histogram count pass");
     }
     h.channels.resize(static_cast<size_t>(channels));
     for (int c = 0; c < channels; ++c) {

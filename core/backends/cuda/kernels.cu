@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "cudacheck.h"
 #include "convlab/error.h"
 #include "launchers.h"
 
@@ -271,11 +272,6 @@ __global__ void fill(float* __restrict__ out, long long n, float value)
     for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
          i += static_cast<long long>(gridDim.x) * blockDim.x)
         out[i] = value;
-}
-
-void check(cudaError_t err, const char* what)
-{
-    if (err != cudaSuccess) throw Error(std::string("CUDA ") + what + ": " + cudaGetErrorString(err));
 }
 
 dim3 grid2d(int w, int h, int channels, dim3 block)

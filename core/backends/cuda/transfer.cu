@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "transfer.h"
+#include "cudacheck.h"
 
 #include <algorithm>
 #include <chrono>
@@ -13,14 +14,6 @@
 
 namespace convlab::cuda {
 namespace {
-
-void check(cudaError_t err, const char* what)
-{
-    if (err != cudaSuccess) {
-        cudaGetLastError();
-        throw Error(std::string("CUDA ") + what + ": " + cudaGetErrorString(err));
-    }
-}
 
 // memcpy over the process's threads: one thread moves 10-20 GB/s, short of the bus; slices of
 // at least 1 MiB, so small copies stay on the calling thread.
