@@ -6,15 +6,17 @@
 // anything is computed. The output file is only ever written, atomically, after a good run.
 // With -O DIR (batch mode, batch.cpp) every positional is an input and a bad input is skipped
 // while the others go on (exit status 3 when any was).
+// The teaching modes are in cli_tools.cpp; the tables, --version and the help text are in
+// cli_help.cpp.
 #include "cli.h"
 
 #include "batch.h"
+#include "cli_internal.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <array>
 #include <deque>
 #include <cctype>
 #include <charconv>
@@ -24,7 +26,6 @@
 #include <iostream>
 #include <new>
 #include <optional>
-#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -33,18 +34,11 @@
 #include "convlab/compare.h"
 #include "convlab/convolve.h"
 #include "convlab/costs.h"
-#include "convlab/design.h"
-#include "convlab/estimate.h"
 #include "convlab/export.h"
-#include "convlab/probe.h"
 #include "convlab/error.h"
 #include "convlab/io.h"
 #include "convlab/kernel.h"
 #include "convlab/modes.h"
-
-#ifndef CONVLAB_VERSION
-#define CONVLAB_VERSION "unknown"
-#endif
 
 namespace convlab {
 
@@ -79,36 +73,11 @@ namespace {
 namespace fs = std::filesystem;
 using namespace cli;
 
-struct Options {
-    std::string input, output, kernel, anchor, depth, compare;
-    std::string border = "reflect", method = "auto", device = "auto", map = "clamp";
-    // Given explicitly, these override what a JSON kernel file says.
-    std::optional<double> scale, offset;
-    bool correlate = false, convolve = false, normalize = false, noNormalize = false;
-    bool json = false, filterAlpha = false, listPresets = false, version = false;
-    std::string list; // --list border-modes | methods
-    int threads = 0, repeat = 1;
-    // Teaching modes: each replaces the ordinary run.
-    std::string probe, exportTarget, response;
-    int channel = 0, responseSize = 256;
-    bool analyze = false, logResponse = false;
-    std::optional<int> padMargin;
-    // --estimate-kernel WxH: INPUT is the source, OUTPUT the filtered image.
-    std::string estimateSize, saveKernel;
-    std::optional<double> ridge;
-    bool borderGiven = false; // without --border the estimate fits the interior only
-    // Batch mode: every positional is an input when -O or --inputs is given.
-    std::vector<std::string> more; // positionals after INPUT and OUTPUT
-    std::string outDir, inputList, format;
-};
-
 int fail(const std::string& message, int status)
 {
     std::cerr << kProgram << ": error: " << oneLine(message) << '\n';
     return status;
 }
-
-void note(const std::string& message) { std::cerr << kProgram << ": note: " << oneLine(message) << '\n'; }
 
 // The core's parse of an option value, its error turned into a usage error.
 template <class Parse> auto optionValue(Parse&& parse) -> decltype(parse())
@@ -120,15 +89,6 @@ template <class Parse> auto optionValue(Parse&& parse) -> decltype(parse())
     } catch (const Error& e) {
         throw UsageError(e.what());
     }
-}
-
-// Shortest readable spelling of a number for the text summary.
-std::string num(double v, int precision = 4)
-{
-    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.*g", precision, v);
-    return buf;
 }
 
 std::string depthLabel(SampleDepth d)
@@ -149,55 +109,12 @@ SampleDepth parseDepth(const std::string& text)
     throw UsageError("unknown --depth '" + text + "' (expected 8, 16 or 32f)");
 }
 
-std::string semanticsName(Semantics s) { return s == Semantics::Correlation ? "correlation" : "convolution"; }
-
 bool isNpy(const std::string& path)
 {
     std::string ext = fs::path(path).extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
     return ext == ".npy";
 }
-
-// "X,Y" (or another `form`, split at any of `separators`): two whole numbers; `what` names the
-// option in the message.
-std::pair<int, int> parsePair(const std::string& text, const std::string& what, const char* separators = ",",
-                              const char* form = "X,Y")
-{
-    const auto comma = text.find_first_of(separators);
-    const std::string parts[2] = {text.substr(0, comma), comma == std::string::npos ? "" : text.substr(comma + 1)};
-    int xy[2] = {0, 0};
-    for (int i = 0; i < 2; ++i) {
-        const char* first = parts[i].data();
-        const char* last = first + parts[i].size();
-        const auto [end, ec] = std::from_chars(first, last, xy[i]);
-        if (comma == std::string::npos || parts[i].empty() || ec != std::errc() || end != last)
-            throw UsageError("bad " + what + " '" + text + "': expected " + form + " as whole numbers");
-    }
-    return {xy[0], xy[1]};
-}
-
-// "X,Y": whole numbers inside the kernel.
-void setAnchor(Kernel& k, const std::string& text)
-{
-    const auto [x, y] = parsePair(text, "--anchor");
-    if (x < 0 || y < 0 || x >= k.width || y >= k.height)
-        throw UsageError("bad --anchor '" + text + "': outside the " + std::to_string(k.width) + "x" +
-                    std::to_string(k.height) + " kernel");
-    k.anchorX = x;
-    k.anchorY = y;
-}
-
-// Every named option value, parsed before any file is read: a misspelt name is a usage error
-// (exit status 2) whatever else is wrong.
-struct Choices {
-    Border border;
-    Method method = Method::Auto;
-    Device device = Device::Auto;
-    OutputMap map = OutputMap::Clamp;
-    std::optional<SampleDepth> depth;
-    std::optional<std::pair<Method, Device>> compare;
-    std::optional<ExportTarget> exportTarget;
-};
 
 Choices parseChoices(const Options& o)
 {
@@ -244,11 +161,45 @@ SampleDepth cli::outputDepth(std::optional<SampleDepth> depth, OutputMap map, co
     return held;
 }
 
-namespace {
+void cli::note(const std::string& message) { std::cerr << kProgram << ": note: " << oneLine(message) << '\n'; }
 
-// Refuses an output that would overwrite the input (when there is one) or land in a folder that
-// does not exist.
-void checkOutputPath(const std::string& input, const std::string& output)
+std::string cli::num(double v, int precision)
+{
+    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+    return buf;
+}
+
+std::string cli::semanticsName(Semantics s) { return s == Semantics::Correlation ? "correlation" : "convolution"; }
+
+std::pair<int, int> cli::parsePair(const std::string& text, const std::string& what, const char* separators,
+                                   const char* form)
+{
+    const auto comma = text.find_first_of(separators);
+    const std::string parts[2] = {text.substr(0, comma), comma == std::string::npos ? "" : text.substr(comma + 1)};
+    int xy[2] = {0, 0};
+    for (int i = 0; i < 2; ++i) {
+        const char* first = parts[i].data();
+        const char* last = first + parts[i].size();
+        const auto [end, ec] = std::from_chars(first, last, xy[i]);
+        if (comma == std::string::npos || parts[i].empty() || ec != std::errc() || end != last)
+            throw UsageError("bad " + what + " '" + text + "': expected " + form + " as whole numbers");
+    }
+    return {xy[0], xy[1]};
+}
+
+void cli::setAnchor(Kernel& k, const std::string& text)
+{
+    const auto [x, y] = parsePair(text, "--anchor");
+    if (x < 0 || y < 0 || x >= k.width || y >= k.height)
+        throw UsageError("bad --anchor '" + text + "': outside the " + std::to_string(k.width) + "x" +
+                    std::to_string(k.height) + " kernel");
+    k.anchorX = x;
+    k.anchorY = y;
+}
+
+void cli::checkOutputPath(const std::string& input, const std::string& output)
 {
     std::error_code ec, inEc, outEc;
     const fs::path out(output);
@@ -261,152 +212,7 @@ void checkOutputPath(const std::string& input, const std::string& output)
     if (!fs::is_directory(dir, ec)) throw Error("output folder '" + dir.string() + "' does not exist");
 }
 
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-void printPresets()
-{
-    const auto& presets = presetList();
-    std::size_t nameWidth = 0;
-    std::vector<std::string> params;
-    for (const PresetInfo& p : presets) {
-        nameWidth = std::max(nameWidth, p.name.size());
-        std::string s;
-        for (const PresetParam& q : p.params)
-            s += (s.empty() ? "" : ",") + q.name + "=" +
-                 (q.choices.empty() ? num(q.defaultValue, 6) : q.choices[std::size_t(q.defaultValue)]);
-        params.push_back(s.empty() ? "-" : s);
-    }
-    std::size_t paramWidth = 0;
-    for (const std::string& s : params) paramWidth = std::max(paramWidth, s.size());
-    for (std::size_t i = 0; i < presets.size(); ++i) {
-        std::string line = presets[i].name;
-        line.resize(nameWidth + 2, ' ');
-        line += params[i];
-        line.resize(nameWidth + 2 + paramWidth + 2, ' ');
-        std::cout << line << presets[i].description << '\n';
-    }
-}
-
-// ---- --list border-modes | methods: the tables of convlab/modes.h, for people and scripts ----
-
-Json nameOrNull(const char* text) { return text ? Json(text) : Json(); }
-
-Json aliasList(std::span<const char* const> aliases)
-{
-    Json out = Json::array();
-    for (const char* a : aliases) out.push_back(a);
-    return out;
-}
-
-std::string accuracyName(Accuracy a)
-{
-    switch (a) {
-    case Accuracy::Oracle: return "oracle";
-    case Accuracy::Float: return "float";
-    case Accuracy::Fft: return "fft";
-    case Accuracy::OfItsPick: return "of_its_pick";
-    }
-    return "?";
-}
-
-// Every field of each row.
-Json borderModesJson()
-{
-    Json rows = Json::array();
-    for (const BorderModeInfo& m : borderModes())
-        rows.push_back({{"name", m.name}, {"aliases", aliasList(m.aliases)}, {"takes_value", m.takesValue},
-                        {"rule", m.rule}, {"example", m.example}, {"opencv", nameOrNull(m.opencv)},
-                        {"opencv_filter2d", m.opencvFilter2D}, {"scipy", nameOrNull(m.scipy)},
-                        {"scipy_note", nameOrNull(m.scipyNote)}, {"matlab", nameOrNull(m.matlab)},
-                        {"gimp", nameOrNull(m.gimp)}, {"gmic", nameOrNull(m.gmic)}});
-    return rows;
-}
-
-Json methodsJson()
-{
-    Json rows = Json::array();
-    for (const MethodInfo& m : methods())
-        rows.push_back({{"name", m.name}, {"aliases", aliasList(m.aliases)}, {"description", m.description},
-                        {"accuracy", accuracyName(m.accuracy)}, {"tolerance", toleranceOf(m.accuracy)},
-                        {"auto_candidate", m.autoCandidate}});
-    return rows;
-}
-
-// One line a row: the name (with [:VALUE] where it takes one), the rule or description, and the
-// aliases, in columns.
-void printTable(const std::vector<std::array<std::string, 3>>& rows)
-{
-    // Columns in characters, not bytes: a rule may hold UTF-8 (a minus sign).
-    const auto width = [](const std::string& s) {
-        return std::size_t(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xc0) != 0x80; }));
-    };
-    std::size_t w0 = 0, w1 = 0;
-    for (const auto& r : rows) w0 = std::max(w0, width(r[0])), w1 = std::max(w1, width(r[1]));
-    for (const auto& r : rows) {
-        std::string line = r[0] + std::string(w0 + 2 - width(r[0]), ' ') + r[1];
-        if (!r[2].empty()) line += std::string(w1 + 2 - width(r[1]), ' ') + "also " + r[2];
-        std::cout << line << '\n';
-    }
-}
-
-std::string joined(std::span<const char* const> words)
-{
-    std::string out;
-    for (const char* w : words) out += (out.empty() ? "" : ", ") + std::string(w);
-    return out;
-}
-
-void printList(const std::string& what, bool json)
-{
-    const std::string table = normalizedName(what);
-    std::vector<std::array<std::string, 3>> rows;
-    if (table == "border_modes" || table == "borders") {
-        if (json) {
-            std::cout << borderModesJson().dump(2) << '\n';
-            return;
-        }
-        for (const BorderModeInfo& m : borderModes())
-            rows.push_back({std::string(m.name) + (m.takesValue ? "[:VALUE]" : ""), m.rule, joined(m.aliases)});
-    } else if (table == "methods") {
-        if (json) {
-            std::cout << methodsJson().dump(2) << '\n';
-            return;
-        }
-        for (const MethodInfo& m : methods()) rows.push_back({m.name, m.description, joined(m.aliases)});
-    } else {
-        throw UsageError("unknown --list '" + what + "' (expected border-modes or methods)");
-    }
-    printTable(rows);
-}
-
-void printVersion()
-{
-    std::string why, formatsWhy;
-    const bool cuda = cudaAvailable(&why);
-    const bool formats = imageFormatsAvailable(&formatsWhy);
-    std::cout << kProgram << ' ' << CONVLAB_VERSION << '\n'
-              << "image formats: "
-              << (formats ? "yes (PNG, JPEG, TIFF, BMP, PNM, WebP, .npy)" : "no (.npy only: " + formatsWhy + ")") << '\n'
-              << "CUDA: " << (cuda ? "available" : "unavailable (" + why + ")") << '\n';
-}
-
-// The rank of the kernel for the report: the engine's when it computed one, else our own SVD
-// for kernels small enough that it costs nothing worth mentioning.
-std::optional<SvdInfo> kernelRank(const Kernel& k, const RunReport& rep)
-{
-    if (rep.rank >= 0) return SvdInfo{rep.singularValues, rep.rank};
-    if (k.width * k.height <= 64 * 64) return analyzeRank(k);
-    return std::nullopt;
-}
-
-// The filter the options describe: kernel (with JSON file settings), anchor, border,
-// semantics, scale, offset, normalize and the schedule.
-ConvolveParams buildParams(const Options& o, const Choices& c)
+ConvolveParams cli::buildParams(const Options& o, const Choices& c)
 {
     if (o.kernel.empty()) throw UsageError("no kernel given (-k)");
     KernelSpec spec = loadKernelSpec(o.kernel);
@@ -430,6 +236,24 @@ ConvolveParams buildParams(const Options& o, const Choices& c)
     p.device = c.device;
     p.threads = o.threads;
     return p;
+}
+
+namespace {
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// The rank of the kernel for the report: the engine's when it computed one, else our own SVD
+// for kernels small enough that it costs nothing worth mentioning.
+std::optional<SvdInfo> kernelRank(const Kernel& k, const RunReport& rep)
+{
+    if (rep.rank >= 0) return SvdInfo{rep.singularValues, rep.rank};
+    if (k.width * k.height <= 64 * 64) return analyzeRank(k);
+    return std::nullopt;
 }
 
 // The engine's side of a run, every check that needs no file done: the kernel, CUDA when it is
@@ -610,255 +434,6 @@ void printSummary(const Options& o, const Outcome& r)
               << (*r.save.depth == SampleDepth::F32 ? "" : ", map " + outputMapName(r.save.map)) << ")\n";
 }
 
-// ---- teaching modes: --probe, --analyze, --export, --pad-preview ----
-
-Json jsonArray2d(const std::vector<double>& values, int width, int height)
-{
-    Json rows = Json::array();
-    for (int v = 0; v < height; ++v)
-        rows.push_back(std::vector<double>(values.begin() + std::ptrdiff_t(v) * width,
-                                           values.begin() + std::ptrdiff_t(v + 1) * width));
-    return rows;
-}
-
-// A right-aligned grid of numbers with an optional mark after some cells.
-void printGrid(const std::vector<std::string>& cells, int width, const std::string& indent)
-{
-    std::size_t w = 0;
-    for (const std::string& c : cells) w = std::max(w, c.size());
-    for (std::size_t i = 0; i < cells.size(); ++i) {
-        if (i % width == 0) std::cout << indent;
-        std::cout << std::string(w - cells[i].size() + (i % width ? 2 : 0), ' ') << cells[i];
-        if (i % width == std::size_t(width) - 1) std::cout << '\n';
-    }
-}
-
-std::string sourceText(const ProbeTap& t, const Border& b)
-{
-    if (t.sourceX < 0) return "constant " + num(b.value, 9);
-    return "(" + std::to_string(t.sourceX) + "," + std::to_string(t.sourceY) + ")";
-}
-
-// The one-line explanation of how the kernel is applied.
-std::string semanticsNote(const ConvolveParams& p, const Kernel& applied)
-{
-    const std::string a = "(" + std::to_string(applied.ax()) + "," + std::to_string(applied.ay()) + ")";
-    if (p.semantics == Semantics::Correlation)
-        return "correlation: the kernel is applied as written, out(y,x) = sum K(v,u) in(y-ay+v, x-ax+u)";
-    return "convolution: out(y,x) = sum K(v,u) in(y+ay-v, x+ax-u) walks the neighbourhood backwards, so the kernel is "
-           "applied flipped in x and y with the anchor mirrored to " + a + ", a correlation with the flipped kernel";
-}
-
-int runProbe(const Options& o, const Choices& c)
-{
-    const auto [x, y] = parsePair(o.probe, "--probe");
-    ConvolveParams p = buildParams(o, c);
-    if (!o.output.empty()) checkOutputPath(o.input, o.output);
-    DecodedImage decoded = decodeImage(o.input);
-    const Image in = decoded.samples ? unpackImage(*decoded.samples) : std::move(decoded.image);
-    std::vector<std::string> notices = std::move(decoded.notices);
-    SaveOptions save;
-    save.map = c.map;
-    if (!o.output.empty()) save.depth = outputDepth(c.depth, c.map, o.output, in.depth, in.channels, in.hasAlpha, notices);
-    PixelProbe pr = probePixel(in, p, x, y, o.channel);
-    pr.notices.insert(pr.notices.begin(), notices.begin(), notices.end());
-    if (!o.output.empty()) saveImage(convolve(in, p), o.output, save);
-    const Kernel& k = pr.applied;
-    if (o.json) {
-        Json taps = Json::array();
-        std::vector<double> values, products;
-        for (const ProbeTap& t : pr.taps) {
-            taps.push_back({{"x", t.x}, {"y", t.y}, {"value", t.value}, {"weight", t.weight}, {"product", t.product},
-                            {"padded", t.padded},
-                            {"source", t.sourceX < 0 ? Json() : Json::array({t.sourceX, t.sourceY})}});
-            values.push_back(t.value);
-            products.push_back(t.product);
-        }
-        std::vector<double> weights(k.values.begin(), k.values.end());
-        Json j;
-        j["input"] = {{"path", o.input}, {"width", in.width}, {"height", in.height}, {"channels", in.channels}};
-        j["pixel"] = Json::array({x, y});
-        j["channel"] = o.channel;
-        j["kernel"] = {{"name", p.kernel.name}, {"width", p.kernel.width}, {"height", p.kernel.height},
-                       {"anchor", Json::array({p.kernel.ax(), p.kernel.ay()})}};
-        j["semantics"] = semanticsName(p.semantics);
-        j["border"] = {{"mode", borderName(p.border.mode)}, {"value", p.border.value}};
-        j["applied"] = {{"flipped", p.semantics == Semantics::Convolution},
-                        {"anchor", Json::array({k.ax(), k.ay()})},
-                        {"values", jsonArray2d(weights, k.width, k.height)},
-                        {"note", semanticsNote(p, k)}};
-        j["passed_through"] = pr.passedThrough;
-        j["neighbourhood"] = pr.passedThrough ? Json::array() : jsonArray2d(values, k.width, k.height);
-        j["products"] = pr.passedThrough ? Json::array() : jsonArray2d(products, k.width, k.height);
-        j["taps"] = std::move(taps);
-        j["sum"] = pr.sum;
-        j["scale"] = pr.scale;
-        j["offset"] = pr.offset;
-        j["value"] = pr.value;
-        j["notices"] = pr.notices;
-        if (!o.output.empty()) j["output"] = o.output;
-        std::cout << j.dump(2) << '\n';
-        return 0;
-    }
-    for (const std::string& n : pr.notices) note(n);
-    std::cout << "pixel    (" << x << ',' << y << "), channel " << o.channel << " of " << o.input << " (" << in.width
-              << 'x' << in.height << ", " << in.channels << (in.channels == 1 ? " channel)" : " channels)") << '\n';
-    std::cout << "kernel   " << p.kernel.name << ' ' << p.kernel.width << 'x' << p.kernel.height << ", anchor ("
-              << p.kernel.ax() << ',' << p.kernel.ay() << "), border " << borderName(p.border.mode)
-              << (p.border.mode == BorderMode::Constant ? "(" + num(p.border.value, 9) + ")" : "") << '\n';
-    if (pr.passedThrough) {
-        std::cout << "value    " << num(pr.value, 9)
-                  << " (the alpha channel is passed through unfiltered; --filter-alpha filters it)\n";
-        return 0;
-    }
-    std::cout << "note     " << semanticsNote(p, k) << '\n';
-    std::vector<std::string> cells;
-    std::vector<std::string> padded;
-    for (const ProbeTap& t : pr.taps) {
-        cells.push_back(num(t.value, 6) + (t.padded ? "*" : " "));
-        if (t.padded)
-            padded.push_back("(" + std::to_string(t.x) + "," + std::to_string(t.y) + ")<-" + sourceText(t, p.border));
-    }
-    std::cout << "\nneighbourhood: input at x " << x - k.ax() << ".." << x - k.ax() + k.width - 1 << ", y "
-              << y - k.ay() << ".." << y - k.ay() + k.height - 1 << " (* outside the image, filled by the border rule)\n";
-    printGrid(cells, k.width, "  ");
-    if (!padded.empty()) {
-        std::cout << "padded taps (x,y)<-source:\n";
-        for (std::size_t i = 0; i < padded.size(); ++i)
-            std::cout << "  " << padded[i] << (i % 6 == 5 || i + 1 == padded.size() ? "\n" : "");
-    }
-    cells.clear();
-    for (float v : k.values) cells.push_back(num(v, 6));
-    std::cout << "\napplied kernel" << (p.semantics == Semantics::Convolution ? " (flipped)" : "") << ", anchor ("
-              << k.ax() << ',' << k.ay() << "):\n";
-    printGrid(cells, k.width, "  ");
-    cells.clear();
-    for (const ProbeTap& t : pr.taps) cells.push_back(num(t.product, 6));
-    std::cout << "\nproducts (kernel x neighbourhood):\n";
-    printGrid(cells, k.width, "  ");
-    std::cout << "\nsum      " << num(pr.sum, 17) << '\n'
-              << "scale    " << num(pr.scale, 17) << (p.normalize ? " (normalized)" : "") << '\n'
-              << "offset   " << num(pr.offset, 17) << '\n'
-              << "value    " << num(pr.value, 9) << " = float(scale * sum + offset)\n";
-    if (!o.output.empty()) std::cout << "output   " << o.output << '\n';
-    return 0;
-}
-
-std::string symmetryText(const KernelAnalysis& a)
-{
-    const auto axis = [](bool even, bool odd, const char* name) -> std::string {
-        return std::string(even && odd ? "zero" : even ? "even" : odd ? "odd" : "no symmetry") + " in " + name;
-    };
-    return axis(a.evenX, a.oddX, "x") + ", " + axis(a.evenY, a.oddY, "y");
-}
-
-// The grid on which a designed kernel's response is compared with its ideal.
-constexpr int kDesignFitGrid = 128;
-
-int runAnalyze(const Options& o, const Choices& c)
-{
-    const ConvolveParams p = buildParams(o, c);
-    const Kernel& k = p.kernel;
-    const KernelAnalysis a = analyzeKernel(k);
-    const std::optional<FilterDesign> design = designOf(k);
-    const DesignFit fit = design ? measureDesign(*design, frequencyResponse(k, kDesignFitGrid)) : DesignFit{};
-    if (!o.response.empty()) {
-        checkOutputPath({}, o.response);
-        SaveOptions save;
-        save.map = OutputMap::Normalize; // image files: min-max to the file's range; .npy/TIFF keep floats
-        saveImage(frequencyResponse(k, o.responseSize, o.logResponse), o.response, save);
-    }
-    if (o.json) {
-        Json j;
-        j["kernel"] = {{"name", k.name}, {"width", k.width}, {"height", k.height},
-                       {"anchor", Json::array({k.ax(), k.ay()})}};
-        j["sum"] = a.sum;
-        j["abs_sum"] = a.absSum;
-        j["zero_sum"] = a.zeroSum;
-        j["symmetry"] = {{"even_x", a.evenX}, {"odd_x", a.oddX}, {"even_y", a.evenY}, {"odd_y", a.oddY}};
-        j["rank"] = a.rank;
-        j["singular_values"] = a.singularValues;
-        j["separable"] = a.rank == 1 ? Json{{"column", a.column}, {"row", a.row}} : Json();
-        j["response"] = {{"class", filterClassName(a.filterClass)}, {"reason", a.classReason},
-                         {"dc_gain", a.dcGain}, {"max_gain", a.maxGain}, {"nyquist_gain", a.nyquistGain},
-                         {"peak", Json::array({a.peakFx, a.peakFy})}};
-        if (design)
-            j["design"] = {{"preset", designText(*design)}, {"transition_width", fit.transition},
-                           {"pass_deviation", fit.passSamples ? Json(fit.passDeviation) : Json()},
-                           {"stop_gain", fit.stopSamples ? Json(fit.stopGain) : Json()}};
-        if (!o.response.empty())
-            j["response"]["file"] = {{"path", o.response}, {"size", o.responseSize},
-                                     {"scale", o.logResponse ? "dB" : "linear"}};
-        std::cout << j.dump(2) << '\n';
-        return 0;
-    }
-    const auto list = [](const auto& values) {
-        std::string s;
-        for (const auto& v : values) s += (s.empty() ? "" : " ") + num(v, 6);
-        return s;
-    };
-    std::cout << "kernel     " << k.name << ' ' << k.width << 'x' << k.height << ", anchor (" << k.ax() << ','
-              << k.ay() << ")\n"
-              << "sum        " << num(a.sum, 9) << " (the DC gain), sum |K| " << num(a.absSum, 9)
-              << (a.zeroSum ? ", zero-sum: flat regions become 0" : "") << '\n'
-              << "symmetry   " << symmetryText(a) << '\n'
-              << "rank       " << a.rank << " (singular values " << list(a.singularValues) << ")\n";
-    if (a.rank == 1) std::cout << "separable  column [" << list(a.column) << "] x row [" << list(a.row) << "]\n";
-    std::cout << "response   " << a.classReason << '\n'
-              << "gain       DC " << num(a.dcGain, 6) << ", max " << num(a.maxGain, 6) << " at (" << num(a.peakFx)
-              << ',' << num(a.peakFy) << ") rad, at (pi,pi) " << num(a.nyquistGain, 6) << '\n';
-    if (design)
-        std::cout << "design     outside the transition band (" << num(fit.transition, 4)
-                  << " cycles/pixel wide at each edge): pass band "
-                  << (fit.passSamples ? "within " + num(fit.passDeviation, 3) + " of 1" : "none")
-                  << ", stop band " << (fit.stopSamples ? "at most " + num(fit.stopGain, 3) : "none") << '\n';
-    if (!o.response.empty())
-        std::cout << "written    " << o.response << " (" << o.responseSize << 'x' << o.responseSize << ", "
-                  << (o.logResponse ? "dB" : "linear") << " magnitude, zero frequency at the centre)\n";
-    return 0;
-}
-
-int runExport(const Options& o, const Choices& c)
-{
-    const ExportTarget target = *c.exportTarget;
-    const std::string code = exportCode(buildParams(o, c), target);
-    if (o.json) std::cout << Json{{"target", exportTargetName(target)}, {"code", code}}.dump(2) << '\n';
-    else std::cout << code;
-    return 0;
-}
-
-int runPadPreview(const Options& o, const Choices& c)
-{
-    const Border border = c.border;
-    SaveOptions save;
-    save.map = c.map;
-    checkOutputPath(o.input, o.output);
-    formatHoldsDepth(o.output, SampleDepth::U8); // an output format that cannot be written, before the input is read
-    DecodedImage decoded = decodeImage(o.input);
-    const Image in = decoded.samples ? unpackImage(*decoded.samples) : std::move(decoded.image);
-    std::vector<std::string> notices = std::move(decoded.notices);
-    save.depth = outputDepth(c.depth, c.map, o.output, in.depth, in.channels, in.hasAlpha, notices);
-    const Image out = padPreview(in, border, *o.padMargin);
-    saveImage(out, o.output, save);
-    if (!o.json)
-        for (const std::string& n : notices) note(n);
-    if (o.json) {
-        std::cout << Json{{"input", {{"path", o.input}, {"width", in.width}, {"height", in.height}}},
-                          {"border", {{"mode", borderName(border.mode)}, {"value", border.value}}},
-                          {"margin", *o.padMargin},
-                          {"notices", notices},
-                          {"output", {{"path", o.output}, {"width", out.width}, {"height", out.height}}}}
-                         .dump(2)
-                  << '\n';
-    } else {
-        std::cout << "padded   " << o.input << " (" << in.width << 'x' << in.height << ") by " << *o.padMargin
-                  << " on every side with " << borderName(border.mode)
-                  << (border.mode == BorderMode::Constant ? "(" + num(border.value, 9) + ")" : "") << '\n'
-                  << "output   " << o.output << " (" << out.width << 'x' << out.height << ")\n";
-    }
-    return 0;
-}
-
 // -O DIR: every positional and every line of --inputs is an input.
 int runBatchMode(const Options& o, const Choices& c)
 {
@@ -878,190 +453,6 @@ int runBatchMode(const Options& o, const Choices& c)
     job.json = o.json;
     return runBatch(job);
 }
-
-// "WxH": two whole numbers within the estimate's limit.
-std::pair<int, int> parseEstimateSize(const std::string& text)
-{
-    const auto [w, h] = parsePair(text, "--estimate-kernel", "xX", "WxH");
-    if (w < 1 || h < 1 || w > kMaxEstimateSide || h > kMaxEstimateSide)
-        throw UsageError("bad --estimate-kernel '" + text + "': each side must be 1.." +
-                         std::to_string(kMaxEstimateSide));
-    return {w, h};
-}
-
-// The options of an estimate, every value checked before any file is read.
-EstimateOptions estimateOptions(const Options& o, const Choices& c)
-{
-    EstimateOptions e;
-    std::tie(e.width, e.height) = parseEstimateSize(o.estimateSize);
-    if (!o.anchor.empty()) {
-        Kernel shape(e.width, e.height, std::vector<float>(std::size_t(e.width) * e.height, 0.0f));
-        setAnchor(shape, o.anchor);
-        e.anchorX = shape.anchorX;
-        e.anchorY = shape.anchorY;
-    }
-    e.semantics = o.correlate ? Semantics::Correlation : Semantics::Convolution;
-    if (o.borderGiven) e.border = c.border;
-    e.ridge = o.ridge.value_or(0.0);
-    if (!std::isfinite(e.ridge) || e.ridge < 0)
-        throw UsageError("bad --ridge '" + num(e.ridge) + "': expected a finite number >= 0");
-    e.filterAlpha = o.filterAlpha;
-    e.threads = o.threads;
-    return e;
-}
-
-int runEstimate(const Options& o, const Choices& c)
-{
-    const EstimateOptions e = estimateOptions(o, c);
-    if (!o.saveKernel.empty()) {
-        checkOutputPath(o.input, o.saveKernel);
-        checkOutputPath(o.output, o.saveKernel);
-    }
-    std::vector<std::string> notices; // what the decoder said about files that decoded whole
-    const auto load = [&notices](const std::string& path) {
-        DecodedImage d = decodeImage(path);
-        notices.insert(notices.end(), d.notices.begin(), d.notices.end());
-        return d.samples ? unpackImage(*d.samples) : std::move(d.image);
-    };
-    const Image source = load(o.input), filtered = load(o.output);
-    const KernelEstimate r = estimateKernel(source, filtered, e);
-    KernelSpec spec;
-    spec.kernel = r.kernel;
-    spec.semantics = e.semantics;
-    if (!o.saveKernel.empty()) saveKernelFile(spec, o.saveKernel);
-
-    const std::string fitted =
-        e.border ? borderName(e.border->mode) + (e.border->mode == BorderMode::Constant ? ":" + num(e.border->value, 9) : "")
-                 : "interior";
-    if (o.json) {
-        Json j = {{"source", o.input}, {"filtered", o.output},
-                  {"kernel", Json::parse(kernelToJson(spec))}, // a kernel file's form
-                  {"semantics", semanticsName(e.semantics)}, {"border", fitted}, {"ridge", e.ridge},
-                  {"channels", r.channels}, {"equations", r.equations}, {"residual_rmse", r.residualRmse},
-                  {"notices", notices}};
-        if (!o.saveKernel.empty()) j["saved"] = o.saveKernel;
-        std::cout << j.dump(2) << '\n';
-        return 0;
-    }
-    for (const std::string& n : notices) note(n);
-    // Every line but the kernel's rows is a '#' comment: the output is itself a kernel text.
-    const Kernel& k = r.kernel;
-    std::cout << "# " << k.width << 'x' << k.height << " kernel estimated from " << oneLine(o.input) << " to "
-              << oneLine(o.output) << '\n'
-              << "# anchor (" << k.ax() << ',' << k.ay() << "), " << semanticsName(e.semantics) << ", fitted on "
-              << (e.border ? "every pixel, border " + fitted : std::string("the interior")) << ", ridge "
-              << num(e.ridge, 6) << ", " << r.channels << (r.channels == 1 ? " channel, " : " channels, ")
-              << r.equations << " equations\n";
-    for (int v = 0; v < k.height; ++v) {
-        Kernel row(k.width, 1, std::vector<float>(k.values.begin() + std::ptrdiff_t(v) * k.width,
-                                                  k.values.begin() + std::ptrdiff_t(v + 1) * k.width));
-        std::cout << row.toText() << '\n';
-    }
-    std::cout << "# residual RMSE " << num(r.residualRmse, 6) << " (in the filtered image's units)\n";
-    if (!o.saveKernel.empty()) std::cout << "# saved " << oneLine(o.saveKernel) << '\n';
-    return 0;
-}
-
-constexpr const char* kFooterKernel = R"(Kernel SPEC:
-  "1 2 1; 2 4 2; 1 2 1"   rows separated by ';' (or newlines), values by spaces or commas;
-                          fractions like 1/16 are allowed
-  FILE.txt | FILE.json    a kernel file; a JSON file may also set scale, offset, normalize,
-                          semantics and anchor, which the options here override
-  preset:NAME[:k=v,...]   a built-in kernel (see --list-presets); designed filters take
-                          cut-offs in cycles/pixel, e.g. preset:lowpass:cutoff=0.1,size=15,
-                          window=kaiser,beta=8.6,shape=radial or preset:bandpass:f1=0.1,f2=0.3
-)";
-
-// "constant[:VALUE] | replicate | ..." and "auto | direct | ...", from the tables of modes.h.
-std::string borderChoices()
-{
-    std::string out;
-    for (const BorderModeInfo& m : borderModes())
-        out += (out.empty() ? "" : " | ") + std::string(m.name) + (m.takesValue ? "[:VALUE]" : "");
-    return out;
-}
-std::string methodChoices()
-{
-    std::string out;
-    for (const MethodInfo& m : methods()) out += (out.empty() ? "" : " | ") + std::string(m.name);
-    return out;
-}
-
-// One help entry: the name in a column of `width`, then the lines, each under the first.
-std::string helpEntry(const std::string& name, std::size_t width, const std::vector<std::string>& lines)
-{
-    std::string out = "  " + name + std::string(name.size() < width ? width - name.size() : 1, ' ');
-    for (std::size_t i = 0; i < lines.size(); ++i)
-        out += (i ? std::string(width + 2, ' ') : std::string()) + lines[i] + '\n';
-    return out;
-}
-
-// Words joined by ", " in lines of at most `width` characters.
-std::vector<std::string> wrapList(const std::string& first, std::span<const char* const> words, std::size_t width)
-{
-    std::vector<std::string> lines{first};
-    for (std::size_t i = 0; i < words.size(); ++i) {
-        const std::string word = std::string(words[i]) + (i + 1 < words.size() ? "," : "");
-        if (lines.back().size() + 1 + word.size() > width) lines.emplace_back();
-        lines.back() += (lines.back().empty() ? "" : " ") + word;
-    }
-    return lines;
-}
-
-std::string modesAndMethodsHelp()
-{
-    constexpr std::size_t kColumn = 18, kWidth = 70;
-    std::string out = "Border modes (default reflect; docs/semantics.md, Border modes):\n";
-    for (const BorderModeInfo& m : borderModes()) {
-        const std::string name = std::string(m.name) + (m.takesValue ? "[:VALUE]" : "");
-        std::vector<std::string> lines{std::string(m.rule) + (m.takesValue ? " (c = VALUE, 0 unless given)" : "")};
-        if (!m.aliases.empty())
-            for (std::string& l : wrapList("also", m.aliases, kWidth)) lines.push_back(std::move(l));
-        out += helpEntry(name, kColumn, lines);
-    }
-    out += "  Names are matched ignoring case, with '-' and ' ' read as '_'.\n";
-    out += "Methods (default auto):\n";
-    for (const MethodInfo& m : methods()) out += helpEntry(m.name, kColumn, {m.description});
-    return out;
-}
-
-constexpr const char* kFooterRest = R"(Files: .npy (float32/float64/uint8/uint16) and, when built with them, PNG, JPEG, TIFF, BMP,
-  PNM, WebP. Values keep the file's scale (0..255, 0..65535, floats as they are).
-Teaching and comparison (these replace the ordinary run):
-  convlab-cli INPUT [OUTPUT] --probe X,Y -k SPEC [--channel C]   how one output value comes
-                          about: neighbourhood, applied kernel, products, sum, scale, offset
-  convlab-cli --analyze -k SPEC [--response FILE [--response-size N] [--log]]   sum, symmetry,
-                          rank and factors, low/high/band-pass; FILE gets |H| (zero frequency
-                          at the centre; image files min-max normalized, .npy/.tif floats)
-  convlab-cli --export scipy|opencv-python|opencv-cpp|cupy|dask -k SPEC [-b ...] [--correlate] ...
-                          a snippet that reproduces the result with that library
-  convlab-cli INPUT OUTPUT --pad-preview MARGIN [-b MODE]   the image extended by the border rule
-  convlab-cli SOURCE FILTERED --estimate-kernel WxH [--correlate] [--anchor X,Y] [-b MODE]
-                          [--ridge LAMBDA] [-o FILE.json]   the WxH kernel (up to 31x31) that maps
-                          SOURCE to FILTERED best (least squares): printed as kernel text with
-                          the residual RMSE; the interior only unless -b gives a border mode;
-                          -o saves it as a kernel file (docs/semantics.md, Kernel estimation)
-Batch mode (docs/cli.md, Batch mode):
-  convlab-cli -k SPEC IN1 IN2 ... -O DIR [--inputs LIST] [--format EXT] [options]
-                          one process filters every input, in order, into DIR under its own
-                          file name (--format EXT: with that extension); decoding, filtering and
-                          writing overlap. LIST holds one path a line ('-': stdin). DIR must
-                          exist; two inputs with the same output name are refused before any
-                          is read. A bad input is skipped with a message and the rest go on.
-                          --json: one JSON object a line per image, then {"summary": ...}.
-                          A progress bar on stderr when it is a terminal. Not with --probe,
-                          --analyze, --export, --pad-preview, --estimate-kernel or --repeat.
-Output depth: --depth, else 32f for .npy, else the input's when the output format holds it,
-  else the deepest it holds (float input to .png: 16-bit, 0..1 to 0..65535), with a note.
-  Decided, like the output format, before anything is computed.
-Tables: convlab-cli --list border-modes|methods [--json]   one line a mode or method (--json:
-  every field, with the other libraries' names and the tolerances)
-Exit status: 0 success, 1 error (one line on stderr; the output file is left untouched),
-  2 bad command line (unknown option, option value or name; missing argument; in batch mode
-  also two inputs with one output name), 3 batch mode: some inputs were skipped (each said on
-  stderr), the others written.)";
-
-std::string helpFooter() { return kFooterKernel + modesAndMethodsHelp() + kFooterRest; }
 
 } // namespace
 

@@ -183,8 +183,8 @@ void TestChannels::viewDrawsOneChannelAsGrey()
 
 void TestChannels::panelsFollowTheChoice()
 {
-    ProbePanel* probe = w_->probePanel();
-    HistogramPanel* histogram = w_->histogramPanel();
+    ProbePanel* probe = w_->panel<ProbePanel>();
+    HistogramPanel* histogram = w_->panel<HistogramPanel>();
     w_->controls()->setMethod(Method::Reference);
     QVERIFY(renderAfter([&] { w_->setSourceImage(test::randomImage(24, 16, 3, 8), "random"); }));
     QCOMPARE(probe->channel(), 0);
@@ -213,26 +213,26 @@ void TestChannels::differenceOfOneChannel()
         w_->controls()->setMethod(Method::Fft);
     }));
     QSignalSpy compared(doc(), &WorkbenchDocument::comparisonChanged);
-    emit w_->differencePanel()->compareRequested();
+    emit w_->panel<DifferencePanel>()->compareRequested();
     QVERIFY(compared.wait(kWaitMs));
     const WorkbenchDocument::Comparison* c = doc()->comparison();
     QVERIFY(c);
     QCOMPARE(int(c->channelStats.size()), 3);
     const Image& a = *doc()->result()->image;
     const Image& b = *w_->compareController()->result();
-    const QString all = w_->differencePanel()->statsText();
+    const QString all = w_->panel<DifferencePanel>()->statsText();
     QVERIFY(!all.contains("channel"));
     QVERIFY(all.contains(QString::number(compareImages(a, b).maxAbs, 'g', 6)));
 
     doc()->setDisplayChannel(1);
-    const QString green = w_->differencePanel()->statsText();
+    const QString green = w_->panel<DifferencePanel>()->statsText();
     QVERIFY2(green.startsWith("channel G only"), qPrintable(green));
     const DiffStats g = compareImages(a, b, 1);
     QCOMPARE(c->channelStats[1].maxAbs, g.maxAbs);
     QVERIFY(green.contains(QString::number(g.maxAbs, 'g', 6)));
     QVERIFY(green.contains(QString::number(g.rmse, 'g', 6)));
     doc()->setDisplayChannel(-1);
-    QCOMPARE(w_->differencePanel()->statsText(), all);
+    QCOMPARE(w_->panel<DifferencePanel>()->statsText(), all);
 }
 
 void TestChannels::perChannelComparison()

@@ -221,16 +221,16 @@ void TestConveniences::showOriginalToggles()
     QVERIFY(toggle);
     QCOMPARE(toggle->shortcut(), QKeySequence(Qt::Key_O));
     // The probe explains the result: showing the original does not change what it reads.
-    w_->probePanel()->setPixel(5, 5);
-    QTRY_VERIFY_WITH_TIMEOUT(w_->probePanel()->displayedValue().has_value(), kWaitMs);
-    const float probed = *w_->probePanel()->displayedValue();
+    w_->panel<ProbePanel>()->setPixel(5, 5);
+    QTRY_VERIFY_WITH_TIMEOUT(w_->panel<ProbePanel>()->displayedValue().has_value(), kWaitMs);
+    const float probed = *w_->panel<ProbePanel>()->displayedValue();
 
     QTest::keyClick(view(), Qt::Key_O);
     QVERIFY(toggle->isChecked());
     QVERIFY(view()->originalShown());
     QVERIFY(std::abs(centreGrey(view()) - int(kSourceGrey)) <= 2);
     QVERIFY(originalLabel()->isVisible());
-    QCOMPARE(*w_->probePanel()->displayedValue(), probed);
+    QCOMPARE(*w_->panel<ProbePanel>()->displayedValue(), probed);
     QCOMPARE(probed, kSourceGrey * kGain);
     // A Space tap while toggled on leaves it on.
     QTest::keyClick(view(), Qt::Key_Space);
@@ -579,10 +579,9 @@ void TestConveniences::pixelValuesBeyond32x()
             }
     auto v = zoomedView(source, result, 24.0);
     QVERIFY(v);
-    PixelGrid grid(v.get());
     const QPoint cell = v->widgetToImage(QPointF(128, 96)).toPoint();
     QVERIFY(v->pixelGridShown());
-    QVERIFY(grid.cellText(cell.x(), cell.y()).isEmpty()); // 24x: lines only
+    QVERIFY(PixelGrid(v->gridFrame()).cellText(cell.x(), cell.y()).isEmpty()); // 24x: lines only
     const QImage linesOnly = v->grabFramebuffer();
 
     v->setZoom(40.0, QPointF(128, 96));
@@ -592,6 +591,7 @@ void TestConveniences::pixelValuesBeyond32x()
         for (int c = 0; c < 3; ++c) lines << QString::number(im.at(c, at.y(), at.x()));
         return lines.join('\n');
     };
+    const PixelGrid grid(v->gridFrame());
     QCOMPARE(grid.cellText(at.x(), at.y()), expected(result));
     QVERIFY(grid.valueFontPx(3) >= 7);
     // The text is drawn: the cell's centre is no longer one flat colour.

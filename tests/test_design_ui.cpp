@@ -56,7 +56,7 @@ private:
     // dialog closed (accepted).
     bool choosePreset(const QString& name, const std::function<void(PresetDialog*)>& fill);
     bool analysisAfter(const std::function<void()>& action);
-    AnalysisPanel* analysis() const { return w_->analysisPanel(); }
+    AnalysisPanel* analysis() const { return w_->panel<AnalysisPanel>(); }
     QWidget* responseImage() const { return analysis()->findChild<QWidget*>("responseImage"); }
 
     std::unique_ptr<MainWindow> w_;

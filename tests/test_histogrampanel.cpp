@@ -108,8 +108,7 @@ void TestHistogramPanel::init()
     QVERIFY(QTest::qWaitForWindowExposed(w_.get()));
     panel_ = std::make_unique<HistogramPanel>();
     panel_->resize(360, 480);
-    panel_->follow(w_->workbench());
-    panel_->followView(w_->imageView());
+    panel_->attach(w_->workbench(), w_->imageView());
     w_->imageView()->setMapping(ImageView::Mapping::Clamp);
     QVERIFY(renderAfter([&] { w_->setSourceImage(ramp(), "ramp"); }));
     QVERIFY(settled());
@@ -264,7 +263,7 @@ void TestHistogramPanel::largeImagesCountedOnTheWorker()
 // The window's own panel: a dock that follows the document and the view's mapping.
 void TestHistogramPanel::windowHasTheDock()
 {
-    HistogramPanel* own = w_->histogramPanel();
+    HistogramPanel* own = w_->panel<HistogramPanel>();
     QVERIFY(own);
     QCOMPARE(own->parentWidget()->objectName(), QStringLiteral("histogramDock"));
     QVERIFY(QTest::qWaitFor([&] { return !own->pending(); }, kWaitMs));

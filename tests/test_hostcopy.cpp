@@ -303,7 +303,7 @@ private slots:
     void aShownHistogramCountsOnTheDevice()
     {
         HistogramPanel panel;
-        panel.follow(doc_.get());
+        panel.attach(doc_.get());
         QVERIFY(edit(0.6f)); // a result that arrives while the panel is hidden
         QCOMPARE(log_.histograms.load(), 0);
         panel.show();
@@ -333,7 +333,7 @@ private slots:
     void aShownProbeReadsOnePixel()
     {
         ProbePanel panel;
-        panel.follow(doc_.get());
+        panel.attach(doc_.get());
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         QVERIFY2(!doc_->hostResultWanted(), "the probe asked for the whole image");

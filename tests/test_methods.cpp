@@ -191,7 +191,7 @@ private slots:
         QTest::newRow("wide kernel") << 1200 << 1030 << 33 << 3;
         QTest::newRow("768-point tiles") << 2000 << 50 << 63 << 5;
     }
-    // The tile sides are those of least transform work (fft.cpp): a 63x63 kernel on 4096x4096
+    // The tile sides are those of least transform work (fft_tiling.cpp): a 63x63 kernel on 4096x4096
     // gets 768-point tiles (706 outputs a side, 36 tiles) rather than 256 (194 outputs, 484
     // tiles); every tiling covers the image with tiles that each keep outputs.
     void fftTilingTakesTheLeastWork()
@@ -214,7 +214,7 @@ private slots:
         }
     }
 
-    // The CPU's transform sides are those FFTW runs fast (fft.cpp, fftSideWeight). A 600x500
+    // The CPU's transform sides are those FFTW runs fast (fft_tiling.cpp, fftSideWeight). A 600x500
     // image with a 15x15 kernel is one tile of 514 x 614 padded points, whose smallest 7-smooth
     // sides were 525 (3 5^2 7) and 625 (5^4): 3.7 ms against 1.6 for 576 x 640 on one thread.
     void fftSidesAreFastOnes()

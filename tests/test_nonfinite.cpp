@@ -11,6 +11,7 @@
 
 #include "convlab/compare.h"
 #include "convlab/convolve.h"
+#include "convlab/error.h"
 #include "convlab/modes.h"
 #include "methods/methods.h"
 #include "methods/separable.h"
@@ -325,6 +326,33 @@ private slots:
         QCOMPARE(none.nonFiniteMismatch, 4LL);
         QCOMPARE(none.maxAbs, 0.0);
         QCOMPARE(none.meanAbs, 0.0);
+    }
+
+    // The difference view's image: a - b per sample, non-finite values as IEEE gives them, and
+    // a shape mismatch refused.
+    void differenceImageSubtractsPerSample()
+    {
+        Image a(3, 2, 2), b(3, 2, 2);
+        for (std::size_t i = 0; i < a.data.size(); ++i) {
+            a.data[i] = float(i) * 1.5f;
+            b.data[i] = float(i);
+        }
+        a.at(1, 1, 2) = kInf;
+        b.at(0, 0, 1) = kNaN;
+        const Image d = differenceImage(a, b);
+        QCOMPARE(d.width, 3);
+        QCOMPARE(d.height, 2);
+        QCOMPARE(d.channels, 2);
+        for (std::size_t i = 0; i < d.data.size(); ++i) {
+            const float want = a.data[i] - b.data[i];
+            if (std::isnan(want))
+                QVERIFY(std::isnan(d.data[i]));
+            else
+                QCOMPARE(d.data[i], want);
+        }
+        QVERIFY(std::isinf(d.at(1, 1, 2)));
+        QVERIFY(std::isnan(d.at(0, 0, 1)));
+        QVERIFY_THROWS_EXCEPTION(convlab::Error, differenceImage(a, Image(2, 3, 2)));
     }
 
     // The separable method's ring stays within its budget per thread, and the schedules that

@@ -74,8 +74,8 @@ private:
     // Sets the border (by name) and waits for its render when it changes anything.
     bool setBorder(const QString& name);
     RenderController* render() const { return w_->renderController(); }
-    ProbePanel* probe() const { return w_->probePanel(); }
-    AnalysisPanel* analysis() const { return w_->analysisPanel(); }
+    ProbePanel* probe() const { return w_->panel<ProbePanel>(); }
+    AnalysisPanel* analysis() const { return w_->panel<AnalysisPanel>(); }
 
     std::unique_ptr<MainWindow> w_;
     QStringList errors_;

@@ -393,7 +393,7 @@ void TestWorkbench::compareShowsDifference()
     QCOMPARE(render()->report().method, Method::Fft);
     // Path B runs on a worker, then the statistics and the difference map are made off the UI thread.
     QSignalSpy compared(w_->workbench(), &WorkbenchDocument::comparisonChanged);
-    emit w_->differencePanel()->compareRequested();
+    emit w_->panel<DifferencePanel>()->compareRequested();
     QVERIFY(compared.wait(kWaitMs));
     QVERIFY(w_->workbench()->comparison());
     QCOMPARE(w_->compareController()->report().method, Method::Reference);
@@ -404,7 +404,7 @@ void TestWorkbench::compareShowsDifference()
 
     // "Show" on the largest difference centres the view on that pixel.
     ImageView* view = w_->imageView();
-    emit w_->differencePanel()->locateRequested(s.maxX, s.maxY);
+    emit w_->panel<DifferencePanel>()->locateRequested(s.maxX, s.maxY);
     const QPointF centre = view->widgetToImage(QPointF(view->width() / 2.0, view->height() / 2.0));
     QVERIFY(view->zoom() >= 4.0);
     QVERIFY2(std::fabs(centre.x() - (s.maxX + 0.5)) < 0.5 && std::fabs(centre.y() - (s.maxY + 0.5)) < 0.5,
@@ -531,7 +531,7 @@ void TestWorkbench::staleDifferenceIsNeverDrawn()
         w_->controls()->setMethod(Method::Fft);
     }));
     QSignalSpy compared(doc, &WorkbenchDocument::comparisonChanged);
-    emit w_->differencePanel()->compareRequested();
+    emit w_->panel<DifferencePanel>()->compareRequested();
     QVERIFY(compared.wait(kWaitMs));
     QVERIFY(doc->comparison());
     QCOMPARE(w_->imageView()->viewMode(), ImageView::ViewMode::Difference);
@@ -566,7 +566,7 @@ void TestWorkbench::stageTimesAddUpToTotal()
         QVERIFY2(std::fabs(sum - r.totalMs) <= 0.05 * r.totalMs + 0.011,
                  qPrintable(QString("%1: stages %2 ms, total %3 ms").arg(QString::fromStdString(methodName(m))).arg(sum).arg(r.totalMs)));
         // The panel lists every stage and the total, each with its unit.
-        const auto rows = w_->timingsPanel()->rows();
+        const auto rows = w_->panel<TimingsPanel>()->rows();
         QCOMPARE(rows.size(), int(r.stages.size()) + 1);
         QCOMPARE(rows.last().second, formatDuration(r.totalMs));
         for (const auto& row : rows)

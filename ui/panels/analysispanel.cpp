@@ -13,6 +13,7 @@
 
 #include "view/colorbar.h"
 #include "convlab/error.h"
+#include "workbench/workbenchdocument.h"
 
 namespace {
 
@@ -383,6 +384,12 @@ QString AnalysisPanel::fieldText(const QString& field) const
 {
     const QLabel* l = findChild<QLabel*>(field);
     return l ? l->text() : QString();
+}
+
+void AnalysisPanel::attach(WorkbenchDocument* doc, ImageView*)
+{
+    connect(doc, &WorkbenchDocument::paramsChanged, this, [this, doc] { setKernel(doc->params().kernel); });
+    setKernel(doc->params().kernel);
 }
 
 void AnalysisPanel::setKernel(const convlab::Kernel& k)

@@ -21,6 +21,8 @@
 class QCheckBox;
 class QFormLayout;
 class QLabel;
+class ImageView;
+class WorkbenchDocument;
 class ResponseImageView;
 class ResponsePlot;
 
@@ -32,6 +34,8 @@ public:
     explicit AnalysisPanel(QWidget* parent = nullptr);
     ~AnalysisPanel() override;
 
+    // Analyses the document's kernel whenever its parameters change (the view is not needed).
+    void attach(WorkbenchDocument* doc, ImageView* view = nullptr);
     // Starts analysing `k`; updated() follows when its results are shown.
     void setKernel(const convlab::Kernel& k);
     // Whether an analysis is running or queued.

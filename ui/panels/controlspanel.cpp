@@ -21,20 +21,17 @@ void fillMethodCombo(QComboBox* combo)
 
 void fillBackendCombo(QComboBox* combo)
 {
-    combo->addItem(QObject::tr("CPU"), int(convlab::Device::Cpu));
-    combo->addItem(QObject::tr("CUDA"), int(convlab::Device::Cuda));
-    combo->addItem(QObject::tr("auto"), int(convlab::Device::Auto));
-    combo->setItemData(2,
-                       QObject::tr("For each run the cheaper of CPU and CUDA by their measured costs, the bus "
-                                   "included: an image already on the GPU costs no upload, a result nobody reads "
-                                   "no download (the CPU where CUDA cannot run)"),
-                       Qt::ToolTipRole);
-    std::string reason;
-    if (!convlab::cudaAvailable(&reason)) {
-        auto* model = qobject_cast<QStandardItemModel*>(combo->model());
-        QStandardItem* item = model->item(1);
-        item->setEnabled(false);
-        item->setToolTip(QObject::tr("CUDA unavailable: %1").arg(QString::fromStdString(reason)));
+    auto* model = qobject_cast<QStandardItemModel*>(combo->model());
+    for (const convlab::BackendInfo& b : convlab::backends()) {
+        combo->addItem(QString::fromUtf8(b.label), int(b.device));
+        QStandardItem* item = model->item(combo->count() - 1);
+        const QString description = QString::fromUtf8(b.description);
+        item->setToolTip(description.left(1).toUpper() + description.mid(1));
+        std::string reason;
+        if (b.available && !b.available(&reason)) {
+            item->setEnabled(false);
+            item->setToolTip(QObject::tr("%1 unavailable: %2").arg(QString::fromUtf8(b.label), QString::fromStdString(reason)));
+        }
     }
 }
 

@@ -11,6 +11,7 @@
 #include "panels/controlspanel.h"
 #include "convlab/error.h"
 #include "workbench/workbenchdocument.h"
+#include "view/imageview.h"
 
 QString DifferencePanel::pathLabel(const convlab::ConvolveParams& p, const convlab::RunReport& r)
 {
@@ -19,8 +20,9 @@ QString DifferencePanel::pathLabel(const convlab::ConvolveParams& p, const convl
     return label;
 }
 
-void DifferencePanel::follow(WorkbenchDocument* doc)
+void DifferencePanel::attach(WorkbenchDocument* doc, ImageView* view)
 {
+    if (view) connect(this, &DifferencePanel::locateRequested, view, &ImageView::centreOnPixel);
     connect(this, &DifferencePanel::compareRequested, doc, [this, doc] {
         if (!doc->result()) {
             showMessage(tr("No result yet: open an image first."));
@@ -132,13 +134,6 @@ void DifferencePanel::showStats(const convlab::DiffStats& s, const QString& path
     maxY_ = s.maxY;
     locate_->setText(tr("largest at (%1, %2), channel %3 — show").arg(s.maxX).arg(s.maxY).arg(s.maxC));
     locate_->show();
-}
-
-convlab::Image DifferencePanel::difference(const convlab::Image& a, const convlab::Image& b)
-{
-    convlab::Image d(a.width, a.height, a.channels, convlab::SampleDepth::F32);
-    for (std::size_t i = 0; i < d.data.size(); ++i) d.data[i] = a.data[i] - b.data[i];
-    return d;
 }
 
 QString DifferencePanel::statsText() const { return stats_->text(); }

@@ -9,6 +9,7 @@
 #include "convlab/convolve.h"
 
 class QComboBox;
+class ImageView;
 class QLabel;
 class QPushButton;
 class WorkbenchDocument;
@@ -18,8 +19,9 @@ class DifferencePanel : public QWidget {
 public:
     explicit DifferencePanel(QWidget* parent = nullptr);
     // Shows the document's comparison (statistics, or why there is none) as it changes, and
-    // asks the document to compare when Compare is pressed.
-    void follow(WorkbenchDocument* doc);
+    // asks the document to compare when Compare is pressed; a located pixel is centred in
+    // `view` (when given).
+    void attach(WorkbenchDocument* doc, ImageView* view = nullptr);
     // "fft on cpu", marked when auto chose the method.
     static QString pathLabel(const convlab::ConvolveParams& p, const convlab::RunReport& r);
 
@@ -34,7 +36,6 @@ public:
     void showMessage(const QString& text);
 
     // a - b per channel, as float (shape of a and b).
-    static convlab::Image difference(const convlab::Image& a, const convlab::Image& b);
 
 signals:
     void compareRequested();

@@ -200,8 +200,12 @@ HistogramPanel::~HistogramPanel()
     pool_.waitForDone();
 }
 
-void HistogramPanel::follow(WorkbenchDocument* doc)
+void HistogramPanel::attach(WorkbenchDocument* doc, ImageView* view)
 {
+    if (view) {
+        connect(view, &ImageView::mappingChanged, this, &HistogramPanel::setMapping);
+        setMapping(view->mapping());
+    }
     doc_ = doc;
     connect(doc, &WorkbenchDocument::resultChanged, this, &HistogramPanel::takeResult);
     connect(doc, &WorkbenchDocument::resultHostReady, this, &HistogramPanel::takeResult);
@@ -241,12 +245,6 @@ void HistogramPanel::showEvent(QShowEvent* e)
         deviceCountOwed_ = false;
         doc_->countResultHistogramOnDevice(kBins);
     }
-}
-
-void HistogramPanel::followView(ImageView* view)
-{
-    connect(view, &ImageView::mappingChanged, this, &HistogramPanel::setMapping);
-    setMapping(view->mapping());
 }
 
 void HistogramPanel::setMapping(ImageView::Mapping m)

@@ -37,10 +37,9 @@ public:
     explicit HistogramPanel(QWidget* parent = nullptr);
     ~HistogramPanel() override;
 
-    // Counts the document's result and source whenever they change.
-    void follow(WorkbenchDocument* doc);
-    // Marks the view's mapping (the result's; the source is drawn as Clamp maps it).
-    void followView(ImageView* view);
+    // Counts the document's result and source whenever they change, and marks the mapping of
+    // `view` (when given; the result's mapping, the source being drawn as Clamp maps it).
+    void attach(WorkbenchDocument* doc, ImageView* view = nullptr);
     void setMapping(ImageView::Mapping m);
     ImageView::Mapping mapping() const { return mapping_; }
     // Draws channel c alone (View > Channel; -1: every channel). The counts keep every channel.

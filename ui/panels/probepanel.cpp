@@ -2,6 +2,7 @@
 #include "panels/probepanel.h"
 
 #include "workbench/workbenchdocument.h"
+#include "view/imageview.h"
 
 #include <QComboBox>
 #include <QFormLayout>
@@ -43,8 +44,13 @@ QTableWidget* makeGrid(QWidget* parent)
 
 } // namespace
 
-void ProbePanel::follow(WorkbenchDocument* doc)
+void ProbePanel::attach(WorkbenchDocument* doc, ImageView* view)
 {
+    if (view)
+        connect(view, &ImageView::pixelClicked, this, [this](int x, int y) {
+            setPixel(x, y);
+            if (parentWidget()) parentWidget()->raise(); // the dock
+        });
     doc_ = doc;
     auto takeResult = [this, doc] {
         const WorkbenchDocument::Result& r = *doc->result();

@@ -13,6 +13,7 @@
 #include "convlab/probe.h"
 
 class QComboBox;
+class ImageView;
 class QLabel;
 class QSpinBox;
 class QTabWidget;
@@ -30,8 +31,8 @@ public:
     explicit ProbePanel(QWidget* parent = nullptr);
 
     // The run the view shows: its source, parameters, result and the method that made it.
-    // Probes every result the document gets.
-    void follow(WorkbenchDocument* doc);
+    // Probes every result the document gets, at the pixel last clicked in `view` (when given).
+    void attach(WorkbenchDocument* doc, ImageView* view = nullptr);
     void setRun(std::shared_ptr<const convlab::Image> source, const convlab::ConvolveParams& params,
                 std::shared_ptr<const convlab::Image> result, convlab::Method ran);
     // Moves the probe, clamped into the image; emits pixelChanged when it moves.

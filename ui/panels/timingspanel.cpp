@@ -111,7 +111,7 @@ TimingsPanel::TimingsPanel(QWidget* parent) : QWidget(parent)
     layout->addStretch(1);
 }
 
-void TimingsPanel::follow(WorkbenchDocument* doc)
+void TimingsPanel::attach(WorkbenchDocument* doc, ImageView*)
 {
     connect(doc, &WorkbenchDocument::resultChanged, this, [this, doc] {
         const WorkbenchDocument::Result& r = *doc->result();

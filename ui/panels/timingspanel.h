@@ -13,6 +13,7 @@
 class QLabel;
 class QPlainTextEdit;
 class QTableWidget;
+class ImageView;
 class WorkbenchDocument;
 
 // Horizontal bars, one per stage, lengths proportional to the stage's share of the run.
@@ -37,8 +38,8 @@ class TimingsPanel : public QWidget {
     Q_OBJECT
 public:
     explicit TimingsPanel(QWidget* parent = nullptr);
-    // Shows every result the document gets.
-    void follow(WorkbenchDocument* doc);
+    // Shows every result the document gets (the view is not needed).
+    void attach(WorkbenchDocument* doc, ImageView* view = nullptr);
     // A finished run over an image of `pixels` pixels.
     void addRun(const convlab::RunReport& report, double pixels);
     // The view's part: how long drawing took and which way the pixels went.

@@ -20,6 +20,7 @@
 
 #include "convlab/convolve.h"
 #include "convlab/image.h"
+#include "view/pixelgrid.h"
 
 class ImageView : public QOpenGLWidget {
     Q_OBJECT
@@ -112,8 +113,10 @@ public:
 
     // The pixel grid (pixelgrid.h): zoomed in beyond kGridZoom every pixel is outlined, beyond
     // kGridValuesZoom its values are written into it. On unless turned off (View > Pixel Grid).
-    static constexpr double kGridZoom = 8.0;
-    static constexpr double kGridValuesZoom = 32.0;
+    static constexpr double kGridZoom = PixelGrid::kGridZoom;
+    static constexpr double kGridValuesZoom = PixelGrid::kGridValuesZoom;
+    // What the grid is drawn over now: the geometry and the values on screen at each pixel.
+    PixelGrid::Frame gridFrame() const;
     void setPixelGridEnabled(bool on);
     bool pixelGridEnabled() const;
     // Whether the grid is drawn now (enabled, an image, zoomed in enough).
@@ -129,6 +132,8 @@ public:
     void actualSize();
     // Maps widget coordinates to image pixel coordinates (may be outside the image).
     QPointF widgetToImage(QPointF widgetPos) const;
+    // Zooms in (to 4x at least) and pans until pixel (x, y) is at the centre of the view.
+    void centreOnPixel(int x, int y);
     // The widget position of the image's top-left corner (with zoom(), the whole transform).
     QPointF origin() const;
     // Sets zoom and origin together (a synchronised view follows another with this); ends

@@ -7,8 +7,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "view/imageview.h"
-
 namespace {
 
 constexpr int kMinFontPx = 7; // smaller text is not worth writing
@@ -25,22 +23,10 @@ QString joined(const QVector<float>& values, int digits)
 
 } // namespace
 
-QVector<float> PixelGrid::shownValues(int x, int y, double atX) const
-{
-    switch (view_->shownMode()) {
-    case ImageView::ViewMode::Original: return view_->sourceValues(x, y);
-    case ImageView::ViewMode::Difference: return {}; // a heat map: its colour bar gives the values
-    case ImageView::ViewMode::Split:
-        return atX < view_->splitPosition() * view_->width() ? view_->sourceValues(x, y) : view_->resultValues(x, y);
-    case ImageView::ViewMode::Result: break;
-    }
-    return view_->resultValues(x, y);
-}
-
 int PixelGrid::valueFontPx(int lines) const
 {
-    const double cell = view_->zoom();
-    if (cell <= ImageView::kGridValuesZoom || lines < 1) return 0;
+    const double cell = frame_.zoom;
+    if (cell <= kGridValuesZoom || lines < 1) return 0;
     // The lines and half a line of margin; never so tall that a value cannot be as wide.
     const int px = int(std::floor(std::min({cell / (lines + 1.5), cell / 4.0, double(kMaxFontPx)})));
     return px >= kMinFontPx ? px : 0;
@@ -48,10 +34,10 @@ int PixelGrid::valueFontPx(int lines) const
 
 QString PixelGrid::cellText(const QVector<float>& values, int fontPx) const
 {
-    QFont f = view_->font();
+    QFont f = frame_.font;
     f.setPixelSize(fontPx);
     const QFontMetrics metrics(f);
-    const int room = int(view_->zoom()) - 4;
+    const int room = int(frame_.zoom) - 4;
     // As many digits as fit the cell's width.
     for (int digits = kMaxDigits; digits > kMinDigits; --digits) {
         const QString text = joined(values, digits);
@@ -64,24 +50,24 @@ QString PixelGrid::cellText(const QVector<float>& values, int fontPx) const
 
 QString PixelGrid::cellText(int x, int y) const
 {
-    const double z = view_->zoom();
-    if (z <= ImageView::kGridValuesZoom) return {};
-    const QVector<float> values = shownValues(x, y, view_->origin().x() + (x + 0.5) * z);
+    const double z = frame_.zoom;
+    if (z <= kGridValuesZoom) return {};
+    const QVector<float> values = shownValues(x, y, frame_.origin.x() + (x + 0.5) * z);
     const int fontPx = valueFontPx(int(values.size()));
     return fontPx ? cellText(values, fontPx) : QString();
 }
 
 void PixelGrid::paint(QPainter& p) const
 {
-    const QSize size = view_->imageSize();
-    const double z = view_->zoom();
-    if (size.isEmpty() || z <= ImageView::kGridZoom) return;
-    const QPointF o = view_->origin();
+    const QSize size = frame_.image;
+    const double z = frame_.zoom;
+    if (size.isEmpty() || z <= kGridZoom) return;
+    const QPointF o = frame_.origin;
     // The cells on screen.
     const int x0 = std::max(0, int(std::floor(-o.x() / z)));
     const int y0 = std::max(0, int(std::floor(-o.y() / z)));
-    const int x1 = std::min(size.width(), int(std::ceil((view_->width() - o.x()) / z)));
-    const int y1 = std::min(size.height(), int(std::ceil((view_->height() - o.y()) / z)));
+    const int x1 = std::min(size.width(), int(std::ceil((frame_.widget.width() - o.x()) / z)));
+    const int y1 = std::min(size.height(), int(std::ceil((frame_.widget.height() - o.y()) / z)));
     if (x0 >= x1 || y0 >= y1) return;
 
     // Grey at half opacity shows on black, white and every colour between.
@@ -100,8 +86,8 @@ void PixelGrid::paint(QPainter& p) const
     }
     p.drawLines(lines);
 
-    if (z <= ImageView::kGridValuesZoom) return;
-    QFont f = view_->font();
+    if (z <= kGridValuesZoom) return;
+    QFont f = frame_.font;
     for (int y = y0; y < y1; ++y)
         for (int x = x0; x < x1; ++x) {
             const QVector<float> values = shownValues(x, y, o.x() + (x + 0.5) * z);

@@ -49,6 +49,7 @@
 #include "kernel/kerneltextedit.h"
 #include "panels/probepanel.h"
 #include "workbench/rendercontroller.h"
+#include "panels/panels.h"
 #include "panels/timingspanel.h"
 #include "workbench/workbenchdocument.h"
 
@@ -111,15 +112,10 @@ MainWindow::MainWindow(bool persistent, QWidget* parent) : QMainWindow(parent), 
         doc_->setRunSettings({controls_->border(), controls_->method(), controls_->device(), controls_->threads()});
     });
     connect(editor_, &KernelEditor::errorOccurred, this, &MainWindow::reportError);
-    connect(difference_, &DifferencePanel::locateRequested, this, &MainWindow::centreViewOn);
 
     connect(view_, &ImageView::pixelHovered, this, &MainWindow::showPixel);
     connect(doc_, &WorkbenchDocument::resultPixelRead, this, [this](int x, int y, const QVector<float>& values) {
         if (QPoint(x, y) == hoveredPixel_) showPixelValues(x, y, values);
-    });
-    connect(view_, &ImageView::pixelClicked, this, [this](int x, int y) {
-        probe_->setPixel(x, y);
-        probe_->parentWidget()->raise(); // the dock
     });
     connect(view_, &ImageView::zoomChanged, this,
             [this](double z) { zoomLabel_->setText(tr("zoom %1%").arg(z * 100.0, 0, 'f', z < 0.1 ? 1 : 0)); });
@@ -128,7 +124,7 @@ MainWindow::MainWindow(bool persistent, QWidget* parent) : QMainWindow(parent), 
         if (pendingDisplayId_ == 0) return;
         const quint64 id = pendingDisplayId_;
         pendingDisplayId_ = 0;
-        timings_->setDisplayMs(view_->lastDisplayMs());
+        panel<TimingsPanel>()->setDisplayMs(view_->lastDisplayMs());
         emit resultDisplayed(id);
     });
 
@@ -179,11 +175,6 @@ void MainWindow::buildStatusBar()
 
 void MainWindow::connectDocument()
 {
-    timings_->follow(doc_);
-    probe_->follow(doc_);
-    difference_->follow(doc_);
-    histogram_->follow(doc_);
-    histogram_->followView(view_);
     connect(doc_, &WorkbenchDocument::sourceChanged, this, &MainWindow::onSourceChanged);
     connect(doc_, &WorkbenchDocument::paramsChanged, this, &MainWindow::onParamsChanged);
     connect(doc_, &WorkbenchDocument::resultChanged, this, &MainWindow::onResultChanged);
@@ -252,11 +243,6 @@ void MainWindow::buildDocks()
 {
     editor_ = new KernelEditor(doc_->kernel());
     controls_ = new ControlsPanel;
-    timings_ = new TimingsPanel;
-    difference_ = new DifferencePanel;
-    probe_ = new ProbePanel;
-    analysis_ = new AnalysisPanel;
-    histogram_ = new HistogramPanel;
     auto dock = [this](QWidget* w, const QString& title, const QString& name, Qt::DockWidgetArea area) {
         auto* d = new QDockWidget(title, this);
         d->setObjectName(name);
@@ -274,13 +260,21 @@ void MainWindow::buildDocks()
     kernelSplit->setStretchFactor(1, 1);
     dock(kernelSplit, tr("Kernel"), "kernelDock", Qt::LeftDockWidgetArea);
     dock(controls_, tr("Controls"), "controlsDock", Qt::LeftDockWidgetArea);
-    QDockWidget* t = dock(timings_, tr("Timings"), "timingsDock", Qt::RightDockWidgetArea);
-    QDockWidget* d = dock(difference_, tr("Difference"), "differenceDock", Qt::RightDockWidgetArea);
-    tabifyDockWidget(t, d);
-    tabifyDockWidget(d, dock(probe_, tr("Pixel Probe"), "probeDock", Qt::RightDockWidgetArea));
-    tabifyDockWidget(d, dock(analysis_, tr("Kernel Analysis"), "analysisDock", Qt::RightDockWidgetArea));
-    tabifyDockWidget(d, dock(histogram_, tr("Histogram"), "histogramDock", Qt::RightDockWidgetArea));
-    t->raise();
+    // The panels that show what the document holds, tabbed beside the image (ui/panels/panels.h).
+    // Each is tabbed onto the second, as the layout has been since the panels were written by hand.
+    QDockWidget* first = nullptr;
+    QDockWidget* second = nullptr;
+    for (const DockPanel& p : dockPanels()) {
+        QDockWidget* d = dock(p.make(doc_, view_), QCoreApplication::translate("DockPanel", p.title),
+                              QString::fromLatin1(p.objectName), Qt::RightDockWidgetArea);
+        if (!first) {
+            first = d;
+            continue;
+        }
+        tabifyDockWidget(second ? second : first, d);
+        if (!second) second = d;
+    }
+    if (first) first->raise();
 }
 
 void MainWindow::buildMenus()
@@ -414,7 +408,6 @@ convlab::ConvolveParams MainWindow::currentParams() const { return doc_->params(
 void MainWindow::onParamsChanged()
 {
     const convlab::ConvolveParams p = currentParams();
-    analysis_->setKernel(p.kernel);
     try {
         view_->setBorderForPreview(p.border);
         if (paddingShown()) view_->setPaddingPreview(true, paddingMargin());
@@ -525,7 +518,7 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* e)
         default: break;
         }
         if ((dx || dy) && other == Qt::NoModifier) {
-            probe_->moveBy(dx, dy);
+            panel<ProbePanel>()->moveBy(dx, dy);
             return true;
         }
     }
@@ -566,7 +559,7 @@ void MainWindow::onResultHostReady()
 void MainWindow::setDisplayPath(const QString& path)
 {
     displayPath_ = path;
-    timings_->setDisplayPath(path);
+    panel<TimingsPanel>()->setDisplayPath(path);
 }
 
 bool MainWindow::copyGpuResultIntoView(int width, int height, int channels)
@@ -626,32 +619,11 @@ void MainWindow::showViewMode(ImageView::ViewMode m)
         statusBar()->showMessage(tr("No difference for the current result: pick path B in the Difference "
                                     "panel and press Compare."),
                                  6000);
-        difference_->parentWidget()->raise(); // its dock
+        panel<DifferencePanel>()->parentWidget()->raise(); // its dock
         m = view_->viewMode();
     }
     view_->setViewMode(m);
     for (QAction* a : modeGroup_->actions()) a->setChecked(a->data().toInt() == int(m));
-}
-
-void MainWindow::centreViewOn(int x, int y)
-{
-    // Zoom in (about the point itself, so it stays put) until single pixels are visible.
-    auto widgetPos = [this](QPointF img) {
-        const QPointF o = view_->widgetToImage(QPointF(0, 0));
-        const QPointF e = view_->widgetToImage(QPointF(1, 1)) - o; // image pixels per widget pixel
-        return QPointF((img.x() - o.x()) / e.x(), (img.y() - o.y()) / e.y());
-    };
-    const QPointF pixel(x + 0.5, y + 0.5);
-    const double z = std::max(view_->zoom(), 4.0);
-    view_->setZoom(z, widgetPos(pixel));
-    // The view zooms about a fixed point; a zoom by f about A followed by 1/f about B moves
-    // every point by (B - A)(1 - 1/f): a pure pan that brings the pixel to the centre.
-    const QPointF shift = QPointF(view_->width() / 2.0, view_->height() / 2.0) - widgetPos(pixel);
-    const double f = 0.5;
-    const QPointF a = widgetPos(pixel);
-    const QPointF b = a + shift / (1.0 - 1.0 / f);
-    view_->setZoom(z * f, a);
-    view_->setZoom(z, b);
 }
 
 void MainWindow::showPixel(int x, int y) { showPixelValues(x, y, {}); }

@@ -70,15 +70,12 @@ public:
     KernelEditor* kernelEditor() const { return editor_; }
     KernelTextEdit* kernelTextEdit() const { return kernelText_; }
     ControlsPanel* controls() const { return controls_; }
-    DifferencePanel* differencePanel() const { return difference_; }
     RenderController* renderController() const;
     RenderController* compareController() const;
     ImageView* imageView() const { return view_; }
-    ProbePanel* probePanel() const { return probe_; }
-    HistogramPanel* histogramPanel() const { return histogram_; }
-    AnalysisPanel* analysisPanel() const { return analysis_; }
+    // The dock panel of that type (ui/panels/panels.h), null when there is none.
+    template <class Panel> Panel* panel() const { return findChild<Panel*>(QString(), Qt::FindChildrenRecursively); }
     std::shared_ptr<const convlab::Image> sourceImage() const;
-    TimingsPanel* timingsPanel() const { return timings_; }
     // How the last result reached the screen, as the Timings panel names it ("host memory to the
     // OpenGL buffer", "CUDA to the OpenGL buffer (interop)", ...): for --benchmark-latency.
     QString displayPath() const { return displayPath_; }
@@ -158,7 +155,6 @@ private:
     void showPixel(int x, int y);
     // The status bar's read-out; `result` holds the result's values when they were just read.
     void showPixelValues(int x, int y, QVector<float> result);
-    void centreViewOn(int x, int y);
     // Sets the view mode and checks its menu entry.
     void showViewMode(ImageView::ViewMode m);
 
@@ -183,11 +179,6 @@ private:
     KernelEditor* editor_;
     KernelTextEdit* kernelText_;
     ControlsPanel* controls_;
-    TimingsPanel* timings_;
-    DifferencePanel* difference_;
-    ProbePanel* probe_;
-    AnalysisPanel* analysis_;
-    HistogramPanel* histogram_;
     ExportDialog* export_ = nullptr;
     CrossoverDialog* crossover_ = nullptr;
     BorderLabWindow* lab_ = nullptr;

@@ -11,7 +11,6 @@
 
 #include "convlab/error.h"
 #include "convlab/io.h"
-#include "panels/differencepanel.h"
 #include "kernel/kerneldocument.h"
 #include "workbench/rendercontroller.h"
 
@@ -403,7 +402,7 @@ void WorkbenchDocument::onCompareReady(quint64)
     workers_.start([this, a, b, job, ticket] {
         job->stats = convlab::compareImages(*a, *b);
         for (int c = 0; c < a->channels; ++c) job->channelStats.push_back(convlab::compareImages(*a, *b, c));
-        job->difference = std::make_shared<const convlab::Image>(DifferencePanel::difference(*a, *b));
+        job->difference = std::make_shared<const convlab::Image>(convlab::differenceImage(*a, *b));
         QMetaObject::invokeMethod(
             this,
             [this, job, ticket] {

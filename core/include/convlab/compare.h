@@ -26,6 +26,10 @@ struct DiffStats {
 // Throws convlab::Error for a shape mismatch or a channel the images do not have.
 DiffStats compareImages(const Image& a, const Image& b, int channel = -1);
 
+// a - b, sample by sample, as float (the workbench's difference view). Throws convlab::Error
+// for a shape mismatch.
+Image differenceImage(const Image& a, const Image& b);
+
 // How one result differs from another where only the border rule changed (the border-mode
 // lab): the pixels where any channel differs (|d| > 0, NaN included), and the band that holds
 // all of them: every differing pixel lies within bandX columns of the left or right edge or

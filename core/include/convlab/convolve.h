@@ -16,8 +16,6 @@
 
 namespace convlab {
 
-enum class Device { Auto, Cpu, Cuda };
-
 struct Border {
     BorderMode mode = BorderMode::Reflect;
     float value = 0.0f; // for Constant
@@ -118,7 +116,7 @@ std::string methodName(Method m);
 Device parseDevice(std::string_view text);
 std::string deviceName(Device d);
 
-// Whether the CUDA backend can run here; `reason` says why not.
+// Whether the CUDA backend can run here; `reason` says why not (its row in backends()).
 bool cudaAvailable(std::string* reason = nullptr);
 
 // The CPU planner's estimate, in ms, of the run these parameters make on the CPU for an image

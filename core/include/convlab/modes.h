@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The one list of border modes and the one list of methods, with everything said about each
-// (names, aliases, the names other libraries use, the rule, the accuracy). Names, combo boxes,
-// the border-mode lab, code export and the command-line help all read these tables, so a new
-// mode or method is described here once (docs/semantics.md, Border modes and Methods).
+// The one list of border modes, the one list of methods and the one list of backends, with
+// everything said about each (names, aliases, the names other libraries use, the rule, the
+// accuracy). Names, combo boxes, the border-mode lab, code export and the command-line help all
+// read these tables, so a new mode, method or backend is described here once
+// (docs/semantics.md, Border modes and Methods; docs/architecture.md, The executor).
 #pragma once
 #include <array>
 #include <cstddef>
@@ -166,5 +167,40 @@ constexpr double toleranceOf(Accuracy a)
     }
     return 0.0;
 }
+
+// Where a run goes: a backend, or auto (the executor's choice between them by measured cost,
+// convlab/executor.h). A new backend is a new enumerator before the end and its row in
+// detail::kBackends.
+enum class Device { Auto, Cpu, Cuda };
+inline constexpr int kDeviceValues = 3;
+
+// Whether the CUDA backend can run here; `reason` says why not (defined by the CUDA backend,
+// or by the build without it).
+bool cudaAvailable(std::string* reason);
+
+struct BackendInfo {
+    Device device;
+    const char* name;        // parseDevice / deviceName: the CLI's -d, Python's device=, settings
+    const char* label;       // the Backend combo's entry
+    const char* description; // one line, for tooltips and help
+    bool (*available)(std::string* why); // whether it can run on this machine (null: always)
+};
+
+namespace detail {
+inline constexpr BackendInfo kBackends[] = {
+    {Device::Cpu, "cpu", "CPU", "the engine's threads and SIMD bodies", nullptr},
+    {Device::Cuda, "cuda", "CUDA", "an NVIDIA GPU: one kept session, shared-memory tiles, cuFFT", &cudaAvailable},
+    {Device::Auto, "auto", "auto",
+     "for each run the cheaper backend by measured costs, the bus included: an image already on the GPU "
+     "costs no upload, a result nobody reads no download (the CPU where CUDA cannot run)",
+     nullptr},
+};
+} // namespace detail
+
+// In display order (auto last).
+constexpr std::span<const BackendInfo> backends() { return detail::kBackends; }
+inline constexpr std::size_t kBackendCount = std::size(detail::kBackends);
+// Throws convlab::Error for a value that is not an enumerator.
+const BackendInfo& backendInfo(Device device);
 
 } // namespace convlab

@@ -59,6 +59,9 @@ static_assert(kBorderModeCount == kBorderModeValues, "borderModes() needs a row 
 static_assert(kMethodCount == kMethodValues, "methods() needs a row for every Method");
 static_assert(namesUnique(borderModes()), "border mode names and aliases: lower case, '_', each once");
 static_assert(namesUnique(methods()), "method names and aliases: lower case, '_', each once");
+static_assert(eachValueOnce(backends(), [](const BackendInfo& r) { return static_cast<int>(r.device); }),
+              "backends() must hold every Device exactly once");
+static_assert(kBackendCount == kDeviceValues, "backends() needs a row for every Device");
 
 constexpr bool autoWeighsOnlyConcreteMethods()
 {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Names and aliases of border modes, methods and devices (docs/semantics.md, Border modes):
 // border modes and methods from the tables of convlab/modes.h, devices from the list here.
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -13,8 +14,7 @@
 namespace convlab {
 namespace {
 
-template <class E, std::size_t N>
-E lookup(std::string_view text, const std::pair<const char*, E> (&table)[N], const char* what)
+template <class E, class Table> E lookup(std::string_view text, const Table& table, const char* what)
 {
     const std::string key = normalizedName(text);
     for (const auto& [name, value] : table)
@@ -24,8 +24,6 @@ E lookup(std::string_view text, const std::pair<const char*, E> (&table)[N], con
     throw Error("unknown " + std::string(what) + " '" + std::string(text) + "' (valid: " + valid + ")");
 }
 
-constexpr std::pair<const char*, Device> kDevices[] = {
-    {"auto", Device::Auto}, {"cpu", Device::Cpu}, {"cuda", Device::Cuda}};
 
 // "constant[:VALUE], replicate, ...; aliases: border_constant, zero, ..."
 std::string validBorderNames()
@@ -85,13 +83,25 @@ std::string methodName(Method m)
     return "?";
 }
 
-Device parseDevice(std::string_view text) { return lookup(text, kDevices, "device"); }
+Device parseDevice(std::string_view text)
+{
+    std::array<std::pair<const char*, Device>, kBackendCount> names{};  // in the table's order
+    for (std::size_t i = 0; i < kBackendCount; ++i) names[i] = {backends()[i].name, backends()[i].device};
+    return lookup<Device>(text, names, "device");
+}
 
 std::string deviceName(Device d)
 {
-    for (const auto& [name, value] : kDevices)
-        if (value == d) return name;
+    for (const BackendInfo& b : backends())
+        if (b.device == d) return b.name;
     return "?";
+}
+
+const BackendInfo& backendInfo(Device d)
+{
+    for (const BackendInfo& b : backends())
+        if (b.device == d) return b;
+    throw Error("unknown device value " + std::to_string(static_cast<int>(d)));
 }
 
 } // namespace convlab

@@ -15,7 +15,6 @@
 #include <fftw3.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <atomic>
 #include <complex>
@@ -37,6 +36,7 @@
 #include "convlab/costs.h"
 #include "convlab/error.h"
 #include "io/fsutil.h"
+#include "methods/fft_tiling.h"
 #include "methods/kernelcache.h"
 #include "methods/methods.h"
 #include "methods/nonfinite.h"
@@ -350,146 +350,6 @@ std::uint32_t takeNonFinite(float* row, int cols, int r, std::vector<NonFiniteSa
     return maxMagnitudeBits(row, static_cast<std::size_t>(cols));
 }
 
-} // namespace
-
-int smoothSizeAtLeast(int n, int largestPrime)
-{
-    for (int m = std::max(n, 1);; ++m) {
-        int r = m;
-        for (int p : {2, 3, 5, 7})
-            while (p <= largestPrime && r % p == 0) r /= p;
-        if (r == 1) return m;
-    }
-}
-
-int fftFriendlySize(int n) { return smoothSizeAtLeast(n, 7); }
-
-namespace {
-
-// The odd parts a side may have, and what a point of such a side costs (fftSideWeight).
-constexpr std::pair<int, double> kSideClasses[] = {{1, 1.0},  {3, 1.0},   {5, 1.1},   {9, 1.1},   {15, 1.1},
-                                                   {7, 1.25}, {21, 1.25}, {25, 1.25}, {27, 1.25}, {45, 1.25}};
-
-// Every offered side up to 2^30, in order (a few hundred): the tiling is chosen at every run
-// and priced at every auto run, small ones included.
-const std::vector<int>& offeredSides()
-{
-    static const std::vector<int> sides = [] {
-        std::vector<int> all;
-        for (const auto& [odd, weight] : kSideClasses)
-            for (long long n = odd; n <= (1LL << 30); n *= 2) all.push_back(static_cast<int>(n));
-        std::sort(all.begin(), all.end());
-        return all;
-    }();
-    return sides;
-}
-
-} // namespace
-
-// What a point of a transform side costs FFTW, relative to a side of 2s and at most one 3, by
-// the side's odd part; 0 for a side not offered. Timed with Debian's FFTW 3.3.10 (forward and
-// inverse 2-D pairs, measured plans; docs/architecture.md, "FFT tile sides"): per point and
-// log2 of the points, sides such as 512, 768 and 1024 cost 0.19-0.22 ns, 576, 640 and 960
-// 1.04-1.1 times that, 672, 720, 800, 864 and 896 1.1-1.3 times, and odd parts beyond these
-// up to 3.5 times (5^4 = 625: 0.85 ns, 3^6 = 729: 0.63, 5^3 7 = 875: 0.65).
-double fftSideWeight(int n)
-{
-    if (n < 1) return 0.0;
-    while (n % 2 == 0) n /= 2;
-    for (const auto& [odd, weight] : kSideClasses)
-        if (odd == n) return weight;
-    return 0.0;
-}
-
-int fastFftSideAtLeast(int n)
-{
-    const auto& sides = offeredSides();
-    const auto it = std::lower_bound(sides.begin(), sides.end(), std::max(n, 1));
-    if (it == sides.end()) throw Error("no FFT side of at least " + std::to_string(n) + " points");
-    return *it;
-}
-
-namespace {
-
-// The sides a whole axis of `padded` points may take as one tile: every offered side from
-// `padded` up to the next power of two, which is itself offered.
-std::vector<int> wholeAxisSides(int padded)
-{
-    std::vector<int> sides;
-    const auto& offered = offeredSides();
-    for (auto it = std::lower_bound(offered.begin(), offered.end(), std::max(padded, 1)); it != offered.end(); ++it) {
-        sides.push_back(*it);
-        if ((*it & (*it - 1)) == 0) break;
-    }
-    return sides;
-}
-
-// The tile sides one axis may take: sizes of only 2s and 3s, on which FFTW runs fastest per
-// point, up to 1024, and a side a few times the kernel's extent, so that most of each
-// transform is output. One tile when the whole padded axis is small, on any offered side up
-// to the next power of two.
-std::vector<int> tileSides(int padded, int k)
-{
-    const int wide = fastFftSideAtLeast(std::max(256, 4 * (k - 1)));
-    if (padded <= std::max(1024, wide)) return wholeAxisSides(padded);
-    std::vector<int> sides{wide};
-    for (int n : {256, 384, 512, 768, 1024})
-        if (n >= 2 * (k - 1) && n != wide) sides.push_back(n);
-    return sides;
-}
-
-FftTiling tilingOf(int w, int h, int kw, int kh, int n0, int n1)
-{
-    FftTiling t;
-    t.n0 = n0;
-    t.n1 = n1;
-    t.outH = std::min(h, t.n0 - kh + 1);
-    t.outW = std::min(w, t.n1 - kw + 1);
-    t.tilesY = (h + t.outH - 1) / t.outH;
-    t.tilesX = (w + t.outW - 1) / t.outW;
-    return t;
-}
-
-// The transform work of a tiling: n log2 n per tile of n points, weighted by what a point of
-// each side costs (the cost model's terms).
-double transformWork(const FftTiling& t)
-{
-    const double n = double(t.n0) * t.n1;
-    const double weight = 0.5 * (fftSideWeight(t.n0) + fftSideWeight(t.n1));
-    return n * std::log2(std::max(n, 2.0)) * weight * t.tilesX * t.tilesY;
-}
-
-} // namespace
-
-// The tiling whose transforms do the least work. Tiles four kernel extents wide were the only
-// choice before; for a 63x63 kernel on 4096x4096 they kept 194 of 256 points a side (484 tiles),
-// where 768-point tiles keep 706 (36 tiles) for a fifth less work, and ran 13% faster here.
-FftTiling fftTiling(int w, int h, int kw, int kh)
-{
-    // A run asks for its tiling several times (auto's estimate, the threads it takes, the run,
-    // what it learns), each a search over pairs of sides: the last answer is kept per thread.
-    thread_local std::array<int, 4> lastKey{-1, -1, -1, -1};
-    thread_local FftTiling last;
-    const std::array<int, 4> key{w, h, kw, kh};
-    if (key == lastKey) return last;
-    FftTiling best;
-    double bestWork = INFINITY;
-    for (int n0 : tileSides(h + kh - 1, kh))
-        for (int n1 : tileSides(w + kw - 1, kw)) {
-            const FftTiling t = tilingOf(w, h, kw, kh, n0, n1);
-            const double work = transformWork(t);
-            if (work < bestWork) {
-                best = t;
-                bestWork = work;
-            }
-        }
-    lastKey = key;
-    last = best;
-    return best;
-}
-
-namespace {
-
 // A single tile's chunks: 16 rows of the tile, 32 columns of its spectrum (their starts then
 // fall on 64-byte boundaries of the FFTW buffers, as FFTW's plans for them expect). On one thread
 // the chunked runs of 600x500 and 800x600 images took 0.68-1.04 of one 2-D plan's time; with 16
@@ -565,180 +425,307 @@ template <class Fn> void forEachChunk(int n, int threads, Fn&& fn)
     });
 }
 
-} // namespace
+// The tiling of a run and the transforms its tiles go through.
+struct FftLayout {
+    FftTiling t;
+    int n0 = 0, n1 = 0, n1c = 0;
+    std::size_t realSize = 0, specSize = 0; // one plane of a tile, and its spectrum
+    int tiles = 0;
+    bool chunked = false;   // a single tile, transformed by chunks the threads share
+    PlanPair single, plans; // 2-D plans of one plane and of all the channels' (not chunked)
+    TileChunks chunks;      // chunked
+    std::size_t realStride = 0, specStride = 0; // where each plane of a tile's buffers starts
+};
 
-void runFft(const Job& job, const OutputPlanes& out, StageClock& clock)
+// The layout of a run of `job`; `planned` is set when a size was planned here for the first time.
+FftLayout fftLayout(const Job& job, bool* planned)
 {
-    const ImagePlanes& in = *job.in;
     const Kernel& k = job.kernel;
-    const int w = in.width, h = in.height, nc = job.channels;
-    const int left = k.ax(), top = k.ay();
-    const FftTiling t = fftTiling(w, h, k.width, k.height);
-    const int n0 = t.n0, n1 = t.n1, n1c = n1 / 2 + 1;
+    const FftTiling t = fftTiling(job.in->width, job.in->height, k.width, k.height);
+    const int n0 = t.n0, n1 = t.n1, n1c = n1 / 2 + 1, nc = job.channels;
     const std::size_t realSize = static_cast<std::size_t>(n0) * n1;
     const std::size_t specSize = static_cast<std::size_t>(n0) * n1c;
-
     const int tiles = t.tilesX * t.tilesY;
     // The tiles of a larger image go through 2-D plans, each on the thread that took it. A
     // single tile (the whole image) would keep every other thread idle: it is transformed in
     // fixed chunks of rows and columns that the threads share, the same chunks whatever their
     // number, so that the bits do not depend on it.
     const bool chunked = tiles == 1;
-    bool planned = false;
-    const PlanPair single = chunked ? PlanPair{} : PlanCache::instance().get(PlanShape::Planes, n0, n1, 1, &planned);
+    const PlanPair single = chunked ? PlanPair{} : PlanCache::instance().get(PlanShape::Planes, n0, n1, 1, planned);
     const PlanPair plans =
-        chunked || nc == 1 ? single : PlanCache::instance().get(PlanShape::Planes, n0, n1, nc, &planned);
-    const TileChunks chunks = chunked ? TileChunks(n0, n1, &planned) : TileChunks();
+        chunked || nc == 1 ? single : PlanCache::instance().get(PlanShape::Planes, n0, n1, nc, planned);
+    const TileChunks chunks = chunked ? TileChunks(n0, n1, planned) : TileChunks();
     // The planes of a tile lie back to back, as the 2-D plans of several planes take them; a
     // single tile's start on 64-byte boundaries, where its chunk plans expect their arrays.
     const std::size_t realStride = chunked ? (realSize + 15) / 16 * 16 : realSize;
     const std::size_t specStride = chunked ? (specSize + 7) / 8 * 8 : specSize;
-    if (planned) clock.mark("plan FFT size (once)", true);
-    const FftRange range = fftRange(k, n0, n1);
-    const auto kspec =
-        kernelSpectrum(k, n0, n1, range.kernelExponent, chunked ? 1 : 0, [&](float* real, fftwf_complex* spec) {
-            if (chunked)
-                chunks.forward(real, spec);
-            else
-                fftwf_execute_dft_r2c(single.forward, real, spec);
-        });
-    clock.mark("kernel spectrum");
-    const std::uint32_t largeBits = magnitudeBits(std::ldexp(1.0f, std::clamp(range.inputExponent, 1, 127)));
-    const NonFiniteTerms terms(k);
+    return {.t = t, .n0 = n0, .n1 = n1, .n1c = n1c, .realSize = realSize, .specSize = specSize, .tiles = tiles,
+            .chunked = chunked, .single = single, .plans = plans, .chunks = chunks, .realStride = realStride,
+            .specStride = specStride};
+}
 
-    // Source column of every padded column (-1: the constant).
-    std::vector<int> colMap(static_cast<std::size_t>(w + k.width - 1));
+// The kernel's spectrum at the layout's size, made through the plans its tiles go through.
+std::shared_ptr<const std::vector<cfloat>> layoutKernelSpectrum(const Kernel& k, const FftLayout& layout,
+                                                                const FftRange& range)
+{
+    return kernelSpectrum(k, layout.n0, layout.n1, range.kernelExponent, layout.chunked ? 1 : 0,
+                          [&](float* real, fftwf_complex* spec) {
+                              if (layout.chunked)
+                                  layout.chunks.forward(real, spec);
+                              else
+                                  fftwf_execute_dft_r2c(layout.single.forward, real, spec);
+                          });
+}
+
+// The source column of every padded column of the image (-1: the border's constant).
+std::vector<int> paddedColumns(const Job& job)
+{
+    const int w = job.in->width, left = job.kernel.ax();
+    std::vector<int> colMap(static_cast<std::size_t>(w + job.kernel.width - 1));
     for (std::size_t j = 0; j < colMap.size(); ++j)
         colMap[j] = borderIndex(static_cast<long long>(j) - left, w, job.border.mode);
-    const float scale = static_cast<float>(job.scale), offset = static_cast<float>(job.offset);
-    const float fill = job.border.value;
-    const std::uint32_t fillBits = job.border.mode == BorderMode::Constant ? magnitudeBits(fill) : 0;
+    return colMap;
+}
 
-    const RowKernels& rk = rowKernels();
-    // The crop writes the output once, row by row in tile-wide pieces; past the last-level
-    // cache it streams (each line otherwise read before it is written).
-    const bool stream = outputsBypassCaches(sizeof(float) * static_cast<std::size_t>(w) * h * nc);
+// What every tile of a run reads: the job, its layout and kernel spectrum, and the constants
+// of the gather, the careful pass and the crop.
+struct FftRun {
+    FftRun(const Job& job, const OutputPlanes& out, const FftLayout& layout, const FftRange& range,
+           const std::vector<cfloat>& kspec)
+        : job(job), in(*job.in), k(job.kernel), out(out), layout(layout), range(range), kspec(kspec),
+          w(in.width), h(in.height), nc(job.channels), left(k.ax()), top(k.ay()),
+          largeBits(magnitudeBits(std::ldexp(1.0f, std::clamp(range.inputExponent, 1, 127)))), terms(k),
+          colMap(paddedColumns(job)), scale(static_cast<float>(job.scale)), offset(static_cast<float>(job.offset)),
+          fill(job.border.value), fillBits(job.border.mode == BorderMode::Constant ? magnitudeBits(fill) : 0),
+          rk(rowKernels()),
+          // The crop writes the output once, row by row in tile-wide pieces; past the last-level
+          // cache it streams (each line otherwise read before it is written).
+          stream(outputsBypassCaches(sizeof(float) * static_cast<std::size_t>(w) * h * nc))
+    {
+    }
 
-    // The single tile's transform: each plane's rows forward, then each chunk of the spectrum's
-    // columns forward, times the kernel's spectrum and backward while in the caches, then the
-    // rows that hold outputs backward (the first h).
-    const auto transformChunked = [&](float* real, fftwf_complex* spec) {
-        const int rowChunks = TileChunks::rowChunks(n0), keptRowChunks = TileChunks::rowChunks(h);
-        const int columnChunks = chunks.columnChunks();
-        forEachChunk(nc * rowChunks, job.threads, [&](int i) {
-            const int c = i / rowChunks;
-            chunks.rows(i % rowChunks, true, real + c * realStride, spec + c * specStride);
-        });
-        const auto* ks = reinterpret_cast<const float*>(kspec->data());
-        forEachChunk(nc * columnChunks, job.threads, [&](int i) {
-            fftwf_complex* plane = spec + (i / columnChunks) * specStride;
-            const auto [x, count] = chunks.columns(i % columnChunks, true, plane);
-            for (int y = 0; y < n0; ++y) {
-                const std::size_t at = static_cast<std::size_t>(y) * n1c + x;
-                rk.multiplySpectrum(reinterpret_cast<float*>(plane + at), ks + 2 * at, static_cast<std::size_t>(count));
-            }
-            chunks.columns(i % columnChunks, false, plane);
-        });
-        forEachChunk(nc * keptRowChunks, job.threads, [&](int i) {
-            const int c = i / keptRowChunks;
-            chunks.rows(i % keptRowChunks, false, real + c * realStride, spec + c * specStride);
-        });
+    const Job& job;
+    const ImagePlanes& in;
+    const Kernel& k;
+    const OutputPlanes& out;
+    const FftLayout& layout;
+    const FftRange range;
+    const std::vector<cfloat>& kspec;
+    const int w, h, nc, left, top;
+    const std::uint32_t largeBits; // a careful tile whose largest |value| reaches this is scaled down
+    const NonFiniteTerms terms;
+    const std::vector<int> colMap; // paddedColumns
+    const float scale, offset, fill;
+    const std::uint32_t fillBits; // the border's constant, as magnitude bits (0 for other rules)
+    const RowKernels& rk;
+    const bool stream;
+};
+
+// A thread's buffers, kept for every tile it takes: the tile's planes back to back, their
+// spectra, and each plane's non-finite samples in the careful pass.
+struct TileBuffers {
+    explicit TileBuffers(const FftRun& run)
+        : real(fftwAlloc<float>(run.layout.realStride * run.nc)),
+          spec(fftwAlloc<fftwf_complex>(run.layout.specStride * run.nc)), nonFinite(static_cast<std::size_t>(run.nc))
+    {
+    }
+
+    FftwBuffer<float> real;
+    FftwBuffer<fftwf_complex> spec;
+    std::vector<std::vector<NonFiniteSample>> nonFinite;
+    std::vector<unsigned char> flags;
+};
+
+// Where tile ti lies: its outputs' first row and column and their counts, and the rows and
+// columns of its input region (padded coordinates).
+struct TileRegion {
+    int oy = 0, ox = 0, oh = 0, ow = 0;
+    int rows = 0, cols = 0;
+};
+
+TileRegion tileRegion(const FftRun& run, int ti)
+{
+    const FftTiling& t = run.layout.t;
+    const int oy = (ti / t.tilesX) * t.outH, ox = (ti % t.tilesX) * t.outW;
+    const int oh = std::min(t.outH, run.h - oy), ow = std::min(t.outW, run.w - ox);
+    return {oy, ox, oh, ow, oh + run.k.height - 1, ow + run.k.width - 1};
+}
+
+// Padded row r of one plane of the tile, from its source plane through the border rule, and
+// zeros past the input region. False for a row outside the image (the border's constant or
+// zeros only), which holds no sample to check.
+bool gatherRow(const FftRun& run, const TileRegion& g, const float* src, int r, float* row)
+{
+    const int n1 = run.layout.n1;
+    const int sy =
+        r < g.rows ? borderIndex(static_cast<long long>(g.oy) + r - run.top, run.h, run.job.border.mode) : -2;
+    if (sy < 0) {
+        std::fill(row, row + n1, sy == -1 ? run.fill : 0.0f);
+        std::fill(row + std::min(g.cols, n1), row + n1, 0.0f);
+        return false;
+    }
+    const float* s = src + static_cast<std::size_t>(sy) * run.w;
+    // Columns inside the image are one run of the source row; the margins go through the
+    // border rule.
+    const int* cm = run.colMap.data() + g.ox;
+    const auto throughBorder = [&](int j0, int j1) {
+        for (int j = j0; j < j1; ++j) row[j] = cm[j] < 0 ? run.fill : s[cm[j]];
     };
+    const int inside0 = std::clamp(run.left - g.ox, 0, g.cols);
+    const int inside1 = std::clamp(run.left + run.w - g.ox, inside0, g.cols);
+    throughBorder(0, inside0);
+    std::memcpy(row + inside0, s + (g.ox + inside0 - run.left), sizeof(float) * (inside1 - inside0));
+    throughBorder(inside1, g.cols);
+    std::fill(row + g.cols, row + n1, 0.0f);
+    return true;
+}
 
-    // Tiles are taken one at a time by the threads as they come free; each keeps its buffers.
-    parallelWorkers(tiles, job.threads, 1, [&](ChunkQueue& queue) {
-        auto real = fftwAlloc<float>(realStride * nc);
-        auto spec = fftwAlloc<fftwf_complex>(specStride * nc);
-        std::vector<std::vector<NonFiniteSample>> nonFinite(static_cast<std::size_t>(nc));
-        std::vector<unsigned char> flags;
+// Every plane of the tile into buf.real. The careful pass takes the non-finite samples out
+// and returns the largest finite |value|, as bits (the border's constant included).
+std::uint32_t gatherTile(const FftRun& run, const TileRegion& g, TileBuffers& buf, bool careful)
+{
+    std::uint32_t tileMax = run.fillBits;
+    for (int c = 0; c < run.nc; ++c) {
+        const float* src = run.in.plane(c);
+        float* plane = buf.real.get() + c * run.layout.realStride;
+        buf.nonFinite[c].clear();
+        for (int r = 0; r < run.layout.n0; ++r) {
+            float* row = plane + static_cast<std::size_t>(r) * run.layout.n1;
+            if (!gatherRow(run, g, src, r, row) || !careful) continue;
+            std::uint32_t m = maxMagnitudeBits(row, static_cast<std::size_t>(g.cols));
+            if (m >= kNonFiniteBits) m = takeNonFinite(row, g.cols, r, buf.nonFinite[c]);
+            tileMax = std::max(tileMax, m);
+        }
+    }
+    return tileMax;
+}
 
-        // One tile. The plain pass gathers, transforms and crops, and says whether an output came
-        // out NaN or infinite (a non-finite sample spreads over the whole transform, and an
-        // overflow leaves an infinity): checking the outputs as they are written is the whole
-        // cost of this rule on finite data. The careful pass, run only then, takes the
-        // non-finite samples out of the tile while gathering it, scales a tile of very large
-        // values by 2^-shift (exact) and its results back by 2^shift in double, and writes the
-        // outputs the non-finite samples reach as the direct sum gives them.
-        auto runTile = [&](int ti, bool careful) {
-            const int oy = (ti / t.tilesX) * t.outH, ox = (ti % t.tilesX) * t.outW;
-            const int oh = std::min(t.outH, h - oy), ow = std::min(t.outW, w - ox);
-            const int rows = oh + k.height - 1, cols = ow + k.width - 1; // input region, padded coords
-            std::uint32_t tileMax = fillBits; // careful pass: the largest finite |value|, as bits
-            for (int c = 0; c < nc; ++c) {
-                const float* src = in.plane(c);
-                float* plane = real.get() + c * realStride;
-                nonFinite[c].clear();
-                for (int r = 0; r < n0; ++r) {
-                    float* row = plane + static_cast<std::size_t>(r) * n1;
-                    const int sy = r < rows ? borderIndex(static_cast<long long>(oy) + r - top, h, job.border.mode) : -2;
-                    if (sy < 0) {
-                        std::fill(row, row + n1, sy == -1 ? fill : 0.0f);
-                        std::fill(row + std::min(cols, n1), row + n1, 0.0f);
-                        continue;
-                    }
-                    const float* s = src + static_cast<std::size_t>(sy) * w;
-                    // Columns inside the image are one run of the source row; the margins go
-                    // through the border rule.
-                    const int* cm = colMap.data() + ox;
-                    const auto throughBorder = [&](int j0, int j1) {
-                        for (int j = j0; j < j1; ++j) row[j] = cm[j] < 0 ? fill : s[cm[j]];
-                    };
-                    const int inside0 = std::clamp(left - ox, 0, cols), inside1 = std::clamp(left + w - ox, inside0, cols);
-                    throughBorder(0, inside0);
-                    std::memcpy(row + inside0, s + (ox + inside0 - left), sizeof(float) * (inside1 - inside0));
-                    throughBorder(inside1, cols);
-                    std::fill(row + cols, row + n1, 0.0f);
-                    if (careful) {
-                        std::uint32_t m = maxMagnitudeBits(row, static_cast<std::size_t>(cols));
-                        if (m >= kNonFiniteBits) m = takeNonFinite(row, cols, r, nonFinite[c]);
-                        tileMax = std::max(tileMax, m);
-                    }
-                }
-            }
-            int shift = range.kernelExponent;
-            if (careful && tileMax >= largeBits) {
-                const int e = std::ilogb(floatOfBits(tileMax)) - range.inputExponent + 1;
-                const float down = std::ldexp(1.0f, -e);
-                for (std::size_t i = 0; i < realStride * nc; ++i) real[i] *= down;
-                shift += e;
-            }
-            if (chunked) {
-                transformChunked(real.get(), spec.get());
-            } else {
-                fftwf_execute_dft_r2c(plans.forward, real.get(), spec.get());
-                auto* sp = reinterpret_cast<float*>(spec.get());
-                const auto* ks = reinterpret_cast<const float*>(kspec->data());
-                for (int c = 0; c < nc; ++c) rk.multiplySpectrum(sp + 2 * c * specStride, ks, specSize);
-                fftwf_execute_dft_c2r(plans.backward, spec.get(), real.get());
-            }
-            const double scaleBack = std::ldexp(job.scale, shift);
-            std::uint32_t seen = 0; // bit 31: a non-finite output
-            for (int c = 0; c < nc; ++c) {
-                const float* plane = real.get() + c * realStride;
-                float* dst = out.plane(c);
-                for (int y = 0; y < oh; ++y) {
-                    const float* s = plane + static_cast<std::size_t>(y) * n1;
-                    float* o = dst + static_cast<std::size_t>(oy + y) * w + ox;
-                    if (shift == 0) {
-                        if (!rk.cropScaled(s, ow, scale, offset, o, stream)) seen |= 0x80000000u;
-                    } else
-                        for (int x = 0; x < ow; ++x) {
-                            o[x] = static_cast<float>(scaleBack * s[x] + job.offset);
-                            seen |= nonFiniteBit(o[x]);
-                        }
-                    if (careful && !nonFinite[c].empty())
-                        applyNonFiniteRow(terms, nonFinite[c], y, 0, ow, job.scale, job.offset, o, flags);
-                }
-            }
-            return careful || (seen & 0x80000000u) == 0;
-        };
+// The exponent the tile's results are scaled back by: the kernel's, and in the careful pass,
+// for a tile of very large values, that of the power of two it is scaled down by here (exactly)
+// so that the transform's sums cannot overflow.
+int scaleDownLargeTile(const FftRun& run, TileBuffers& buf, std::uint32_t tileMax, bool careful)
+{
+    int shift = run.range.kernelExponent;
+    if (careful && tileMax >= run.largeBits) {
+        const int e = std::ilogb(floatOfBits(tileMax)) - run.range.inputExponent + 1;
+        const float down = std::ldexp(1.0f, -e);
+        for (std::size_t i = 0; i < run.layout.realStride * run.nc; ++i) buf.real[i] *= down;
+        shift += e;
+    }
+    return shift;
+}
 
-        for (int t0, t1; queue.next(t0, t1);)
-            for (int ti = t0; ti < t1; ++ti) {
-                job.checkCancel();
-                if (!runTile(ti, false)) runTile(ti, true);
-            }
+// The single tile's transform: each plane's rows forward, then each chunk of the spectrum's
+// columns forward, times the kernel's spectrum and backward while in the caches, then the
+// rows that hold outputs backward (the first h).
+void transformChunked(const FftRun& run, float* real, fftwf_complex* spec)
+{
+    const FftLayout& layout = run.layout;
+    const int nc = run.nc, threads = run.job.threads;
+    const int rowChunks = TileChunks::rowChunks(layout.n0), keptRowChunks = TileChunks::rowChunks(run.h);
+    const int columnChunks = layout.chunks.columnChunks();
+    forEachChunk(nc * rowChunks, threads, [&](int i) {
+        const int c = i / rowChunks;
+        layout.chunks.rows(i % rowChunks, true, real + c * layout.realStride, spec + c * layout.specStride);
     });
+    const auto* ks = reinterpret_cast<const float*>(run.kspec.data());
+    forEachChunk(nc * columnChunks, threads, [&](int i) {
+        fftwf_complex* plane = spec + (i / columnChunks) * layout.specStride;
+        const auto [x, count] = layout.chunks.columns(i % columnChunks, true, plane);
+        for (int y = 0; y < layout.n0; ++y) {
+            const std::size_t at = static_cast<std::size_t>(y) * layout.n1c + x;
+            run.rk.multiplySpectrum(reinterpret_cast<float*>(plane + at), ks + 2 * at, static_cast<std::size_t>(count));
+        }
+        layout.chunks.columns(i % columnChunks, false, plane);
+    });
+    forEachChunk(nc * keptRowChunks, threads, [&](int i) {
+        const int c = i / keptRowChunks;
+        layout.chunks.rows(i % keptRowChunks, false, real + c * layout.realStride, spec + c * layout.specStride);
+    });
+}
+
+// The tile's forward transform, product with the kernel's spectrum and inverse, in buf.real.
+void transformTile(const FftRun& run, TileBuffers& buf)
+{
+    const FftLayout& layout = run.layout;
+    if (layout.chunked) {
+        transformChunked(run, buf.real.get(), buf.spec.get());
+        return;
+    }
+    fftwf_execute_dft_r2c(layout.plans.forward, buf.real.get(), buf.spec.get());
+    auto* sp = reinterpret_cast<float*>(buf.spec.get());
+    const auto* ks = reinterpret_cast<const float*>(run.kspec.data());
+    for (int c = 0; c < run.nc; ++c) run.rk.multiplySpectrum(sp + 2 * c * layout.specStride, ks, layout.specSize);
+    fftwf_execute_dft_c2r(layout.plans.backward, buf.spec.get(), buf.real.get());
+}
+
+// The tile's outputs, its results scaled back by 2^shift, and in the careful pass those its
+// non-finite samples reach written as the direct sum gives them. False when an output came out
+// NaN or infinite in the plain pass.
+bool cropTile(const FftRun& run, const TileRegion& g, TileBuffers& buf, int shift, bool careful)
+{
+    const Job& job = run.job;
+    const double scaleBack = std::ldexp(job.scale, shift);
+    std::uint32_t seen = 0; // bit 31: a non-finite output
+    for (int c = 0; c < run.nc; ++c) {
+        const float* plane = buf.real.get() + c * run.layout.realStride;
+        float* dst = run.out.plane(c);
+        for (int y = 0; y < g.oh; ++y) {
+            const float* s = plane + static_cast<std::size_t>(y) * run.layout.n1;
+            float* o = dst + static_cast<std::size_t>(g.oy + y) * run.w + g.ox;
+            if (shift == 0) {
+                if (!run.rk.cropScaled(s, g.ow, run.scale, run.offset, o, run.stream)) seen |= 0x80000000u;
+            } else
+                for (int x = 0; x < g.ow; ++x) {
+                    o[x] = static_cast<float>(scaleBack * s[x] + job.offset);
+                    seen |= nonFiniteBit(o[x]);
+                }
+            if (careful && !buf.nonFinite[c].empty())
+                applyNonFiniteRow(run.terms, buf.nonFinite[c], y, 0, g.ow, job.scale, job.offset, o, buf.flags);
+        }
+    }
+    return careful || (seen & 0x80000000u) == 0;
+}
+
+// One tile. The plain pass gathers, transforms and crops, and says whether an output came out
+// NaN or infinite (a non-finite sample spreads over the whole transform, and an overflow
+// leaves an infinity): checking the outputs as they are written is the whole cost of this
+// rule on finite data. The careful pass, run only then, takes the non-finite samples out of
+// the tile while gathering it, scales a tile of very large values by 2^-shift (exact) and its
+// results back by 2^shift in double, and writes the outputs the non-finite samples reach as
+// the direct sum gives them.
+bool runTile(const FftRun& run, TileBuffers& buf, int ti, bool careful)
+{
+    const TileRegion g = tileRegion(run, ti);
+    const std::uint32_t tileMax = gatherTile(run, g, buf, careful);
+    const int shift = scaleDownLargeTile(run, buf, tileMax, careful);
+    transformTile(run, buf);
+    return cropTile(run, g, buf, shift, careful);
+}
+
+// A thread's tiles, taken one at a time as they come free, in buffers it keeps.
+void runTiles(const FftRun& run, ChunkQueue& queue)
+{
+    TileBuffers buf(run);
+    for (int t0, t1; queue.next(t0, t1);)
+        for (int ti = t0; ti < t1; ++ti) {
+            run.job.checkCancel();
+            if (!runTile(run, buf, ti, false)) runTile(run, buf, ti, true);
+        }
+}
+
+} // namespace
+
+void runFft(const Job& job, const OutputPlanes& out, StageClock& clock)
+{
+    bool planned = false;
+    const FftLayout layout = fftLayout(job, &planned);
+    if (planned) clock.mark("plan FFT size (once)", true);
+    const FftRange range = fftRange(job.kernel, layout.n0, layout.n1);
+    const auto kspec = layoutKernelSpectrum(job.kernel, layout, range);
+    clock.mark("kernel spectrum");
+    const FftRun run(job, out, layout, range, *kspec);
+    parallelWorkers(layout.tiles, job.threads, 1, [&](ChunkQueue& queue) { runTiles(run, queue); });
     clock.mark("transform");
 }
 

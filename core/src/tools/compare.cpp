@@ -69,6 +69,17 @@ DiffStats compareImages(const Image& a, const Image& b, int channel)
     return s;
 }
 
+Image differenceImage(const Image& a, const Image& b)
+{
+    if (!a.sameShape(b))
+        throw Error("cannot subtract a " + std::to_string(b.width) + "x" + std::to_string(b.height) + "x" +
+                    std::to_string(b.channels) + " image from a " + std::to_string(a.width) + "x" +
+                    std::to_string(a.height) + "x" + std::to_string(a.channels) + " one");
+    Image d = Image::uninitialized(a.width, a.height, a.channels);
+    for (std::size_t i = 0; i < d.data.size(); ++i) d.data[i] = a.data[i] - b.data[i];
+    return d;
+}
+
 BorderDifference compareBorderResults(const Image& a, const Image& b, Image* diff)
 {
     if (!a.sameShape(b) || a.data.size() != b.data.size())

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The docks that show what the workbench document holds, in one table: MainWindow builds them
+// from it, tabbed together beside the image in this order (the first is raised). A panel is a
+// QWidget with `void attach(WorkbenchDocument*, ImageView*)`, which subscribes it to the
+// document (and the view, when it needs one); a new panel is its two files and a row here.
+#pragma once
+#include <QtGlobal>
+#include <span>
+
+class ImageView;
+class QWidget;
+class WorkbenchDocument;
+
+struct DockPanel {
+    const char* objectName; // the dock's name in the saved layout
+    const char* title;      // translated in the context "DockPanel"
+    QWidget* (*make)(WorkbenchDocument* doc, ImageView* view);
+};
+
+std::span<const DockPanel> dockPanels();

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The image view's private state, shared by its source files: a displayed image and ImageView::State.
+#pragma once
+#include <QByteArray>
+#include <QOpenGLFunctions_3_3_Core>
+#include <QOpenGLShaderProgram>
+#include <QPoint>
+#include <QPointF>
+#include <QString>
+#include <QVector2D>
+
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <new>
+#include <string>
+
+#include "view/imageview.h"
+#include "convlab/error.h"
+#include "convlab/image.h"
+#include "convlab/imagestats.h"
+
+class ColorBar;
+class QLabel;
+
+namespace imageview_detail {
+
+// A limit below the driver's, for exercising the reduced display (0: none).
+inline int g_maxTextureOverride = 0;
+
+inline int colourChannels(int channels)
+{
+    return channels == 2 || channels == 4 ? channels - 1 : channels;
+}
+
+inline void checkShape(int w, int h, int c, const char* what)
+{
+    if (w < 1 || h < 1 || w > convlab::kMaxImageSide || h > convlab::kMaxImageSide || c < 1 || c > 4)
+        throw convlab::Error(std::string("image view: ") + what + " of shape " + std::to_string(w) +
+                             "x" + std::to_string(h) + "x" + std::to_string(c) +
+                             " is outside 1.." + std::to_string(convlab::kMaxImageSide) +
+                             " per side and 1..4 channels");
+}
+
+// One displayed image: a pixel buffer object holding its planar float32 values and a
+// GL_TEXTURE_2D_ARRAY (one GL_R32F layer per channel) filled from that buffer.
+struct Slot {
+    enum class Pending { None, FromHost, FromBuffer };
+
+    std::shared_ptr<const convlab::Image> host; // the values, when hostValid (shared, not copied)
+    bool hostValid = false; // false after a GPU producer wrote the buffer, until read back
+    bool keepHost = true;   // false: the host copy is dropped once uploaded
+    int width = 0, height = 0, channels = 0; // shape of the contents; channels 0 = empty
+    convlab::SampleDepth depth = convlab::SampleDepth::F32;
+    int statChannels = 0; // channels that enter the statistics
+    convlab::ImageStats stats;
+    bool statsValid = false;
+    Pending pending = Pending::None;
+    bool displayable = true; // false when it could not be put into a texture (see problem)
+    QString problem;         // why it is not drawn
+    int factorX = 1, factorY = 1; // the texture's reduction from the image (1: full resolution)
+
+    GLuint pbo = 0;
+    std::size_t pboBytes = 0;
+    GLuint tex = 0;
+    int texW = 0, texH = 0, texC = 0;
+
+    std::size_t bytes() const { return static_cast<std::size_t>(width) * height * channels * sizeof(float); }
+    bool contains(int x, int y) const { return channels > 0 && x >= 0 && y >= 0 && x < width && y < height; }
+
+    // Takes the image without copying it. Statistics are computed only where eager (the
+    // difference heat map) or when a mapping needs them (paintGL).
+    void assign(std::shared_ptr<const convlab::Image> image, bool eagerStats)
+    {
+        if (!image || image->empty()) {
+            clear();
+            return;
+        }
+        const convlab::Image& im = *image;
+        checkShape(im.width, im.height, im.channels, "image");
+        if (im.data.size() != static_cast<std::size_t>(im.width) * im.height * im.channels)
+            throw convlab::Error("image view: image data holds " + std::to_string(im.data.size()) +
+                                 " values, not width*height*channels");
+        host = std::move(image);
+        hostValid = true;
+        width = im.width;
+        height = im.height;
+        channels = im.channels;
+        depth = im.depth;
+        statChannels = eagerStats ? channels : colourChannels(channels);
+        statsValid = eagerStats;
+        if (eagerStats) stats = convlab::imageStats(*host, statChannels);
+        pending = Pending::FromHost;
+        resetDisplay();
+    }
+
+    // Until its upload decides, a new image is taken to draw at full resolution (a notice
+    // about the previous one must not stay).
+    void resetDisplay()
+    {
+        displayable = true;
+        problem.clear();
+        factorX = factorY = 1;
+    }
+
+    // Nothing to show; the GL objects stay for the next image.
+    void clear()
+    {
+        host.reset();
+        hostValid = false;
+        width = height = channels = 0;
+        resetDisplay();
+        stats = convlab::ImageStats();
+        statsValid = false;
+        pending = Pending::None;
+    }
+};
+
+} // namespace imageview_detail
+
+struct ImageView::State {
+    using Slot = imageview_detail::Slot;
+    QOpenGLFunctions_3_3_Core* gl = nullptr; // null until initializeGL succeeds
+    std::unique_ptr<QOpenGLShaderProgram> program;
+    GLuint vao = 0;
+    GLint maxTextureSize = 0;
+    GLint maxLayers = 0;
+
+    Slot source, result, diff;
+    Mapping mapping = Mapping::Clamp;
+    int displayChannel = -1; // View > Channel; -1: every channel
+    ViewMode viewMode = ViewMode::Result;
+    bool originalHeld = false;    // Space is down on the view
+    bool originalToggled = false; // View > Show Original
+    double split = 0.5;
+
+    bool padding = false;       // padding preview on
+    int padMargin = 8;          // its width in image pixels
+    convlab::Border padBorder;  // the rule it shows
+    int band[4] = {0, 0, 0, 0}; // band overlay widths: left, top, right, bottom
+
+    double zoom = 1.0;
+    QPointF origin;       // widget position of the image's top-left corner
+    bool autoFit = true;  // refit on resize and on a new image shape
+    bool centred = true;  // recentre on resize and on a new image shape
+
+    enum class Drag { None, Pending, Pan, Divider } drag = Drag::None;
+    QPointF pressPos, originAtPress;
+    QPoint hovered{-1, -1};
+
+    double lastDisplayMs = 0.0;
+
+    DifferenceScale diffScale = DifferenceScale::Absolute;
+    double diffAbsoluteMax = 0.0; // 0: kDefaultDifferenceFraction of the nominal range
+    ColorBar* bar = nullptr;      // children of the view, drawn over the picture
+    QLabel* notice = nullptr;
+    QLabel* splitLeft = nullptr;  // "original" and "result" at the foot of the split halves
+    QLabel* splitRight = nullptr;
+    QLabel* originalLabel = nullptr; // "original" while it replaces the mode's picture
+    bool gridEnabled = true;         // View > Pixel Grid
+    bool overlaysQueued = false;  // a refresh of the overlays is posted
+
+    // The driver's limit, lowered by the test override.
+    int textureLimit() const
+    {
+        using imageview_detail::g_maxTextureOverride;
+        return g_maxTextureOverride > 0 && g_maxTextureOverride < maxTextureSize ? g_maxTextureOverride
+                                                                                 : maxTextureSize;
+    }
+
+    // Top of the values' nominal range: the source's, else the result's, else the difference's.
+    double nominalRange() const
+    {
+        const Slot& s = source.channels ? source : result.channels ? result : diff;
+        return convlab::depthMax(s.depth);
+    }
+
+    double differenceScale() const
+    {
+        if (diffScale == DifferenceScale::Relative)
+            return diff.stats.maxAbs;
+        return diffAbsoluteMax > 0.0 ? diffAbsoluteMax : kDefaultDifferenceFraction * nominalRange();
+    }
+
+    ViewMode shownMode() const { return originalHeld || originalToggled ? ViewMode::Original : viewMode; }
+    bool diffOnScreen() const { return shownMode() == ViewMode::Difference; }
+    bool resultOnScreen() const { return shownMode() == ViewMode::Result || shownMode() == ViewMode::Split; }
+    bool sourceOnScreen() const
+    {
+        return shownMode() == ViewMode::Original || shownMode() == ViewMode::Split || padding;
+    }
+
+    // The image that defines the geometry: the result, else the source, else the difference.
+    const Slot& reference() const
+    {
+        return result.channels ? result : source.channels ? source : diff;
+    }
+
+    // Uploads pending contents (host -> PBO -> texture, or PBO -> texture). A side over the
+    // texture limit gets a reduced copy instead (a GPU-written one is read back for it first).
+    // Context current.
+    bool upload(Slot& s)
+    {
+        if (s.pending == Slot::Pending::None || s.channels == 0)
+            return false;
+        const bool fromHost = s.pending == Slot::Pending::FromHost;
+        s.pending = Slot::Pending::None;
+        const int limit = std::max(1, textureLimit());
+        s.factorX = (s.width + limit - 1) / limit;
+        s.factorY = (s.height + limit - 1) / limit;
+        s.problem.clear();
+        s.displayable = s.channels <= maxLayers;
+        if (!s.displayable) {
+            s.problem = QStringLiteral("%1 channels, more than the %2 texture layers OpenGL allows here")
+                            .arg(s.channels)
+                            .arg(maxLayers);
+            return false;
+        }
+        while (gl->glGetError() != GL_NO_ERROR) {
+        } // errors of others must not be taken for this upload's
+        if (s.factorX > 1 || s.factorY > 1)
+            uploadReduced(s, fromHost);
+        else
+            uploadFull(s, fromHost);
+        if (s.displayable && gl->glGetError() != GL_NO_ERROR) {
+            s.displayable = false;
+            s.problem = QStringLiteral("OpenGL could not allocate its texture (out of memory?)");
+        }
+        if (!s.displayable)
+            s.texC = 0; // nothing valid in the texture: the shader draws background
+        return true;
+    }
+
+    void uploadFull(Slot& s, bool fromHost)
+    {
+        // Planar values are exactly a stack of layers: plane c -> layer c, no interleaving.
+        if (fromHost) {
+            // Straight from the image's memory: a pixel buffer would be one more image-sized
+            // copy held for nothing (only a GPU producer needs one). One a GPU producer left
+            // behind is emptied.
+            if (s.pboBytes > 0) {
+                gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, s.pbo);
+                gl->glBufferData(GL_PIXEL_UNPACK_BUFFER, 0, nullptr, GL_STREAM_DRAW);
+                s.pboBytes = 0;
+            }
+            gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+            fillTexture(s, s.width, s.height, s.host->data.data());
+        } else {
+            gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, s.pbo);
+            fillTexture(s, s.width, s.height, nullptr);
+            gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+        }
+        if (!s.keepHost) {
+            s.host.reset();
+            s.hostValid = false;
+        }
+    }
+
+    // The host copy stays (the readout and a new context need it: the buffer holds nothing).
+    void uploadReduced(Slot& s, bool fromHost)
+    {
+        if (!fromHost)
+            readBack(s);
+        if (!s.hostValid) {
+            s.displayable = false;
+            s.problem = QStringLiteral("its values could not be read back for a reduced copy");
+            return;
+        }
+        convlab::Image reduced;
+        try {
+            reduced = convlab::reduceByBlocks(*s.host, s.factorX, s.factorY); // once per image, never per frame
+        } catch (const std::bad_alloc&) {
+            s.displayable = false;
+            s.problem = QStringLiteral("no memory for a reduced copy");
+            return;
+        }
+        gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+        fillTexture(s, reduced.width, reduced.height, reduced.data.data());
+    }
+
+    // Fills the slot's texture with w x h x channels planar floats from `pixels` (or from the
+    // bound unpack buffer when null), reallocating it only when the shape changes.
+    void fillTexture(Slot& s, int w, int h, const void* pixels)
+    {
+        if (!s.tex) {
+            gl->glGenTextures(1, &s.tex);
+            gl->glBindTexture(GL_TEXTURE_2D_ARRAY, s.tex);
+            gl->glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+            gl->glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+            gl->glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_BASE_LEVEL, 0);
+            gl->glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAX_LEVEL, 0);
+        }
+        gl->glBindTexture(GL_TEXTURE_2D_ARRAY, s.tex);
+        gl->glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+        gl->glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+        gl->glPixelStorei(GL_UNPACK_IMAGE_HEIGHT, 0);
+        gl->glPixelStorei(GL_UNPACK_SKIP_ROWS, 0);
+        gl->glPixelStorei(GL_UNPACK_SKIP_PIXELS, 0);
+        gl->glPixelStorei(GL_UNPACK_SKIP_IMAGES, 0);
+        if (s.texW == w && s.texH == h && s.texC == s.channels) {
+            gl->glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, 0, w, h, s.channels, GL_RED, GL_FLOAT, pixels);
+        } else {
+            gl->glTexImage3D(GL_TEXTURE_2D_ARRAY, 0, GL_R32F, w, h, s.channels, 0, GL_RED, GL_FLOAT, pixels);
+            s.texW = w;
+            s.texH = h;
+            s.texC = s.channels;
+        }
+    }
+
+    // Copies the PBO back into the host copy when a GPU producer wrote it. Context current.
+    void readBack(Slot& s)
+    {
+        if (s.hostValid || s.channels == 0 || !s.pbo || s.pboBytes < s.bytes())
+            return;
+        auto copy = std::make_shared<convlab::Image>(s.width, s.height, s.channels, s.depth);
+        gl->glBindBuffer(GL_COPY_READ_BUFFER, s.pbo);
+        gl->glGetBufferSubData(GL_COPY_READ_BUFFER, 0, static_cast<GLsizeiptr>(s.bytes()), copy->data.data());
+        gl->glBindBuffer(GL_COPY_READ_BUFFER, 0);
+        s.host = std::move(copy);
+        s.hostValid = true;
+    }
+
+    void setLayerUniforms(const char* name, const Slot& s)
+    {
+        const QByteArray n(name);
+        const bool drawn = s.channels > 0 && s.displayable && s.texC == s.channels;
+        program->setUniformValue(n + ".channels", drawn ? s.channels : 0);
+        program->setUniformValue(n + ".size", QVector2D(float(s.width), float(s.height)));
+        // The texture covers whole blocks: a partial last block stretches the span past the size.
+        program->setUniformValue(n + ".span", QVector2D(float(s.texW * s.factorX), float(s.texH * s.factorY)));
+        program->setUniformValue(n + ".factor", QVector2D(float(s.factorX), float(s.factorY)));
+        program->setUniformValue(n + ".range", float(convlab::depthMax(s.depth)));
+        program->setUniformValue(n + ".lo", s.stats.lo);
+        program->setUniformValue(n + ".hi", s.stats.hi);
+        program->setUniformValue(n + ".maxAbs", s.stats.maxAbs);
+    }
+};
