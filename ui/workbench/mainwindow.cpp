@@ -3,52 +3,31 @@
 
 #include <QAction>
 #include <QActionGroup>
-#include <QApplication>
-#include <QClipboard>
 #include <QCloseEvent>
-#include <QComboBox>
-#include <QDialogButtonBox>
 #include <QDockWidget>
-#include <QDragEnterEvent>
-#include <QEventLoop>
-#include <QFile>
-#include <QFileDialog>
 #include <QFileInfo>
-#include <QFormLayout>
 #include <QKeyEvent>
 #include <QLabel>
-#include <QMenuBar>
 #include <QMessageBox>
-#include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScreen>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
-#include <QTemporaryDir>
-#include <QUndoStack>
 #include <algorithm>
 
-#include "panels/analysispanel.h"
 #include "tools/borderlab.h"
 #include "panels/controlspanel.h"
 #include "convlab/error.h"
-#include "convlab/gpu.h"
-#include "convlab/io.h"
-#include "convlab/testchart.h"
 #include "tools/crossoverdialog.h"
 #include "panels/differencepanel.h"
 #include "tools/estimatedialog.h"
 #include "tools/exportdialog.h"
-#include "tools/helpdialogs.h"
-#include "view/channelmenu.h"
-#include "panels/histogrampanel.h"
 #include "kernel/kerneldocument.h"
 #include "kernel/kerneleditor.h"
 #include "kernel/kerneltextedit.h"
 #include "panels/probepanel.h"
-#include "workbench/rendercontroller.h"
 #include "panels/panels.h"
 #include "panels/timingspanel.h"
 #include "workbench/workbenchdocument.h"
@@ -56,41 +35,6 @@
 #ifndef CONVLAB_VERSION
 #define CONVLAB_VERSION "unknown"
 #endif
-
-namespace {
-
-constexpr int kMaxRecent = 8;
-
-// Depth and value mapping for Save Result; the format comes from the file's extension.
-bool askSaveOptions(QWidget* parent, const QString& path, convlab::SaveOptions& opts)
-{
-    QDialog dialog(parent);
-    dialog.setWindowTitle(QObject::tr("Save %1").arg(QFileInfo(path).fileName()));
-    auto* depth = new QComboBox;
-    const bool npy = path.endsWith(".npy", Qt::CaseInsensitive);
-    depth->addItem(npy ? QObject::tr("32-bit float") : QObject::tr("as the source"), -1);
-    depth->addItem(QObject::tr("8-bit"), int(convlab::SampleDepth::U8));
-    depth->addItem(QObject::tr("16-bit"), int(convlab::SampleDepth::U16));
-    depth->addItem(QObject::tr("32-bit float"), int(convlab::SampleDepth::F32));
-    auto* map = new QComboBox;
-    for (convlab::OutputMap m : {convlab::OutputMap::Clamp, convlab::OutputMap::Abs, convlab::OutputMap::Normalize,
-                                 convlab::OutputMap::Offset})
-        map->addItem(QString::fromStdString(convlab::outputMapName(m)), int(m));
-    map->setToolTip(QObject::tr("How float results become integer samples (float output keeps the values)"));
-    auto* form = new QFormLayout(&dialog);
-    form->addRow(QObject::tr("Depth"), depth);
-    form->addRow(QObject::tr("Mapping"), map);
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel);
-    QObject::connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
-    QObject::connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-    form->addRow(buttons);
-    if (dialog.exec() != QDialog::Accepted) return false;
-    if (const int d = depth->currentData().toInt(); d >= 0) opts.depth = convlab::SampleDepth(d);
-    opts.map = convlab::OutputMap(map->currentData().toInt());
-    return true;
-}
-
-} // namespace
 
 MainWindow::MainWindow(bool persistent, QWidget* parent) : QMainWindow(parent), persistent_(persistent)
 {
@@ -277,132 +221,6 @@ void MainWindow::buildDocks()
     if (first) first->raise();
 }
 
-void MainWindow::buildMenus()
-{
-    QMenu* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::openDialog);
-    recentMenu_ = file->addMenu(tr("Open &Recent"));
-    file->addAction(tr("&Save Result…"), QKeySequence::Save, this, &MainWindow::saveResultDialog);
-    file->addSeparator();
-    file->addAction(tr("Open &Kernel…"), QKeySequence(tr("Ctrl+K")), this, &MainWindow::openKernelDialog);
-    file->addAction(tr("Save K&ernel…"), QKeySequence(tr("Ctrl+Shift+K")), this, &MainWindow::saveKernelDialog);
-    file->addAction(tr("Es&timate Kernel from Image Pair…"), this, [this] { showEstimateDialog(); })
-        ->setStatusTip(tr("The kernel that maps the image to a filtered version of it (least squares)"));
-    file->addSeparator();
-    QAction* quit = file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
-    quit->setMenuRole(QAction::QuitRole);
-
-    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-    QAction* undo = doc_->kernel()->undoStack()->createUndoAction(this, tr("&Undo"));
-    undo->setShortcut(QKeySequence::Undo);
-    QAction* redo = doc_->kernel()->undoStack()->createRedoAction(this, tr("&Redo"));
-    redo->setShortcut(QKeySequence::Redo);
-    edit->addAction(undo);
-    edit->addAction(redo);
-    edit->addSeparator();
-    edit->addAction(tr("&Copy Kernel as Text"), QKeySequence(tr("Ctrl+Shift+C")), this, &MainWindow::copyKernel);
-    edit->addAction(tr("&Paste Kernel"), QKeySequence(tr("Ctrl+Shift+V")), this, &MainWindow::pasteKernel);
-    edit->addSeparator();
-    QAction* chain = edit->addAction(tr("Use Result as &Source"), QKeySequence(tr("Ctrl+Shift+R")), this, [this] {
-        try {
-            doc_->useResultAsSource();
-        } catch (const convlab::Error& e) {
-            reportError(tr("Cannot use the result as the source: %1").arg(QString::fromUtf8(e.what())));
-        }
-    });
-    chain->setStatusTip(tr("Filter the result next: it becomes the source (one undo step), the title shows the chain"));
-    chain->setEnabled(false);
-    for (auto signal : {&WorkbenchDocument::resultChanged, &WorkbenchDocument::paramsChanged,
-                        &WorkbenchDocument::sourceChanged})
-        connect(doc_, signal, chain, [this, chain] { chain->setEnabled(doc_->canUseResultAsSource()); });
-
-    QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
-    modeGroup_ = new QActionGroup(this);
-    const std::pair<ImageView::ViewMode, QString> modes[] = {{ImageView::ViewMode::Result, tr("&Result")},
-                                                             {ImageView::ViewMode::Original, tr("&Original")},
-                                                             {ImageView::ViewMode::Split, tr("&Split")},
-                                                             {ImageView::ViewMode::Difference, tr("&Difference")}};
-    int key = Qt::Key_1;
-    for (const auto& [mode, text] : modes) {
-        QAction* a = viewMenu->addAction(text, this, [this, m = mode] { showViewMode(m); });
-        a->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(key++)));
-        a->setCheckable(true);
-        a->setChecked(mode == ImageView::ViewMode::Result);
-        a->setData(int(mode));
-        modeGroup_->addAction(a);
-    }
-    viewMenu->addSeparator();
-    QMenu* mapping = viewMenu->addMenu(tr("&Mapping"));
-    mapGroup_ = new QActionGroup(this);
-    const std::pair<ImageView::Mapping, QString> maps[] = {
-        {ImageView::Mapping::Clamp, tr("&Clamp to the source range")},
-        {ImageView::Mapping::Abs, tr("&Absolute value")},
-        {ImageView::Mapping::Normalize, tr("&Normalize min–max")},
-        {ImageView::Mapping::Offset, tr("&Offset to mid-grey")},
-        {ImageView::Mapping::Diverging, tr("&Diverging colour map")}};
-    for (const auto& [m, text] : maps) {
-        QAction* a = mapping->addAction(text, this, [this, m = m] { view_->setMapping(m); });
-        a->setCheckable(true);
-        a->setChecked(m == ImageView::Mapping::Clamp);
-        a->setData(int(m));
-        mapGroup_->addAction(a);
-    }
-    // View > Channel is the document's; the view draws the channel it picks.
-    viewMenu->addMenu(new ChannelMenu(doc_, this));
-    connect(doc_, &WorkbenchDocument::displayChannelChanged, view_, &ImageView::setDisplayChannel);
-    QMenu* scaleMenu = viewMenu->addMenu(tr("Difference &Scale"));
-    auto* scaleGroup = new QActionGroup(this);
-    const std::pair<ImageView::DifferenceScale, QString> scales[] = {
-        {ImageView::DifferenceScale::Absolute, tr("&Fixed: 1% of the value range (rounding noise stays dark)")},
-        {ImageView::DifferenceScale::Relative, tr("&Relative: the largest difference is full scale")}};
-    for (const auto& [scale, text] : scales) {
-        QAction* a = scaleMenu->addAction(text, this, [this, sc = scale] { view_->setDifferenceScale(sc); });
-        a->setCheckable(true);
-        a->setChecked(scale == view_->differenceScale());
-        scaleGroup->addAction(a);
-    }
-    padding_ = viewMenu->addAction(tr("Show &Padding"), this, [this](bool on) { setPaddingShown(on); });
-    padding_->setCheckable(true);
-    padding_->setStatusTip(tr("Extend the view past the image edges with what the border mode invents there"));
-    viewMenu->addSeparator();
-    // Single-key shortcuts live on the view so they never steal keys typed into the kernel grid.
-    QAction* fit = viewMenu->addAction(tr("&Fit to Window"), this, [this] { view_->fitToWindow(); });
-    fit->setShortcut(QKeySequence(Qt::Key_F));
-    QAction* actual = viewMenu->addAction(tr("&Actual Size (1:1)"), this, [this] { view_->actualSize(); });
-    actual->setShortcut(QKeySequence(Qt::Key_1));
-    QAction* original = viewMenu->addAction(tr("Show Ori&ginal (hold Space)"), view_, &ImageView::setOriginalShown);
-    original->setCheckable(true);
-    original->setShortcut(QKeySequence(Qt::Key_O));
-    original->setStatusTip(tr("Before/after: the original in place of the result, whatever the view mode"));
-    QAction* grid = viewMenu->addAction(tr("Pixel G&rid"), view_, &ImageView::setPixelGridEnabled);
-    grid->setCheckable(true);
-    grid->setChecked(view_->pixelGridEnabled());
-    grid->setShortcut(QKeySequence(Qt::Key_G));
-    grid->setStatusTip(tr("Zoomed in beyond 800%: outline every pixel; beyond 3200%: write its values into it"));
-    for (QAction* a : {fit, actual, original, grid}) {
-        a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-        view_->addAction(a);
-    }
-    viewMenu->addSeparator();
-    for (QDockWidget* d : findChildren<QDockWidget*>()) viewMenu->addAction(d->toggleViewAction());
-
-    QMenu* tools = menuBar()->addMenu(tr("&Tools"));
-    tools->addAction(tr("&Export Code…"), QKeySequence(tr("Ctrl+E")), this, [this] { showExportDialog(); })
-        ->setStatusTip(tr("The current filter written for scipy, OpenCV (Python, C++) and CuPy"));
-    tools->addAction(tr("&Crossover Sweep…"), this, [this] { showCrossoverDialog(); })
-        ->setStatusTip(tr("Time each method auto weighs against kernel size on this image"));
-    tools->addAction(tr("&Border-Mode Lab…"), QKeySequence(tr("Ctrl+B")), this, [this] { showBorderLab(); })
-        ->setStatusTip(tr("The filter under every border mode side by side, with difference maps"));
-
-    QMenu* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&Teaching Guide"), QKeySequence::HelpContents, this, [this] { showGuide(); })
-        ->setStatusTip(tr("What each panel shows, and a suggested classroom sequence"));
-    help->addAction(tr("&Keyboard Shortcuts"), QKeySequence(tr("Ctrl+/")), this, [this] { showShortcuts(); });
-    help->addSeparator();
-    QAction* aboutAction = help->addAction(tr("&About ConvLab"), this, &MainWindow::about);
-    aboutAction->setMenuRole(QAction::AboutRole);
-}
-
 convlab::ConvolveParams MainWindow::currentParams() const { return doc_->params(); }
 
 void MainWindow::onParamsChanged()
@@ -417,70 +235,6 @@ void MainWindow::onParamsChanged()
     if (lab_ && lab_->isVisible()) lab_->setParams(p);
     if (export_ && export_->isVisible()) export_->setParams(p);
     if (crossover_ && crossover_->isVisible()) crossover_->setInput(doc_->source(), p);
-}
-
-ExportDialog* MainWindow::showExportDialog()
-{
-    if (!export_) export_ = new ExportDialog(this);
-    export_->setParams(currentParams());
-    export_->show();
-    export_->raise();
-    return export_;
-}
-
-CrossoverDialog* MainWindow::showCrossoverDialog()
-{
-    if (!crossover_) crossover_ = new CrossoverDialog(this);
-    crossover_->setInput(doc_->source(), currentParams());
-    crossover_->show();
-    crossover_->raise();
-    return crossover_;
-}
-
-EstimateDialog* MainWindow::showEstimateDialog()
-{
-    if (!estimate_) estimate_ = new EstimateDialog(doc_->kernel(), this);
-    estimate_->setCurrentSource(doc_->source());
-    estimate_->show();
-    estimate_->raise();
-    return estimate_;
-}
-
-ShortcutsDialog* MainWindow::showShortcuts()
-{
-    if (!shortcuts_) shortcuts_ = new ShortcutsDialog(this);
-    shortcuts_->refresh();
-    shortcuts_->show();
-    shortcuts_->raise();
-    return shortcuts_;
-}
-
-GuideDialog* MainWindow::showGuide()
-{
-    if (!guide_) guide_ = new GuideDialog(this);
-    guide_->show();
-    guide_->raise();
-    return guide_;
-}
-
-BorderLabWindow* MainWindow::showBorderLab()
-{
-    if (!doc_->source()) {
-        reportError(tr("Open an image first: the border-mode lab filters the current image."));
-        return nullptr;
-    }
-    if (!lab_) {
-        lab_ = new BorderLabWindow(doc_->source(), currentParams(), this);
-        lab_->setWindowFlag(Qt::Window);
-        lab_->setWindowTitle(tr("Border-Mode Lab — ConvLab"));
-        lab_->resize(1200, 760);
-    } else {
-        lab_->setSource(doc_->source());
-        lab_->setParams(currentParams());
-    }
-    lab_->show();
-    lab_->raise();
-    return lab_;
 }
 
 bool MainWindow::paddingShown() const { return padding_->isChecked(); }
@@ -523,80 +277,6 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* e)
         }
     }
     return QMainWindow::eventFilter(watched, e);
-}
-
-void MainWindow::onResultChanged()
-{
-    const WorkbenchDocument::Result& r = *doc_->result();
-    pendingDisplayId_ = r.requestId;
-    if (earlyDisplayedId_ == r.requestId && r.report.device == convlab::Device::Cuda) {
-        setDisplayPath(r.image ? tr("CUDA to the OpenGL buffer (interop), shown before the download")
-                               : tr("CUDA to the OpenGL buffer (interop); the values stay on the GPU"));
-    } else if (const QString gpu = showGpuResult(r.width, r.height, r.channels, r.report); !gpu.isEmpty()) {
-        setDisplayPath(gpu);
-    } else if (r.image) {
-        view_->setResult(r.image);
-        if (r.report.device != convlab::Device::Cuda) setDisplayPath(tr("host memory to the OpenGL buffer"));
-    } else {
-        // CUDA cannot draw into the view here: the values come down (onResultHostReady draws them,
-        // and the frame after that is the result's), and from now on with each run.
-        pendingDisplayId_ = 0;
-        doc_->setHostResultWanted(view_, true);
-        return;
-    }
-    view_->update();
-}
-
-void MainWindow::onResultHostReady()
-{
-    const WorkbenchDocument::Result& r = *doc_->result();
-    if (earlyDisplayedId_ == r.requestId) return; // drawn from the device already
-    pendingDisplayId_ = r.requestId; // the next frame shows it
-    view_->setResult(r.image);
-    view_->update();
-}
-
-void MainWindow::setDisplayPath(const QString& path)
-{
-    displayPath_ = path;
-    panel<TimingsPanel>()->setDisplayPath(path);
-}
-
-bool MainWindow::copyGpuResultIntoView(int width, int height, int channels)
-{
-    const auto gpu = renderController()->gpuSession();
-    if (!gpu || !interopError_.isEmpty()) return false;
-    // CUDA writes the view's pixel buffer on the device: no trip through host memory.
-    try {
-        view_->makeCurrent();
-        const unsigned int buffer = view_->resultBuffer(width, height, channels);
-        gpu->copyLastResultToGlBuffer(buffer, static_cast<std::size_t>(width) * height * channels);
-        view_->doneCurrent();
-        view_->resultBufferWritten(width, height, channels);
-        return true;
-    } catch (const convlab::Error& e) {
-        view_->doneCurrent();
-        interopError_ = QString::fromUtf8(e.what()); // e.g. the GL context is not on the NVIDIA device
-        return false;
-    }
-}
-
-void MainWindow::onGpuResultResident(quint64 id, int width, int height, int channels)
-{
-    if (id != renderController()->latestId()) return; // superseded
-    if (copyGpuResultIntoView(width, height, channels)) earlyDisplayedId_ = id; // else the host copy follows
-}
-
-QString MainWindow::showGpuResult(int width, int height, int channels, const convlab::RunReport& report)
-{
-    if (report.device != convlab::Device::Cuda) return {};
-    if (copyGpuResultIntoView(width, height, channels))
-        return tr("CUDA to the OpenGL buffer (interop)");
-    // The caller draws the host copy.
-    setDisplayPath(tr("download + upload (%1)")
-                       .arg(interopError_.isEmpty() ? tr("no GPU session")
-                                                    : tr("interop unavailable: %1").arg(interopError_)));
-    return {};
 }
 
 void MainWindow::onComparisonChanged()
@@ -653,27 +333,6 @@ void MainWindow::showPixelValues(int x, int y, QVector<float> result)
     pixelLabel_->setText(text);
 }
 
-void MainWindow::openImageInBackground(const QString& path) { doc_->open(path); }
-
-bool MainWindow::openImage(const QString& path)
-{
-    const quint64 before = doc_->generation().image;
-    QEventLoop loop;
-    auto done = connect(doc_, &WorkbenchDocument::sourceChanged, &loop, [&loop] { loop.exit(0); });
-    auto failed = connect(doc_, &WorkbenchDocument::openFailed, &loop, [&loop] { loop.exit(1); });
-    doc_->open(path);
-    if (doc_->opening()) loop.exec();
-    disconnect(done);
-    disconnect(failed);
-    return doc_->generation().image != before;
-}
-
-void MainWindow::setSourceImage(convlab::Image image, const QString& title,
-                                std::shared_ptr<const convlab::PackedImage> packed)
-{
-    doc_->setSource(std::move(image), title, {}, std::move(packed));
-}
-
 void MainWindow::onSourceChanged()
 {
     const auto source = doc_->source();
@@ -692,198 +351,9 @@ void MainWindow::onSourceChanged()
     if (estimate_) estimate_->setCurrentSource(source);
 }
 
-void MainWindow::openSample()
-{
-    Q_INIT_RESOURCE(resources);
-    // The engine reads files: the embedded photograph goes through a temporary copy.
-    const QString name = QStringLiteral("coffee.png");
-    QTemporaryDir dir;
-    const QString copy = dir.filePath(name);
-    if (dir.isValid() && QFile::copy(":/samples/" + name, copy)) {
-        try {
-            WorkbenchDocument::Decoded decoded = WorkbenchDocument::decode(copy);
-            setSourceImage(std::move(decoded.image), name, std::move(decoded.packed));
-            return;
-        } catch (const convlab::Error&) {
-            // Builds without image codecs read only .npy: the chart below needs no file.
-        }
-    }
-    setSourceImage(convlab::makeTestChart(), tr("test chart"));
-}
-
-bool MainWindow::pasteKernelText(const QString& text)
-{
-    try {
-        doc_->kernel()->setKernel(convlab::parseKernelText(text.toStdString()), tr("Paste kernel"));
-    } catch (const convlab::Error& e) {
-        reportError(tr("Cannot paste the kernel: %1").arg(QString::fromUtf8(e.what())));
-        return false;
-    }
-    return true;
-}
-
-void MainWindow::copyKernel() { QGuiApplication::clipboard()->setText(QString::fromStdString(doc_->kernel()->kernel().toText())); }
-
-void MainWindow::pasteKernel() { pasteKernelText(QGuiApplication::clipboard()->text()); }
-
-QString MainWindow::lastDir() const { return doc_->path().isEmpty() ? QString() : QFileInfo(doc_->path()).path(); }
-
-void MainWindow::openDialog()
-{
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open Image"), lastDir(),
-        tr("Images (*.png *.jpg *.jpeg *.tif *.tiff *.bmp *.pgm *.ppm *.pnm *.webp *.npy);;All files (*)"));
-    if (!path.isEmpty()) openImageInBackground(path);
-}
-
-void MainWindow::saveResultDialog()
-{
-    const WorkbenchDocument::Result* r = doc_->result();
-    if (!r) {
-        reportError(tr("There is no result to save yet."));
-        return;
-    }
-    const auto result = doc_->hostResult(); // kept alive while the dialogs are open
-    if (!result) {
-        reportError(tr("The result could not be copied from the GPU."));
-        return;
-    }
-    QString path = QFileDialog::getSaveFileName(this, tr("Save Result"), lastDir(),
-                                                tr("PNG (*.png);;TIFF (*.tif *.tiff);;NumPy array (*.npy)"));
-    if (path.isEmpty()) return;
-    if (QFileInfo(path).suffix().isEmpty()) path += ".png";
-    convlab::SaveOptions opts;
-    if (!askSaveOptions(this, path, opts)) return;
-    try {
-        convlab::saveImage(*result, path.toStdString(), opts);
-        statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
-    } catch (const convlab::Error& e) {
-        reportError(tr("Cannot save %1: %2").arg(QFileInfo(path).fileName(), QString::fromUtf8(e.what())));
-    }
-}
-
-void MainWindow::openKernelDialog()
-{
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open Kernel"), lastDir(),
-                                                      tr("Kernels (*.json *.txt *.kernel);;All files (*)"));
-    if (path.isEmpty()) return;
-    try {
-        if (!QFileInfo(path).isFile()) throw convlab::Error("no such file: " + path.toStdString());
-        doc_->kernel()->setSpec(convlab::loadKernelSpec(path.toStdString()),
-                                tr("Open kernel %1").arg(QFileInfo(path).fileName()));
-    } catch (const convlab::Error& e) {
-        reportError(tr("Cannot open the kernel %1: %2").arg(QFileInfo(path).fileName(), QString::fromUtf8(e.what())));
-    }
-}
-
-void MainWindow::saveKernelDialog()
-{
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save Kernel"), lastDir(),
-                                                      tr("JSON kernel (*.json);;Text kernel (*.txt)"));
-    if (path.isEmpty()) return;
-    try {
-        convlab::saveKernelFile(doc_->kernel()->state().toSpec(), path.toStdString());
-        statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
-    } catch (const convlab::Error& e) {
-        reportError(tr("Cannot save the kernel %1: %2").arg(QFileInfo(path).fileName(), QString::fromUtf8(e.what())));
-    }
-}
-
-void MainWindow::about()
-{
-    std::string why;
-    const bool cuda = convlab::cudaAvailable(&why);
-    std::string formatsWhy;
-    const QString formats = convlab::imageFormatsAvailable(&formatsWhy)
-                                ? tr("PNG, JPEG, TIFF, BMP, PNM, WebP through OpenCV imgcodecs (via the engine); .npy")
-                                : tr(".npy only (%1)").arg(QString::fromStdString(formatsWhy).toHtmlEscaped());
-    QMessageBox::about(this, tr("About ConvLab"),
-                       tr("<h3>ConvLab %1</h3><p>A workbench for image convolution.</p>"
-                          "<p>Qt %2 (built with %3)<br>Image files: %4<br>CUDA: %5</p>"
-                          "<p>License: GPL-3.0-or-later</p>")
-                           .arg(versionString(), QString::fromLatin1(qVersion()), QStringLiteral(QT_VERSION_STR),
-                                formats,
-                                cuda ? tr("available") : tr("unavailable — %1").arg(QString::fromStdString(why))));
-}
-
-void MainWindow::addRecent(const QString& path)
-{
-    recent_.removeAll(path);
-    recent_.prepend(path);
-    while (recent_.size() > kMaxRecent) recent_.removeLast();
-    rebuildRecentMenu();
-    if (persistent_) QSettings().setValue("recentFiles", recent_);
-}
-
-void MainWindow::rebuildRecentMenu()
-{
-    recentMenu_->clear();
-    for (const QString& path : recent_)
-        recentMenu_->addAction(QFileInfo(path).fileName(), this, [this, path] { openImageInBackground(path); })
-            ->setToolTip(path);
-    recentMenu_->setToolTipsVisible(true);
-    recentMenu_->setEnabled(!recent_.isEmpty());
-}
-
-void MainWindow::readSettings()
-{
-    QSettings s;
-    restoreGeometry(s.value("geometry").toByteArray());
-    restoreState(s.value("windowState").toByteArray());
-    recent_ = s.value("recentFiles").toStringList();
-    // Entries written by another version may not parse: each falls back to its default.
-    try {
-        if (s.contains("border")) controls_->setBorder(convlab::parseBorder(s.value("border").toString().toStdString()));
-    } catch (const convlab::Error&) {
-    }
-    try {
-        if (s.contains("method")) controls_->setMethod(convlab::parseMethod(s.value("method").toString().toStdString()));
-        if (s.contains("device")) controls_->setDevice(convlab::parseDevice(s.value("device").toString().toStdString()));
-    } catch (const convlab::Error&) {
-    }
-    controls_->setThreads(s.value("threads", 0).toInt());
-    firstLaunch_ = !s.contains("kernel");
-    try {
-        if (s.contains("kernel"))
-            doc_->kernel()->reset(
-                KernelState::fromSpec(convlab::parseKernelJson(s.value("kernel").toString().toStdString())));
-    } catch (const convlab::Error&) {
-    }
-}
-
-void MainWindow::writeSettings()
-{
-    QSettings s;
-    s.setValue("geometry", saveGeometry());
-    s.setValue("windowState", saveState());
-    s.setValue("recentFiles", recent_);
-    const convlab::Border b = controls_->border();
-    QString border = QString::fromStdString(convlab::borderName(b.mode));
-    if (b.mode == convlab::BorderMode::Constant) border += ':' + QString::number(b.value, 'g', 9);
-    s.setValue("border", border);
-    s.setValue("method", QString::fromStdString(convlab::methodName(controls_->method())));
-    s.setValue("device", QString::fromStdString(convlab::deviceName(controls_->device())));
-    s.setValue("threads", controls_->threads());
-    s.setValue("kernel", QString::fromStdString(convlab::kernelToJson(doc_->kernel()->state().toSpec())));
-}
-
 void MainWindow::closeEvent(QCloseEvent* e)
 {
     if (persistent_) writeSettings();
     doc_->shutdown();
     e->accept();
-}
-
-void MainWindow::dragEnterEvent(QDragEnterEvent* e)
-{
-    const QList<QUrl> urls = e->mimeData()->urls();
-    if (!urls.isEmpty() && urls.first().isLocalFile()) e->acceptProposedAction();
-}
-
-void MainWindow::dropEvent(QDropEvent* e)
-{
-    const QList<QUrl> urls = e->mimeData()->urls();
-    if (urls.isEmpty() || !urls.first().isLocalFile()) return;
-    e->acceptProposedAction();
-    openImageInBackground(urls.first().toLocalFile());
 }
