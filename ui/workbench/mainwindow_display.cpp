@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// How a result reaches the image view: from host memory or, for a CUDA run, straight from GPU memory.
+#include "workbench/mainwindow.h"
+
+#include "convlab/error.h"
+#include "convlab/gpu.h"
+#include "panels/timingspanel.h"
+#include "workbench/rendercontroller.h"
+#include "workbench/workbenchdocument.h"
+
+void MainWindow::onResultChanged()
+{
+    const WorkbenchDocument::Result& r = *doc_->result();
+    pendingDisplayId_ = r.requestId;
+    if (earlyDisplayedId_ == r.requestId && r.report.device == convlab::Device::Cuda) {
+        setDisplayPath(r.image ? tr("CUDA to the OpenGL buffer (interop), shown before the download")
+                               : tr("CUDA to the OpenGL buffer (interop); the values stay on the GPU"));
+    } else if (const QString gpu = showGpuResult(r.width, r.height, r.channels, r.report); !gpu.isEmpty()) {
+        setDisplayPath(gpu);
+    } else if (r.image) {
+        view_->setResult(r.image);
+        if (r.report.device != convlab::Device::Cuda) setDisplayPath(tr("host memory to the OpenGL buffer"));
+    } else {
+        // CUDA cannot draw into the view here: the values come down (onResultHostReady draws them,
+        // and the frame after that is the result's), and from now on with each run.
+        pendingDisplayId_ = 0;
+        doc_->setHostResultWanted(view_, true);
+        return;
+    }
+    view_->update();
+}
+
+void MainWindow::onResultHostReady()
+{
+    const WorkbenchDocument::Result& r = *doc_->result();
+    if (earlyDisplayedId_ == r.requestId) return; // drawn from the device already
+    pendingDisplayId_ = r.requestId; // the next frame shows it
+    view_->setResult(r.image);
+    view_->update();
+}
+
+void MainWindow::setDisplayPath(const QString& path)
+{
+    displayPath_ = path;
+    panel<TimingsPanel>()->setDisplayPath(path);
+}
+
+bool MainWindow::copyGpuResultIntoView(int width, int height, int channels)
+{
+    const auto gpu = renderController()->gpuSession();
+    if (!gpu || !interopError_.isEmpty()) return false;
+    // CUDA writes the view's pixel buffer on the device: no trip through host memory.
+    try {
+        view_->makeCurrent();
+        const unsigned int buffer = view_->resultBuffer(width, height, channels);
+        gpu->copyLastResultToGlBuffer(buffer, static_cast<std::size_t>(width) * height * channels);
+        view_->doneCurrent();
+        view_->resultBufferWritten(width, height, channels);
+        return true;
+    } catch (const convlab::Error& e) {
+        view_->doneCurrent();
+        interopError_ = QString::fromUtf8(e.what()); // e.g. the GL context is not on the NVIDIA device
+        return false;
+    }
+}
+
+void MainWindow::onGpuResultResident(quint64 id, int width, int height, int channels)
+{
+    if (id != renderController()->latestId()) return; // superseded
+    if (copyGpuResultIntoView(width, height, channels)) earlyDisplayedId_ = id; // else the host copy follows
+}
+
+QString MainWindow::showGpuResult(int width, int height, int channels, const convlab::RunReport& report)
+{
+    if (report.device != convlab::Device::Cuda) return {};
+    if (copyGpuResultIntoView(width, height, channels))
+        return tr("CUDA to the OpenGL buffer (interop)");
+    // The caller draws the host copy.
+    setDisplayPath(tr("download + upload (%1)")
+                       .arg(interopError_.isEmpty() ? tr("no GPU session")
+                                                    : tr("interop unavailable: %1").arg(interopError_)));
+    return {};
+}

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Opening and saving images and kernels, the recent files and the settings kept between sessions.
+#include "workbench/mainwindow.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDragEnterEvent>
+#include <QEventLoop>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QMenu>
+#include <QMimeData>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTemporaryDir>
+
+#include "panels/controlspanel.h"
+#include "convlab/error.h"
+#include "convlab/io.h"
+#include "convlab/testchart.h"
+#include "kernel/kerneldocument.h"
+#include "workbench/workbenchdocument.h"
+
+namespace {
+
+constexpr int kMaxRecent = 8;
+
+// Depth and value mapping for Save Result; the format comes from the file's extension.
+bool askSaveOptions(QWidget* parent, const QString& path, convlab::SaveOptions& opts)
+{
+    QDialog dialog(parent);
+    dialog.setWindowTitle(QObject::tr("Save %1").arg(QFileInfo(path).fileName()));
+    auto* depth = new QComboBox;
+    const bool npy = path.endsWith(".npy", Qt::CaseInsensitive);
+    depth->addItem(npy ? QObject::tr("32-bit float") : QObject::tr("as the source"), -1);
+    depth->addItem(QObject::tr("8-bit"), int(convlab::SampleDepth::U8));
+    depth->addItem(QObject::tr("16-bit"), int(convlab::SampleDepth::U16));
+    depth->addItem(QObject::tr("32-bit float"), int(convlab::SampleDepth::F32));
+    auto* map = new QComboBox;
+    for (convlab::OutputMap m : {convlab::OutputMap::Clamp, convlab::OutputMap::Abs, convlab::OutputMap::Normalize,
+                                 convlab::OutputMap::Offset})
+        map->addItem(QString::fromStdString(convlab::outputMapName(m)), int(m));
+    map->setToolTip(QObject::tr("How float results become integer samples (float output keeps the values)"));
+    auto* form = new QFormLayout(&dialog);
+    form->addRow(QObject::tr("Depth"), depth);
+    form->addRow(QObject::tr("Mapping"), map);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel);
+    QObject::connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    QObject::connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    form->addRow(buttons);
+    if (dialog.exec() != QDialog::Accepted) return false;
+    if (const int d = depth->currentData().toInt(); d >= 0) opts.depth = convlab::SampleDepth(d);
+    opts.map = convlab::OutputMap(map->currentData().toInt());
+    return true;
+}
+
+} // namespace
+
+void MainWindow::openImageInBackground(const QString& path) { doc_->open(path); }
+
+bool MainWindow::openImage(const QString& path)
+{
+    const quint64 before = doc_->generation().image;
+    QEventLoop loop;
+    auto done = connect(doc_, &WorkbenchDocument::sourceChanged, &loop, [&loop] { loop.exit(0); });
+    auto failed = connect(doc_, &WorkbenchDocument::openFailed, &loop, [&loop] { loop.exit(1); });
+    doc_->open(path);
+    if (doc_->opening()) loop.exec();
+    disconnect(done);
+    disconnect(failed);
+    return doc_->generation().image != before;
+}
+
+void MainWindow::setSourceImage(convlab::Image image, const QString& title,
+                                std::shared_ptr<const convlab::PackedImage> packed)
+{
+    doc_->setSource(std::move(image), title, {}, std::move(packed));
+}
+
+void MainWindow::openSample()
+{
+    Q_INIT_RESOURCE(resources);
+    // The engine reads files: the embedded photograph goes through a temporary copy.
+    const QString name = QStringLiteral("coffee.png");
+    QTemporaryDir dir;
+    const QString copy = dir.filePath(name);
+    if (dir.isValid() && QFile::copy(":/samples/" + name, copy)) {
+        try {
+            WorkbenchDocument::Decoded decoded = WorkbenchDocument::decode(copy);
+            setSourceImage(std::move(decoded.image), name, std::move(decoded.packed));
+            return;
+        } catch (const convlab::Error&) {
+            // Builds without image codecs read only .npy: the chart below needs no file.
+        }
+    }
+    setSourceImage(convlab::makeTestChart(), tr("test chart"));
+}
+
+QString MainWindow::lastDir() const { return doc_->path().isEmpty() ? QString() : QFileInfo(doc_->path()).path(); }
+
+void MainWindow::openDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open Image"), lastDir(),
+        tr("Images (*.png *.jpg *.jpeg *.tif *.tiff *.bmp *.pgm *.ppm *.pnm *.webp *.npy);;All files (*)"));
+    if (!path.isEmpty()) openImageInBackground(path);
+}
+
+void MainWindow::saveResultDialog()
+{
+    const WorkbenchDocument::Result* r = doc_->result();
+    if (!r) {
+        reportError(tr("There is no result to save yet."));
+        return;
+    }
+    const auto result = doc_->hostResult(); // kept alive while the dialogs are open
+    if (!result) {
+        reportError(tr("The result could not be copied from the GPU."));
+        return;
+    }
+    QString path = QFileDialog::getSaveFileName(this, tr("Save Result"), lastDir(),
+                                                tr("PNG (*.png);;TIFF (*.tif *.tiff);;NumPy array (*.npy)"));
+    if (path.isEmpty()) return;
+    if (QFileInfo(path).suffix().isEmpty()) path += ".png";
+    convlab::SaveOptions opts;
+    if (!askSaveOptions(this, path, opts)) return;
+    try {
+        convlab::saveImage(*result, path.toStdString(), opts);
+        statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
+    } catch (const convlab::Error& e) {
+        reportError(tr("Cannot save %1: %2").arg(QFileInfo(path).fileName(), QString::fromUtf8(e.what())));
+    }
+}
+
+void MainWindow::openKernelDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open Kernel"), lastDir(),
+                                                      tr("Kernels (*.json *.txt *.kernel);;All files (*)"));
+    if (path.isEmpty()) return;
+    try {
+        if (!QFileInfo(path).isFile()) throw convlab::Error("no such file: " + path.toStdString());
+        doc_->kernel()->setSpec(convlab::loadKernelSpec(path.toStdString()),
+                                tr("Open kernel %1").arg(QFileInfo(path).fileName()));
+    } catch (const convlab::Error& e) {
+        reportError(tr("Cannot open the kernel %1: %2").arg(QFileInfo(path).fileName(), QString::fromUtf8(e.what())));
+    }
+}
+
+void MainWindow::saveKernelDialog()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save Kernel"), lastDir(),
+                                                      tr("JSON kernel (*.json);;Text kernel (*.txt)"));
+    if (path.isEmpty()) return;
+    try {
+        convlab::saveKernelFile(doc_->kernel()->state().toSpec(), path.toStdString());
+        statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
+    } catch (const convlab::Error& e) {
+        reportError(tr("Cannot save the kernel %1: %2").arg(QFileInfo(path).fileName(), QString::fromUtf8(e.what())));
+    }
+}
+
+void MainWindow::addRecent(const QString& path)
+{
+    recent_.removeAll(path);
+    recent_.prepend(path);
+    while (recent_.size() > kMaxRecent) recent_.removeLast();
+    rebuildRecentMenu();
+    if (persistent_) QSettings().setValue("recentFiles", recent_);
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    recentMenu_->clear();
+    for (const QString& path : recent_)
+        recentMenu_->addAction(QFileInfo(path).fileName(), this, [this, path] { openImageInBackground(path); })
+            ->setToolTip(path);
+    recentMenu_->setToolTipsVisible(true);
+    recentMenu_->setEnabled(!recent_.isEmpty());
+}
+
+void MainWindow::readSettings()
+{
+    QSettings s;
+    restoreGeometry(s.value("geometry").toByteArray());
+    restoreState(s.value("windowState").toByteArray());
+    recent_ = s.value("recentFiles").toStringList();
+    // Entries written by another version may not parse: each falls back to its default.
+    try {
+        if (s.contains("border")) controls_->setBorder(convlab::parseBorder(s.value("border").toString().toStdString()));
+    } catch (const convlab::Error&) {
+    }
+    try {
+        if (s.contains("method")) controls_->setMethod(convlab::parseMethod(s.value("method").toString().toStdString()));
+        if (s.contains("device")) controls_->setDevice(convlab::parseDevice(s.value("device").toString().toStdString()));
+    } catch (const convlab::Error&) {
+    }
+    controls_->setThreads(s.value("threads", 0).toInt());
+    firstLaunch_ = !s.contains("kernel");
+    try {
+        if (s.contains("kernel"))
+            doc_->kernel()->reset(
+                KernelState::fromSpec(convlab::parseKernelJson(s.value("kernel").toString().toStdString())));
+    } catch (const convlab::Error&) {
+    }
+}
+
+void MainWindow::writeSettings()
+{
+    QSettings s;
+    s.setValue("geometry", saveGeometry());
+    s.setValue("windowState", saveState());
+    s.setValue("recentFiles", recent_);
+    const convlab::Border b = controls_->border();
+    QString border = QString::fromStdString(convlab::borderName(b.mode));
+    if (b.mode == convlab::BorderMode::Constant) border += ':' + QString::number(b.value, 'g', 9);
+    s.setValue("border", border);
+    s.setValue("method", QString::fromStdString(convlab::methodName(controls_->method())));
+    s.setValue("device", QString::fromStdString(convlab::deviceName(controls_->device())));
+    s.setValue("threads", controls_->threads());
+    s.setValue("kernel", QString::fromStdString(convlab::kernelToJson(doc_->kernel()->state().toSpec())));
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e)
+{
+    const QList<QUrl> urls = e->mimeData()->urls();
+    if (!urls.isEmpty() && urls.first().isLocalFile()) e->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* e)
+{
+    const QList<QUrl> urls = e->mimeData()->urls();
+    if (urls.isEmpty() || !urls.first().isLocalFile()) return;
+    e->acceptProposedAction();
+    openImageInBackground(urls.first().toLocalFile());
+}

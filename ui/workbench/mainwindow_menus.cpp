@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The window's menu bar, the small actions behind its entries and the tool dialogs it opens.
+#include "workbench/mainwindow.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QClipboard>
+#include <QDockWidget>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QUndoStack>
+
+#include "tools/borderlab.h"
+#include "convlab/error.h"
+#include "convlab/io.h"
+#include "tools/crossoverdialog.h"
+#include "tools/estimatedialog.h"
+#include "tools/exportdialog.h"
+#include "tools/helpdialogs.h"
+#include "view/channelmenu.h"
+#include "kernel/kerneldocument.h"
+#include "workbench/workbenchdocument.h"
+
+void MainWindow::buildMenus()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::openDialog);
+    recentMenu_ = file->addMenu(tr("Open &Recent"));
+    file->addAction(tr("&Save Result…"), QKeySequence::Save, this, &MainWindow::saveResultDialog);
+    file->addSeparator();
+    file->addAction(tr("Open &Kernel…"), QKeySequence(tr("Ctrl+K")), this, &MainWindow::openKernelDialog);
+    file->addAction(tr("Save K&ernel…"), QKeySequence(tr("Ctrl+Shift+K")), this, &MainWindow::saveKernelDialog);
+    file->addAction(tr("Es&timate Kernel from Image Pair…"), this, [this] { showEstimateDialog(); })
+        ->setStatusTip(tr("The kernel that maps the image to a filtered version of it (least squares)"));
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+    quit->setMenuRole(QAction::QuitRole);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = doc_->kernel()->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction* redo = doc_->kernel()->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcut(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
+    edit->addSeparator();
+    edit->addAction(tr("&Copy Kernel as Text"), QKeySequence(tr("Ctrl+Shift+C")), this, &MainWindow::copyKernel);
+    edit->addAction(tr("&Paste Kernel"), QKeySequence(tr("Ctrl+Shift+V")), this, &MainWindow::pasteKernel);
+    edit->addSeparator();
+    QAction* chain = edit->addAction(tr("Use Result as &Source"), QKeySequence(tr("Ctrl+Shift+R")), this, [this] {
+        try {
+            doc_->useResultAsSource();
+        } catch (const convlab::Error& e) {
+            reportError(tr("Cannot use the result as the source: %1").arg(QString::fromUtf8(e.what())));
+        }
+    });
+    chain->setStatusTip(tr("Filter the result next: it becomes the source (one undo step), the title shows the chain"));
+    chain->setEnabled(false);
+    for (auto signal : {&WorkbenchDocument::resultChanged, &WorkbenchDocument::paramsChanged,
+                        &WorkbenchDocument::sourceChanged})
+        connect(doc_, signal, chain, [this, chain] { chain->setEnabled(doc_->canUseResultAsSource()); });
+
+    QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
+    modeGroup_ = new QActionGroup(this);
+    const std::pair<ImageView::ViewMode, QString> modes[] = {{ImageView::ViewMode::Result, tr("&Result")},
+                                                             {ImageView::ViewMode::Original, tr("&Original")},
+                                                             {ImageView::ViewMode::Split, tr("&Split")},
+                                                             {ImageView::ViewMode::Difference, tr("&Difference")}};
+    int key = Qt::Key_1;
+    for (const auto& [mode, text] : modes) {
+        QAction* a = viewMenu->addAction(text, this, [this, m = mode] { showViewMode(m); });
+        a->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(key++)));
+        a->setCheckable(true);
+        a->setChecked(mode == ImageView::ViewMode::Result);
+        a->setData(int(mode));
+        modeGroup_->addAction(a);
+    }
+    viewMenu->addSeparator();
+    QMenu* mapping = viewMenu->addMenu(tr("&Mapping"));
+    mapGroup_ = new QActionGroup(this);
+    const std::pair<ImageView::Mapping, QString> maps[] = {
+        {ImageView::Mapping::Clamp, tr("&Clamp to the source range")},
+        {ImageView::Mapping::Abs, tr("&Absolute value")},
+        {ImageView::Mapping::Normalize, tr("&Normalize min–max")},
+        {ImageView::Mapping::Offset, tr("&Offset to mid-grey")},
+        {ImageView::Mapping::Diverging, tr("&Diverging colour map")}};
+    for (const auto& [m, text] : maps) {
+        QAction* a = mapping->addAction(text, this, [this, m = m] { view_->setMapping(m); });
+        a->setCheckable(true);
+        a->setChecked(m == ImageView::Mapping::Clamp);
+        a->setData(int(m));
+        mapGroup_->addAction(a);
+    }
+    // View > Channel is the document's; the view draws the channel it picks.
+    viewMenu->addMenu(new ChannelMenu(doc_, this));
+    connect(doc_, &WorkbenchDocument::displayChannelChanged, view_, &ImageView::setDisplayChannel);
+    QMenu* scaleMenu = viewMenu->addMenu(tr("Difference &Scale"));
+    auto* scaleGroup = new QActionGroup(this);
+    const std::pair<ImageView::DifferenceScale, QString> scales[] = {
+        {ImageView::DifferenceScale::Absolute, tr("&Fixed: 1% of the value range (rounding noise stays dark)")},
+        {ImageView::DifferenceScale::Relative, tr("&Relative: the largest difference is full scale")}};
+    for (const auto& [scale, text] : scales) {
+        QAction* a = scaleMenu->addAction(text, this, [this, sc = scale] { view_->setDifferenceScale(sc); });
+        a->setCheckable(true);
+        a->setChecked(scale == view_->differenceScale());
+        scaleGroup->addAction(a);
+    }
+    padding_ = viewMenu->addAction(tr("Show &Padding"), this, [this](bool on) { setPaddingShown(on); });
+    padding_->setCheckable(true);
+    padding_->setStatusTip(tr("Extend the view past the image edges with what the border mode invents there"));
+    viewMenu->addSeparator();
+    // Single-key shortcuts live on the view so they never steal keys typed into the kernel grid.
+    QAction* fit = viewMenu->addAction(tr("&Fit to Window"), this, [this] { view_->fitToWindow(); });
+    fit->setShortcut(QKeySequence(Qt::Key_F));
+    QAction* actual = viewMenu->addAction(tr("&Actual Size (1:1)"), this, [this] { view_->actualSize(); });
+    actual->setShortcut(QKeySequence(Qt::Key_1));
+    QAction* original = viewMenu->addAction(tr("Show Ori&ginal (hold Space)"), view_, &ImageView::setOriginalShown);
+    original->setCheckable(true);
+    original->setShortcut(QKeySequence(Qt::Key_O));
+    original->setStatusTip(tr("Before/after: the original in place of the result, whatever the view mode"));
+    QAction* grid = viewMenu->addAction(tr("Pixel G&rid"), view_, &ImageView::setPixelGridEnabled);
+    grid->setCheckable(true);
+    grid->setChecked(view_->pixelGridEnabled());
+    grid->setShortcut(QKeySequence(Qt::Key_G));
+    grid->setStatusTip(tr("Zoomed in beyond 800%: outline every pixel; beyond 3200%: write its values into it"));
+    for (QAction* a : {fit, actual, original, grid}) {
+        a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+        view_->addAction(a);
+    }
+    viewMenu->addSeparator();
+    for (QDockWidget* d : findChildren<QDockWidget*>()) viewMenu->addAction(d->toggleViewAction());
+
+    QMenu* tools = menuBar()->addMenu(tr("&Tools"));
+    tools->addAction(tr("&Export Code…"), QKeySequence(tr("Ctrl+E")), this, [this] { showExportDialog(); })
+        ->setStatusTip(tr("The current filter written for scipy, OpenCV (Python, C++) and CuPy"));
+    tools->addAction(tr("&Crossover Sweep…"), this, [this] { showCrossoverDialog(); })
+        ->setStatusTip(tr("Time each method auto weighs against kernel size on this image"));
+    tools->addAction(tr("&Border-Mode Lab…"), QKeySequence(tr("Ctrl+B")), this, [this] { showBorderLab(); })
+        ->setStatusTip(tr("The filter under every border mode side by side, with difference maps"));
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Teaching Guide"), QKeySequence::HelpContents, this, [this] { showGuide(); })
+        ->setStatusTip(tr("What each panel shows, and a suggested classroom sequence"));
+    help->addAction(tr("&Keyboard Shortcuts"), QKeySequence(tr("Ctrl+/")), this, [this] { showShortcuts(); });
+    help->addSeparator();
+    QAction* aboutAction = help->addAction(tr("&About ConvLab"), this, &MainWindow::about);
+    aboutAction->setMenuRole(QAction::AboutRole);
+}
+
+ExportDialog* MainWindow::showExportDialog()
+{
+    if (!export_) export_ = new ExportDialog(this);
+    export_->setParams(currentParams());
+    export_->show();
+    export_->raise();
+    return export_;
+}
+
+CrossoverDialog* MainWindow::showCrossoverDialog()
+{
+    if (!crossover_) crossover_ = new CrossoverDialog(this);
+    crossover_->setInput(doc_->source(), currentParams());
+    crossover_->show();
+    crossover_->raise();
+    return crossover_;
+}
+
+EstimateDialog* MainWindow::showEstimateDialog()
+{
+    if (!estimate_) estimate_ = new EstimateDialog(doc_->kernel(), this);
+    estimate_->setCurrentSource(doc_->source());
+    estimate_->show();
+    estimate_->raise();
+    return estimate_;
+}
+
+ShortcutsDialog* MainWindow::showShortcuts()
+{
+    if (!shortcuts_) shortcuts_ = new ShortcutsDialog(this);
+    shortcuts_->refresh();
+    shortcuts_->show();
+    shortcuts_->raise();
+    return shortcuts_;
+}
+
+GuideDialog* MainWindow::showGuide()
+{
+    if (!guide_) guide_ = new GuideDialog(this);
+    guide_->show();
+    guide_->raise();
+    return guide_;
+}
+
+BorderLabWindow* MainWindow::showBorderLab()
+{
+    if (!doc_->source()) {
+        reportError(tr("Open an image first: the border-mode lab filters the current image."));
+        return nullptr;
+    }
+    if (!lab_) {
+        lab_ = new BorderLabWindow(doc_->source(), currentParams(), this);
+        lab_->setWindowFlag(Qt::Window);
+        lab_->setWindowTitle(tr("Border-Mode Lab — ConvLab"));
+        lab_->resize(1200, 760);
+    } else {
+        lab_->setSource(doc_->source());
+        lab_->setParams(currentParams());
+    }
+    lab_->show();
+    lab_->raise();
+    return lab_;
+}
+
+bool MainWindow::pasteKernelText(const QString& text)
+{
+    try {
+        doc_->kernel()->setKernel(convlab::parseKernelText(text.toStdString()), tr("Paste kernel"));
+    } catch (const convlab::Error& e) {
+        reportError(tr("Cannot paste the kernel: %1").arg(QString::fromUtf8(e.what())));
+        return false;
+    }
+    return true;
+}
+
+void MainWindow::copyKernel() { QGuiApplication::clipboard()->setText(QString::fromStdString(doc_->kernel()->kernel().toText())); }
+
+void MainWindow::pasteKernel() { pasteKernelText(QGuiApplication::clipboard()->text()); }
+
+void MainWindow::about()
+{
+    std::string why;
+    const bool cuda = convlab::cudaAvailable(&why);
+    std::string formatsWhy;
+    const QString formats = convlab::imageFormatsAvailable(&formatsWhy)
+                                ? tr("PNG, JPEG, TIFF, BMP, PNM, WebP through OpenCV imgcodecs (via the engine); .npy")
+                                : tr(".npy only (%1)").arg(QString::fromStdString(formatsWhy).toHtmlEscaped());
+    QMessageBox::about(this, tr("About ConvLab"),
+                       tr("<h3>ConvLab %1</h3><p>A workbench for image convolution.</p>"
+                          "<p>Qt %2 (built with %3)<br>Image files: %4<br>CUDA: %5</p>"
+                          "<p>License: GPL-3.0-or-later</p>")
+                           .arg(versionString(), QString::fromLatin1(qVersion()), QStringLiteral(QT_VERSION_STR),
+                                formats,
+                                cuda ? tr("available") : tr("unavailable — %1").arg(QString::fromStdString(why))));
+}
