@@ -99,8 +99,8 @@ void TestChannels::init()
     w_->resize(1000, 700);
     w_->show();
     QVERIFY(QTest::qWaitForWindowExposed(w_.get()));
-    w_->imageView()->setMapping(ImageView::Mapping::Clamp);
-    w_->imageView()->setViewMode(ImageView::ViewMode::Result);
+    w_->workbench()->setMapping(ImageView::Mapping::Clamp);
+    w_->workbench()->setViewMode(ImageView::ViewMode::Result);
     QVERIFY(renderAfter([&] { w_->setSourceImage(flat({200, 100, 50}), "rgb"); }));
 }
 
@@ -153,20 +153,20 @@ void TestChannels::viewDrawsOneChannelAsGrey()
     }
     // The mapping still applies, with its range over every colour channel: normalize spreads
     // 50..200, so G (100) is a third of the way.
-    view->setMapping(ImageView::Mapping::Normalize);
+    w_->workbench()->setMapping(ImageView::Mapping::Normalize);
     menu()->actionFor(1)->trigger();
     const int third = int(std::lround(255.0 * 50 / 150));
     QVERIFY2(near(centre(view), third, third, third), qPrintable(QString::number(centre(view), 16)));
-    view->setMapping(ImageView::Mapping::Clamp);
+    w_->workbench()->setMapping(ImageView::Mapping::Clamp);
     // The original too, in Original mode.
-    view->setViewMode(ImageView::ViewMode::Original);
+    w_->workbench()->setViewMode(ImageView::ViewMode::Original);
     menu()->actionFor(2)->trigger();
     QVERIFY(near(centre(view), 50, 50, 50));
     menu()->actionFor(-1)->trigger();
     QVERIFY(near(centre(view), 200, 100, 50));
 
     // Alpha alone, as grey (no checkerboard).
-    view->setViewMode(ImageView::ViewMode::Result);
+    w_->workbench()->setViewMode(ImageView::ViewMode::Result);
     QVERIFY(renderAfter([&] { w_->setSourceImage(flat({200, 100, 50, 128}, true), "rgba"); }));
     menu()->actionFor(3)->trigger();
     QVERIFY(near(centre(view), 128, 128, 128));
@@ -174,7 +174,7 @@ void TestChannels::viewDrawsOneChannelAsGrey()
     // A picture to look at: the sample photo, split view, green alone.
     if (const QByteArray dir = qgetenv("CONVLAB_TEST_GRAB_DIR"); !dir.isEmpty()) {
         QVERIFY(renderAfter([&] { w_->openSample(); }));
-        view->setViewMode(ImageView::ViewMode::Split);
+        w_->workbench()->setViewMode(ImageView::ViewMode::Split);
         menu()->actionFor(1)->trigger();
         QTest::qWait(300);
         w_->grab().save(QString::fromLocal8Bit(dir) + "/channel_green.png");

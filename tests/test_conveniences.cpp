@@ -180,7 +180,7 @@ void TestConveniences::init()
     QVERIFY(QTest::qWaitForWindowActive(w_.get()));
     w_->kernelDocument()->setKernel(gainKernel(kGain, "half"), "gain"); // no image yet: no render
     // The small image is fitted at more than 8x: no grid lines where colours are read.
-    view()->setPixelGridEnabled(false);
+    w_->workbench()->setPixelGridShown(false);
     QVERIFY(renderAfter([&] { w_->setSourceImage(flatGrey(40, 30, kSourceGrey), "grey"); }));
     QTRY_VERIFY_WITH_TIMEOUT(std::abs(centreGrey(view()) - int(kSourceGrey * kGain)) <= 2, kWaitMs);
     view()->setFocus();
@@ -253,8 +253,8 @@ void TestConveniences::originalReplacesEveryMode_data()
 void TestConveniences::originalReplacesEveryMode()
 {
     QFETCH(int, mode);
-    view()->setViewMode(ImageView::ViewMode(mode));
-    view()->setSplitPosition(0.0); // split: the result fills the view
+    w_->workbench()->setViewMode(display::Mode(mode));
+    w_->workbench()->setSplitPosition(0.0); // split: the result fills the view
     QTest::keyPress(view(), Qt::Key_Space);
     const QImage frame = view()->grabFramebuffer();
     for (const QPoint p : {QPoint(frame.width() / 2, frame.height() / 2), QPoint(frame.width() * 3 / 4, frame.height() / 2)})

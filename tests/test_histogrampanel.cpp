@@ -109,7 +109,7 @@ void TestHistogramPanel::init()
     panel_ = std::make_unique<HistogramPanel>();
     panel_->resize(360, 480);
     panel_->attach(w_->workbench(), w_->imageView());
-    w_->imageView()->setMapping(ImageView::Mapping::Clamp);
+    w_->workbench()->setMapping(ImageView::Mapping::Clamp);
     QVERIFY(renderAfter([&] { w_->setSourceImage(ramp(), "ramp"); }));
     QVERIFY(settled());
 }
@@ -182,17 +182,17 @@ void TestHistogramPanel::markersFollowTheMapping()
     const std::set<int> clampColumns = markerColumns(plot->grab().toImage());
     QVERIFY(!clampColumns.empty());
 
-    view->setMapping(ImageView::Mapping::Normalize);
+    w_->workbench()->setMapping(ImageView::Mapping::Normalize);
     QCOMPARE(panel_->mapping(), ImageView::Mapping::Normalize);
     QVERIFY(!updated.isEmpty());
     QCOMPARE(values(panel_->markers(Which::Result)), (std::vector<double>{s.lo, s.hi}));
     QVERIFY(markerColumns(plot->grab().toImage()) != clampColumns); // the lines moved
 
-    view->setMapping(ImageView::Mapping::Offset);
+    w_->workbench()->setMapping(ImageView::Mapping::Offset);
     QCOMPARE(values(panel_->markers(Which::Result)), (std::vector<double>{-127.5, 0, 127.5}));
-    view->setMapping(ImageView::Mapping::Abs);
+    w_->workbench()->setMapping(ImageView::Mapping::Abs);
     QCOMPARE(values(panel_->markers(Which::Result)), (std::vector<double>{-255, 0, 255}));
-    view->setMapping(ImageView::Mapping::Diverging);
+    w_->workbench()->setMapping(ImageView::Mapping::Diverging);
     QCOMPARE(values(panel_->markers(Which::Result)), (std::vector<double>{-s.maxAbs, 0, s.maxAbs}));
     // The diverging map's range is the one the view's colour bar shows.
     QCOMPARE(view->colorBarRange().second, double(s.maxAbs));
@@ -204,11 +204,11 @@ void TestHistogramPanel::markersFollowTheMapping()
     for (float& v : f.data) v /= 255.0f;
     QVERIFY(renderAfter([&] { w_->setSourceImage(f, "float"); }));
     QVERIFY(settled());
-    view->setMapping(ImageView::Mapping::Clamp);
+    w_->workbench()->setMapping(ImageView::Mapping::Clamp);
     QCOMPARE(values(panel_->markers(Which::Source)), (std::vector<double>{0, 1}));
 
     if (const QByteArray dir = qgetenv("CONVLAB_TEST_GRAB_DIR"); !dir.isEmpty()) {
-        view->setMapping(ImageView::Mapping::Offset);
+        w_->workbench()->setMapping(ImageView::Mapping::Offset);
         panel_->show();
         QTest::qWait(200);
         panel_->grab().save(QString::fromLocal8Bit(dir) + "/histogram.png");
@@ -268,7 +268,7 @@ void TestHistogramPanel::windowHasTheDock()
     QCOMPARE(own->parentWidget()->objectName(), QStringLiteral("histogramDock"));
     QVERIFY(QTest::qWaitFor([&] { return !own->pending(); }, kWaitMs));
     QVERIFY(sameCounts(*own->histogram(Which::Result), imageHistogram(*w_->workbench()->result()->image, 256)));
-    w_->imageView()->setMapping(ImageView::Mapping::Offset);
+    w_->workbench()->setMapping(ImageView::Mapping::Offset);
     QCOMPARE(own->mapping(), ImageView::Mapping::Offset);
     QCOMPARE(values(own->markers(Which::Result)), (std::vector<double>{-127.5, 0, 127.5}));
 
@@ -280,7 +280,7 @@ void TestHistogramPanel::windowHasTheDock()
         }));
         QVERIFY(QTest::qWaitFor([&] { return !own->pending() && own->histogram(Which::Source)->channels.size() == 3; },
                                 kWaitMs));
-        w_->imageView()->setMapping(ImageView::Mapping::Abs);
+        w_->workbench()->setMapping(ImageView::Mapping::Abs);
         auto* dock = qobject_cast<QDockWidget*>(own->parentWidget());
         dock->setFloating(true);
         dock->resize(420, 560);

@@ -25,6 +25,7 @@
 #include "kernel/kerneldocument.h"
 #include "kernel/kerneleditor.h"
 #include "workbench/mainwindow.h"
+#include "workbench/workbenchdocument.h"
 #include "panels/probepanel.h"
 #include "workbench/rendercontroller.h"
 #include "testutil.h"
@@ -418,16 +419,16 @@ void TestTeachingUi::crossoverMarksFastestApartFromAuto()
 void TestTeachingUi::paddingFollowsKernelAndToggle()
 {
     ImageView* view = w_->imageView();
-    QVERIFY(!w_->paddingShown());
+    QVERIFY(!w_->workbench()->displayState().paddingShown);
     QVERIFY(!view->paddingPreview());
-    w_->setPaddingShown(true);
+    w_->workbench()->setPaddingShown(true);
     QVERIFY(view->paddingPreview());
     QCOMPARE(view->paddingMargin(), 16); // the floor: a 1x1 kernel reaches nowhere
     QVERIFY(renderAfter([&] { w_->kernelDocument()->setKernel(makePreset("box", "size=41"), "box"); }));
     QCOMPARE(view->paddingMargin(), 20);
     QVERIFY(renderAfter([&] { w_->kernelDocument()->setKernel(Kernel(301, 3, std::vector<float>(903, 1.0f)), "wide"); }));
     QCOMPARE(view->paddingMargin(), ImageView::kMaxPaddingMargin);
-    w_->setPaddingShown(false);
+    w_->workbench()->setPaddingShown(false);
     QVERIFY(!view->paddingPreview());
 }
 

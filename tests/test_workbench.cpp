@@ -8,6 +8,7 @@
 #include <QComboBox>
 #include <QFile>
 #include <QLineEdit>
+#include <QMouseEvent>
 #include <QRandomGenerator>
 #include <QSettings>
 #include <QSignalSpy>
@@ -21,6 +22,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
+#include <cmath>
 #include <memory>
 
 #include "panels/controlspanel.h"
@@ -86,6 +88,8 @@ private slots:
     void firstLaunchShowsTheImage_data();
     void firstLaunchShowsTheImage();
     void staleDifferenceIsNeverDrawn();
+    void viewAndMenusFollowTheDocument();
+    void controlsFollowTheDocument();
     void stageTimesAddUpToTotal();
     void durationsKeepTheirUnit();
     void openingKeepsTheWindowResponsive();
@@ -550,6 +554,90 @@ void TestWorkbench::staleDifferenceIsNeverDrawn()
     QVERIFY(w_->imageView()->viewMode() != ImageView::ViewMode::Difference);
     QVERIFY(!doc->comparison());
     QVERIFY2(w_->statusBar()->currentMessage().contains("Compare"), qPrintable(w_->statusBar()->currentMessage()));
+}
+
+// The display state is the document's: set there, the view draws it and the View menu ticks
+// it; picked in the menu, it becomes the document's; a drag of the split divider goes back.
+void TestWorkbench::viewAndMenusFollowTheDocument()
+{
+    WorkbenchDocument* doc = w_->workbench();
+    ImageView* view = w_->imageView();
+    auto menuAction = [&](const QString& text) -> QAction* {
+        for (QAction* a : w_->findChildren<QAction*>())
+            if (a->text() == text) return a;
+        return nullptr;
+    };
+    QAction* abs = menuAction(QStringLiteral("&Absolute value"));
+    QAction* split = menuAction(QStringLiteral("&Split"));
+    QAction* grid = menuAction(QStringLiteral("Pixel G&rid"));
+    QAction* relative = menuAction(QStringLiteral("&Relative: the largest difference is full scale"));
+    QVERIFY(abs && split && grid && relative);
+
+    QSignalSpy changed(doc, &WorkbenchDocument::displayStateChanged);
+    doc->setMapping(display::Mapping::Abs);
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(view->mapping(), display::Mapping::Abs);
+    QVERIFY(abs->isChecked());
+    doc->setMapping(display::Mapping::Abs); // no change, no signal
+    QCOMPARE(changed.count(), 1);
+
+    split->trigger();
+    QCOMPARE(doc->displayState().mode, display::Mode::Split);
+    QCOMPARE(view->viewMode(), display::Mode::Split);
+    grid->trigger();
+    QVERIFY(!doc->displayState().pixelGrid);
+    QVERIFY(!view->pixelGridEnabled());
+    relative->trigger();
+    QCOMPARE(view->differenceScale(), display::DifferenceScale::Relative);
+    QVERIFY_THROWS_EXCEPTION(convlab::Error, doc->setDifferenceScale(display::DifferenceScale::Absolute, -1.0));
+    QCOMPARE(doc->displayState().differenceScale, display::DifferenceScale::Relative); // kept
+
+    // Difference needs a comparison: refused, and the mode and its tick stay.
+    QVERIFY(!doc->comparison());
+    QVERIFY(!doc->setViewMode(display::Mode::Difference));
+    QCOMPARE(view->viewMode(), display::Mode::Split);
+    QVERIFY(split->isChecked());
+
+    // Dragging the divider (in Split) moves the document's split position.
+    const QPoint divider(int(view->splitPosition() * view->width()), view->height() / 2);
+    QTest::mousePress(view, Qt::LeftButton, {}, divider);
+    QMouseEvent move(QEvent::MouseMove, QPointF(view->width() * 0.25, view->height() / 2.0),
+                     view->mapToGlobal(QPointF(view->width() * 0.25, view->height() / 2.0)), Qt::NoButton,
+                     Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(view, &move);
+    QTest::mouseRelease(view, Qt::LeftButton, {}, QPoint(view->width() / 4, view->height() / 2));
+    QVERIFY2(std::abs(doc->displayState().splitPosition - 0.25) < 0.02,
+             qPrintable(QString::number(doc->displayState().splitPosition)));
+    QCOMPARE(view->splitPosition(), doc->displayState().splitPosition);
+
+    // The padding preview: on in the document, on in the view, with the kernel's margin.
+    doc->setPaddingShown(true);
+    QVERIFY(view->paddingPreview());
+    QVERIFY(menuAction(QStringLiteral("Show &Padding"))->isChecked());
+    doc->setPaddingShown(false);
+    QVERIFY(!view->paddingPreview());
+}
+
+// The run settings are the document's: the Controls panel shows them and hands what the user
+// picks to the document; saved settings go to the document, not to the panel.
+void TestWorkbench::controlsFollowTheDocument()
+{
+    WorkbenchDocument* doc = w_->workbench();
+    ControlsPanel* controls = w_->controls();
+    WorkbenchDocument::RunSettings s = doc->runSettings();
+    s.border = {BorderMode::Wrap, 0.0f};
+    s.method = Method::Separable;
+    s.threads = 2;
+    QVERIFY(renderAfter([&] { doc->setRunSettings(s); }));
+    QCOMPARE(controls->border().mode, BorderMode::Wrap);
+    QCOMPARE(controls->method(), Method::Separable);
+    QCOMPARE(controls->threads(), 2);
+    QVERIFY(controls->settings() == doc->runSettings());
+
+    QVERIFY(renderAfter([&] { controls->setMethod(Method::Direct); }));
+    QCOMPARE(doc->runSettings().method, Method::Direct);
+    QCOMPARE(doc->runSettings().border.mode, BorderMode::Wrap); // the rest as it was
+    QCOMPARE(doc->result()->params.method, Method::Direct);
 }
 
 void TestWorkbench::stageTimesAddUpToTotal()

@@ -118,3 +118,26 @@ void ControlsPanel::setDevice(convlab::Device d)
 }
 
 void ControlsPanel::setThreads(int n) { threads_->setValue(n); }
+
+WorkbenchDocument::RunSettings ControlsPanel::settings() const { return {border(), method(), device(), threads()}; }
+
+void ControlsPanel::showSettings(const WorkbenchDocument::RunSettings& s)
+{
+    showing_ = true;
+    setBorder(s.border);
+    setMethod(s.method);
+    setDevice(s.device);
+    setThreads(s.threads);
+    showing_ = false;
+}
+
+void ControlsPanel::attach(WorkbenchDocument* doc)
+{
+    showSettings(doc->runSettings());
+    connect(this, &ControlsPanel::changed, doc, [this, doc] {
+        if (!showing_) doc->setRunSettings(settings());
+    });
+    connect(doc, &WorkbenchDocument::paramsChanged, this, [this, doc] {
+        if (doc->runSettings() != settings()) showSettings(doc->runSettings());
+    });
+}

@@ -5,6 +5,7 @@
 #include <QWidget>
 
 #include "convlab/convolve.h"
+#include "workbench/workbenchdocument.h"
 
 class QComboBox;
 class QDoubleSpinBox;
@@ -15,6 +16,12 @@ class ControlsPanel : public QWidget {
     Q_OBJECT
 public:
     explicit ControlsPanel(QWidget* parent = nullptr);
+
+    // Shows the document's run settings and follows them; what the user picks here becomes
+    // the document's (a backend this machine cannot run is shown as the first that it can).
+    void attach(WorkbenchDocument* doc);
+    // What the panel shows now.
+    WorkbenchDocument::RunSettings settings() const;
 
     convlab::Border border() const;
     convlab::Method method() const;
@@ -39,7 +46,10 @@ signals:
 
 private:
     void updateBorderInfo();
+    // Shows `s` without handing the intermediate states to the document.
+    void showSettings(const WorkbenchDocument::RunSettings& s);
 
+    bool showing_ = false;
     QComboBox* border_;
     QDoubleSpinBox* constant_;
     QLabel* borderInfo_;

@@ -202,11 +202,12 @@ HistogramPanel::~HistogramPanel()
 
 void HistogramPanel::attach(WorkbenchDocument* doc, ImageView* view)
 {
-    if (view) {
-        connect(view, &ImageView::mappingChanged, this, &HistogramPanel::setMapping);
-        setMapping(view->mapping());
-    }
+    Q_UNUSED(view); // the mapping is the document's, as the view draws it
     doc_ = doc;
+    connect(doc, &WorkbenchDocument::displayStateChanged, this, [this, doc] {
+        if (doc->displayState().mapping != mapping_) setMapping(doc->displayState().mapping);
+    });
+    setMapping(doc->displayState().mapping);
     connect(doc, &WorkbenchDocument::resultChanged, this, &HistogramPanel::takeResult);
     connect(doc, &WorkbenchDocument::resultHostReady, this, &HistogramPanel::takeResult);
     connect(doc, &WorkbenchDocument::resultHistogramCounted, this,
@@ -247,7 +248,7 @@ void HistogramPanel::showEvent(QShowEvent* e)
     }
 }
 
-void HistogramPanel::setMapping(ImageView::Mapping m)
+void HistogramPanel::setMapping(display::Mapping m)
 {
     mapping_ = m;
     refreshMarkers(Which::Result);
@@ -340,14 +341,14 @@ std::vector<HistogramPanel::Marker> HistogramPanel::markers(Which which) const
     const Slot& s = slot(which);
     if (!s.histogram) return {};
     const ColourRange r = colourRange(*s.histogram);
-    const ImageView::Mapping m = which == Which::Result ? mapping_ : ImageView::Mapping::Clamp;
+    const display::Mapping m = which == Which::Result ? mapping_ : display::Mapping::Clamp;
     return mappingMarkers(m, convlab::depthMax(s.depth), r.lo, r.hi, r.maxAbs);
 }
 
-std::vector<HistogramPanel::Marker> HistogramPanel::mappingMarkers(ImageView::Mapping m, double nominal, double lo,
+std::vector<HistogramPanel::Marker> HistogramPanel::mappingMarkers(display::Mapping m, double nominal, double lo,
                                                                    double hi, double maxAbs)
 {
-    using Mapping = ImageView::Mapping;
+    using Mapping = display::Mapping;
     switch (m) {
     case Mapping::Clamp:
         return {{0.0, tr("black")}, {nominal, tr("white")}};

@@ -13,13 +13,14 @@
 
 #include "convlab/image.h"
 #include "convlab/imagestats.h"
-#include "view/imageview.h"
+#include "view/displaystate.h"
 #include "workbench/latest.h"
 
 class QCheckBox;
 class QLabel;
 class QShowEvent;
 class HistogramPlot;
+class ImageView;
 class WorkbenchDocument;
 
 class HistogramPanel : public QWidget {
@@ -40,8 +41,8 @@ public:
     // Counts the document's result and source whenever they change, and marks the mapping of
     // `view` (when given; the result's mapping, the source being drawn as Clamp maps it).
     void attach(WorkbenchDocument* doc, ImageView* view = nullptr);
-    void setMapping(ImageView::Mapping m);
-    ImageView::Mapping mapping() const { return mapping_; }
+    void setMapping(display::Mapping m);
+    display::Mapping mapping() const { return mapping_; }
     // Draws channel c alone (View > Channel; -1: every channel). The counts keep every channel.
     void setChannel(int c);
     int channel() const { return channel_; }
@@ -59,7 +60,7 @@ public:
     // The values a mapping sends to black, white and between, for an image whose depth tag
     // has nominal maximum `nominal` and whose colour channels hold finite values lo..hi with
     // largest magnitude maxAbs (docs/semantics.md, *Output mapping*; shaders/image.frag).
-    static std::vector<Marker> mappingMarkers(ImageView::Mapping m, double nominal, double lo, double hi,
+    static std::vector<Marker> mappingMarkers(display::Mapping m, double nominal, double lo, double hi,
                                               double maxAbs);
 
 signals:
@@ -88,7 +89,7 @@ private:
 
     QThreadPool pool_;
     Slot result_, source_;
-    ImageView::Mapping mapping_ = ImageView::Mapping::Clamp;
+    display::Mapping mapping_ = display::Mapping::Clamp;
     int channel_ = -1;
     QCheckBox* log_;
 };

@@ -20,20 +20,16 @@
 
 #include "convlab/convolve.h"
 #include "convlab/image.h"
+#include "view/displaystate.h"
 #include "view/pixelgrid.h"
 
 class ImageView : public QOpenGLWidget {
     Q_OBJECT
 public:
-    // How float values become display intensities (shaders/image.frag).
-    enum class Mapping { Clamp, Abs, Normalize, Offset, Diverging };
-    Q_ENUM(Mapping)
-    enum class ViewMode { Result, Original, Split, Difference };
-    Q_ENUM(ViewMode)
-    // How |difference| maps onto the heat map: Relative to max|d| (the largest difference is
-    // white, however small), or Absolute to a fixed value (rounding noise stays near black).
-    enum class DifferenceScale { Relative, Absolute };
-    Q_ENUM(DifferenceScale)
+    // The enumerations of what is shown (view/displaystate.h), by their names here.
+    using Mapping = display::Mapping;
+    using ViewMode = display::Mode;
+    using DifferenceScale = display::DifferenceScale;
     // The automatic absolute scale: this fraction of the source's nominal range (255 for 8-bit,
     // 65535 for 16-bit, 1 for float samples).
     static constexpr double kDefaultDifferenceFraction = 0.01;
@@ -124,6 +120,9 @@ public:
     // Split position in [0,1] of the widget width (original left, result right).
     void setSplitPosition(double t);
     double splitPosition() const;
+    // Everything of `state` at once (what a document that owns the state calls); the padding
+    // preview is left alone, as it needs the border and a margin (setPaddingPreview).
+    void showDisplayState(const display::State& state);
 
     // Zoom: 1.0 = one image pixel per device-independent pixel.
     double zoom() const;
@@ -184,6 +183,8 @@ signals:
     void originalShownChanged(bool shown);
     // setMapping chose another mapping (the histogram marks its range).
     void mappingChanged(ImageView::Mapping mapping);
+    // The user dragged the split divider to t (not emitted for setSplitPosition).
+    void splitDragged(double t);
 
 protected:
     void initializeGL() override;

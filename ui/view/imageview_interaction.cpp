@@ -68,6 +68,16 @@ double ImageView::splitPosition() const
     return d->split;
 }
 
+void ImageView::showDisplayState(const display::State& state)
+{
+    setViewMode(state.mode);
+    setMapping(state.mapping);
+    setDisplayChannel(state.channel);
+    if (state.splitPosition != d->split) setSplitPosition(state.splitPosition);
+    setDifferenceScale(state.differenceScale, state.differenceAbsoluteMax);
+    setPixelGridEnabled(state.pixelGrid);
+}
+
 double ImageView::zoom() const
 {
     return d->zoom;
@@ -218,6 +228,7 @@ void ImageView::mouseMoveEvent(QMouseEvent* e)
     switch (d->drag) {
     case State::Drag::Divider:
         setSplitPosition(width() > 0 ? pos.x() / width() : 0.5);
+        emit splitDragged(d->split);
         break;
     case State::Drag::Pending:
         if ((pos - d->pressPos).manhattanLength() < QGuiApplication::styleHints()->startDragDistance())

@@ -31,6 +31,7 @@
 #include "panels/probepanel.h"
 #include "panels/panels.h"
 #include "panels/timingspanel.h"
+#include "workbench/viewbinding.h"
 #include "workbench/workbenchdocument.h"
 
 #ifndef CONVLAB_VERSION
@@ -42,6 +43,10 @@ MainWindow::MainWindow(bool persistent, QWidget* parent) : QMainWindow(parent), 
     setWindowTitle(tr("ConvLab"));
     setAcceptDrops(true);
     doc_ = new WorkbenchDocument(this);
+    // The workbench starts on the CPU (auto is a choice, as is CUDA); saved settings follow.
+    WorkbenchDocument::RunSettings initial;
+    initial.device = convlab::Device::Cpu;
+    doc_->setRunSettings(initial);
     reporter_ = [this](const QString& message) { QMessageBox::warning(this, tr("ConvLab"), message); };
 
     view_ = new ImageView;
@@ -52,10 +57,10 @@ MainWindow::MainWindow(bool persistent, QWidget* parent) : QMainWindow(parent), 
     buildMenus();
     buildStatusBar();
     connectDocument();
+    bindViewToDocument(doc_, view_, [this](const QString& m) { reportError(m); });
+    connect(doc_, &WorkbenchDocument::displayStateChanged, this, &MainWindow::showDisplayStateInMenu);
+    showDisplayStateInMenu();
 
-    connect(controls_, &ControlsPanel::changed, this, [this] {
-        doc_->setRunSettings({controls_->border(), controls_->method(), controls_->device(), controls_->threads()});
-    });
     connect(editor_, &KernelEditor::errorOccurred, this, &MainWindow::reportError);
 
     connect(view_, &ImageView::pixelHovered, this, &MainWindow::showPixel);
@@ -77,7 +82,6 @@ MainWindow::MainWindow(bool persistent, QWidget* parent) : QMainWindow(parent), 
     if (persistent_) readSettings();
     if (!restored) applyFirstLaunchLayout();
     rebuildRecentMenu();
-    doc_->setRunSettings({controls_->border(), controls_->method(), controls_->device(), controls_->threads()});
     onParamsChanged();
 }
 
@@ -179,15 +183,15 @@ void MainWindow::showFirstLaunchExample()
     KernelState example;
     example.kernel = convlab::makePreset("laplacian8");
     doc_->kernel()->reset(example);
-    view_->setMapping(ImageView::Mapping::Abs);
-    showViewMode(ImageView::ViewMode::Split);
-    for (QAction* a : mapGroup_->actions()) a->setChecked(a->data().toInt() == int(ImageView::Mapping::Abs));
+    doc_->setMapping(display::Mapping::Abs);
+    showViewMode(display::Mode::Split);
 }
 
 void MainWindow::buildDocks()
 {
     editor_ = new KernelEditor(doc_->kernel());
     controls_ = new ControlsPanel;
+    controls_->attach(doc_);
     auto dock = [this](QWidget* w, const QString& title, const QString& name, Qt::DockWidgetArea area) {
         auto* d = new QDockWidget(title, this);
         d->setObjectName(name);
@@ -227,35 +231,9 @@ convlab::ConvolveParams MainWindow::currentParams() const { return doc_->params(
 void MainWindow::onParamsChanged()
 {
     const convlab::ConvolveParams p = currentParams();
-    try {
-        view_->setBorderForPreview(p.border);
-        if (paddingShown()) view_->setPaddingPreview(true, paddingMargin());
-    } catch (const convlab::Error& e) {
-        reportError(tr("Cannot show the padding: %1").arg(QString::fromUtf8(e.what())));
-    }
     if (lab_ && lab_->isVisible()) lab_->setParams(p);
     if (export_ && export_->isVisible()) export_->setParams(p);
     if (crossover_ && crossover_->isVisible()) crossover_->setInput(doc_->source(), p);
-}
-
-bool MainWindow::paddingShown() const { return padding_->isChecked(); }
-
-int MainWindow::paddingMargin() const
-{
-    const convlab::Kernel& k = doc_->kernel()->kernel();
-    const int reach = std::max({k.ax(), k.width - 1 - k.ax(), k.ay(), k.height - 1 - k.ay()});
-    return std::clamp(reach, 16, ImageView::kMaxPaddingMargin);
-}
-
-void MainWindow::setPaddingShown(bool on)
-{
-    padding_->setChecked(on);
-    try {
-        view_->setBorderForPreview(controls_->border());
-        view_->setPaddingPreview(on, paddingMargin());
-    } catch (const convlab::Error& e) {
-        reportError(tr("Cannot show the padding: %1").arg(QString::fromUtf8(e.what())));
-    }
 }
 
 bool MainWindow::eventFilter(QObject* watched, QEvent* e)
@@ -283,28 +261,33 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* e)
 void MainWindow::onComparisonChanged()
 {
     const WorkbenchDocument::Comparison* c = doc_->comparison();
-    if (!c) {
-        // Whatever was compared is of older parameters or another image: never shown again.
+    // The document switches the mode to Difference and back; the view needs the image. Whatever
+    // was compared before is of older parameters or another image: never shown again.
+    if (c)
+        view_->setDifference(c->difference);
+    else
         view_->clearDifference();
-        if (view_->viewMode() == ImageView::ViewMode::Difference) showViewMode(ImageView::ViewMode::Result);
-        return;
-    }
-    view_->setDifference(c->difference);
-    showViewMode(ImageView::ViewMode::Difference);
 }
 
-void MainWindow::showViewMode(ImageView::ViewMode m)
+void MainWindow::showViewMode(display::Mode m)
 {
-    if (m == ImageView::ViewMode::Difference && !doc_->comparison()) {
-        // No difference exists for what is on screen: say so rather than draw an old one.
-        statusBar()->showMessage(tr("No difference for the current result: pick path B in the Difference "
-                                    "panel and press Compare."),
-                                 6000);
-        panel<DifferencePanel>()->parentWidget()->raise(); // its dock
-        m = view_->viewMode();
-    }
-    view_->setViewMode(m);
-    for (QAction* a : modeGroup_->actions()) a->setChecked(a->data().toInt() == int(m));
+    if (doc_->setViewMode(m)) return;
+    // No difference exists for what is on screen: say so rather than draw an old one.
+    statusBar()->showMessage(tr("No difference for the current result: pick path B in the Difference "
+                                "panel and press Compare."),
+                             6000);
+    panel<DifferencePanel>()->parentWidget()->raise(); // its dock
+    showDisplayStateInMenu(); // the entry the user ticked goes back to the mode shown
+}
+
+void MainWindow::showDisplayStateInMenu()
+{
+    const display::State& s = doc_->displayState();
+    for (QAction* a : modeGroup_->actions()) a->setChecked(a->data().toInt() == int(s.mode));
+    for (QAction* a : mapGroup_->actions()) a->setChecked(a->data().toInt() == int(s.mapping));
+    for (QAction* a : scaleGroup_->actions()) a->setChecked(a->data().toInt() == int(s.differenceScale));
+    padding_->setChecked(s.paddingShown);
+    pixelGrid_->setChecked(s.pixelGrid);
 }
 
 void MainWindow::showPixel(int x, int y) { showPixelValues(x, y, {}); }

@@ -95,13 +95,6 @@ public:
     // Help > Keyboard Shortcuts (every QAction's key, read when shown) and Help > Teaching Guide.
     ShortcutsDialog* showShortcuts();
     GuideDialog* showGuide();
-    // View > Show padding: the view extends past the image by paddingMargin() pixels and shows
-    // what the border mode invents there.
-    void setPaddingShown(bool on);
-    bool paddingShown() const;
-    // max(kernel reach, 16) up to ImageView::kMaxPaddingMargin.
-    int paddingMargin() const;
-
     static QString versionString();
 
     // The layout of a first launch (no saved geometry): a window sized from the screen's
@@ -155,8 +148,10 @@ private:
     void showPixel(int x, int y);
     // The status bar's read-out; `result` holds the result's values when they were just read.
     void showPixelValues(int x, int y, QVector<float> result);
-    // Sets the view mode and checks its menu entry.
-    void showViewMode(ImageView::ViewMode m);
+    // Asks the document for the view mode; refused (Difference without a comparison), it says why.
+    void showViewMode(display::Mode m);
+    // Ticks the View menu's entries for the document's display state.
+    void showDisplayStateInMenu();
 
     void openDialog();
     void saveResultDialog();
@@ -194,6 +189,8 @@ private:
     QMenu* recentMenu_;
     QActionGroup* modeGroup_;
     QActionGroup* mapGroup_;
+    QActionGroup* scaleGroup_;
+    QAction* pixelGrid_ = nullptr;
     QStringList recent_;
     QString displayPath_;
     QString interopError_; // why CUDA cannot write the view's buffer here; empty: not known to fail

@@ -15,10 +15,13 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QTemporaryDir>
+#include <algorithm>
+#include <string>
 
 #include "panels/controlspanel.h"
 #include "convlab/error.h"
 #include "convlab/io.h"
+#include "convlab/modes.h"
 #include "convlab/testchart.h"
 #include "kernel/kerneldocument.h"
 #include "workbench/workbenchdocument.h"
@@ -186,17 +189,23 @@ void MainWindow::readSettings()
     restoreGeometry(s.value("geometry").toByteArray());
     restoreState(s.value("windowState").toByteArray());
     recent_ = s.value("recentFiles").toStringList();
-    // Entries written by another version may not parse: each falls back to its default.
-    try {
-        if (s.contains("border")) controls_->setBorder(convlab::parseBorder(s.value("border").toString().toStdString()));
-    } catch (const convlab::Error&) {
-    }
-    try {
-        if (s.contains("method")) controls_->setMethod(convlab::parseMethod(s.value("method").toString().toStdString()));
-        if (s.contains("device")) controls_->setDevice(convlab::parseDevice(s.value("device").toString().toStdString()));
-    } catch (const convlab::Error&) {
-    }
-    controls_->setThreads(s.value("threads", 0).toInt());
+    // Entries written by another version may not parse: each falls back to its default. A
+    // backend this machine cannot run (settings of a machine with a GPU) is not taken.
+    WorkbenchDocument::RunSettings run = doc_->runSettings();
+    auto read = [&s](const char* key, auto parse, auto& into) {
+        try {
+            if (s.contains(key)) into = parse(s.value(key).toString().toStdString());
+        } catch (const convlab::Error&) {
+        }
+    };
+    read("border", [](const std::string& t) { return convlab::parseBorder(t); }, run.border);
+    read("method", [](const std::string& t) { return convlab::parseMethod(t); }, run.method);
+    convlab::Device device = run.device;
+    read("device", [](const std::string& t) { return convlab::parseDevice(t); }, device);
+    const convlab::BackendInfo& backend = convlab::backendInfo(device);
+    if (!backend.available || backend.available(nullptr)) run.device = device;
+    run.threads = std::max(0, s.value("threads", 0).toInt());
+    doc_->setRunSettings(run);
     firstLaunch_ = !s.contains("kernel");
     try {
         if (s.contains("kernel"))
@@ -212,13 +221,13 @@ void MainWindow::writeSettings()
     s.setValue("geometry", saveGeometry());
     s.setValue("windowState", saveState());
     s.setValue("recentFiles", recent_);
-    const convlab::Border b = controls_->border();
-    QString border = QString::fromStdString(convlab::borderName(b.mode));
-    if (b.mode == convlab::BorderMode::Constant) border += ':' + QString::number(b.value, 'g', 9);
+    const WorkbenchDocument::RunSettings& run = doc_->runSettings();
+    QString border = QString::fromStdString(convlab::borderName(run.border.mode));
+    if (run.border.mode == convlab::BorderMode::Constant) border += ':' + QString::number(run.border.value, 'g', 9);
     s.setValue("border", border);
-    s.setValue("method", QString::fromStdString(convlab::methodName(controls_->method())));
-    s.setValue("device", QString::fromStdString(convlab::deviceName(controls_->device())));
-    s.setValue("threads", controls_->threads());
+    s.setValue("method", QString::fromStdString(convlab::methodName(run.method)));
+    s.setValue("device", QString::fromStdString(convlab::deviceName(run.device)));
+    s.setValue("threads", run.threads);
     s.setValue("kernel", QString::fromStdString(convlab::kernelToJson(doc_->kernel()->state().toSpec())));
 }
 

@@ -72,7 +72,6 @@ void MainWindow::buildMenus()
         QAction* a = viewMenu->addAction(text, this, [this, m = mode] { showViewMode(m); });
         a->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(key++)));
         a->setCheckable(true);
-        a->setChecked(mode == ImageView::ViewMode::Result);
         a->setData(int(mode));
         modeGroup_->addAction(a);
     }
@@ -86,27 +85,25 @@ void MainWindow::buildMenus()
         {ImageView::Mapping::Offset, tr("&Offset to mid-grey")},
         {ImageView::Mapping::Diverging, tr("&Diverging colour map")}};
     for (const auto& [m, text] : maps) {
-        QAction* a = mapping->addAction(text, this, [this, m = m] { view_->setMapping(m); });
+        QAction* a = mapping->addAction(text, this, [this, m = m] { doc_->setMapping(m); });
         a->setCheckable(true);
-        a->setChecked(m == ImageView::Mapping::Clamp);
         a->setData(int(m));
         mapGroup_->addAction(a);
     }
     // View > Channel is the document's; the view draws the channel it picks.
     viewMenu->addMenu(new ChannelMenu(doc_, this));
-    connect(doc_, &WorkbenchDocument::displayChannelChanged, view_, &ImageView::setDisplayChannel);
     QMenu* scaleMenu = viewMenu->addMenu(tr("Difference &Scale"));
-    auto* scaleGroup = new QActionGroup(this);
+    scaleGroup_ = new QActionGroup(this);
     const std::pair<ImageView::DifferenceScale, QString> scales[] = {
         {ImageView::DifferenceScale::Absolute, tr("&Fixed: 1% of the value range (rounding noise stays dark)")},
         {ImageView::DifferenceScale::Relative, tr("&Relative: the largest difference is full scale")}};
     for (const auto& [scale, text] : scales) {
-        QAction* a = scaleMenu->addAction(text, this, [this, sc = scale] { view_->setDifferenceScale(sc); });
+        QAction* a = scaleMenu->addAction(text, this, [this, sc = scale] { doc_->setDifferenceScale(sc); });
         a->setCheckable(true);
-        a->setChecked(scale == view_->differenceScale());
-        scaleGroup->addAction(a);
+        a->setData(int(scale));
+        scaleGroup_->addAction(a);
     }
-    padding_ = viewMenu->addAction(tr("Show &Padding"), this, [this](bool on) { setPaddingShown(on); });
+    padding_ = viewMenu->addAction(tr("Show &Padding"), doc_, &WorkbenchDocument::setPaddingShown);
     padding_->setCheckable(true);
     padding_->setStatusTip(tr("Extend the view past the image edges with what the border mode invents there"));
     viewMenu->addSeparator();
@@ -119,9 +116,8 @@ void MainWindow::buildMenus()
     original->setCheckable(true);
     original->setShortcut(QKeySequence(Qt::Key_O));
     original->setStatusTip(tr("Before/after: the original in place of the result, whatever the view mode"));
-    QAction* grid = viewMenu->addAction(tr("Pixel G&rid"), view_, &ImageView::setPixelGridEnabled);
+    QAction* grid = pixelGrid_ = viewMenu->addAction(tr("Pixel G&rid"), doc_, &WorkbenchDocument::setPixelGridShown);
     grid->setCheckable(true);
-    grid->setChecked(view_->pixelGridEnabled());
     grid->setShortcut(QKeySequence(Qt::Key_G));
     grid->setStatusTip(tr("Zoomed in beyond 800%: outline every pixel; beyond 3200%: write its values into it"));
     for (QAction* a : {fit, actual, original, grid}) {

@@ -6,7 +6,10 @@
 #include <QMetaObject>
 #include <QUndoCommand>
 #include <QUndoStack>
+#include <algorithm>
+#include <cmath>
 #include <new>
+#include <string>
 #include <utility>
 
 #include "convlab/error.h"
@@ -108,9 +111,10 @@ void WorkbenchDocument::assignSource(SourceRecord record)
     render_->releaseSpareBuffers();
     compare_->releaseSpareBuffers();
     clearComparison();
-    if (displayChannel_ >= source_->channels) {
-        displayChannel_ = -1;
+    if (display_.channel >= source_->channels) {
+        display_.channel = -1;
         emit displayChannelChanged(-1);
+        emit displayStateChanged();
     }
     emit sourceChanged();
     requestRender();
@@ -122,9 +126,66 @@ void WorkbenchDocument::setDisplayChannel(int c)
     if (c < -1 || c >= channels)
         throw convlab::Error("channel " + std::to_string(c) + " is not one of the image's " +
                              std::to_string(channels) + " channels");
-    if (c == displayChannel_) return;
-    displayChannel_ = c;
+    if (c == display_.channel) return;
+    display_.channel = c;
     emit displayChannelChanged(c);
+    emit displayStateChanged();
+}
+
+void WorkbenchDocument::assignDisplayState(const display::State& state)
+{
+    if (state == display_) return;
+    display_ = state;
+    emit displayStateChanged();
+}
+
+bool WorkbenchDocument::setViewMode(display::Mode mode)
+{
+    if (mode == display::Mode::Difference && !comparison_) return false;
+    display::State s = display_;
+    s.mode = mode;
+    assignDisplayState(s);
+    return true;
+}
+
+void WorkbenchDocument::setMapping(display::Mapping mapping)
+{
+    display::State s = display_;
+    s.mapping = mapping;
+    assignDisplayState(s);
+}
+
+void WorkbenchDocument::setSplitPosition(double t)
+{
+    if (!std::isfinite(t)) return;
+    display::State s = display_;
+    s.splitPosition = std::clamp(t, 0.0, 1.0);
+    assignDisplayState(s);
+}
+
+void WorkbenchDocument::setDifferenceScale(display::DifferenceScale scale, double absoluteMax)
+{
+    if (!std::isfinite(absoluteMax) || absoluteMax < 0)
+        throw convlab::Error("the difference scale's maximum must be a finite value >= 0, not " +
+                             std::to_string(absoluteMax));
+    display::State s = display_;
+    s.differenceScale = scale;
+    s.differenceAbsoluteMax = absoluteMax;
+    assignDisplayState(s);
+}
+
+void WorkbenchDocument::setPaddingShown(bool on)
+{
+    display::State s = display_;
+    s.paddingShown = on;
+    assignDisplayState(s);
+}
+
+void WorkbenchDocument::setPixelGridShown(bool on)
+{
+    display::State s = display_;
+    s.pixelGrid = on;
+    assignDisplayState(s);
 }
 
 QString WorkbenchDocument::channelName(int c, int channels, bool hasAlpha)
@@ -413,6 +474,7 @@ void WorkbenchDocument::onCompareReady(quint64)
                 } else {
                     comparison_ = std::move(*job);
                     emit comparisonChanged();
+                    setViewMode(display::Mode::Difference);
                 }
                 emitBusy();
             },
@@ -428,6 +490,7 @@ void WorkbenchDocument::clearComparison()
     if (comparing_.pending()) compare_->cancel();
     comparing_.invalidate();
     if (had) emit comparisonChanged();
+    if (!comparison_ && display_.mode == display::Mode::Difference) setViewMode(display::Mode::Result);
 }
 
 void WorkbenchDocument::cancel()

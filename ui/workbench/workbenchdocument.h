@@ -22,6 +22,7 @@
 #include "convlab/convolve.h"
 #include "convlab/imagestats.h"
 #include "convlab/image.h"
+#include "view/displaystate.h"
 #include "workbench/latest.h"
 
 class KernelDocument;
@@ -145,12 +146,27 @@ public:
     void compare(convlab::Method method, convlab::Device device);
     bool comparing() const { return comparing_.pending(); }
 
-    // ---- what the view shows ----
+    // ---- what the view shows (view/displaystate.h) ----
+    // The window's view, the View menu and the panels follow it; displayStateChanged() says
+    // that any of it changed.
+    const display::State& displayState() const { return display_; }
+    // Difference needs a comparison of the current result: without one the mode stays and
+    // false is returned. A comparison that arrives switches to Difference, one that is dropped
+    // (older parameters, another image) switches Difference back to Result.
+    bool setViewMode(display::Mode mode);
+    void setMapping(display::Mapping mapping);
+    // Clamped to [0, 1]; a non-finite t is ignored.
+    void setSplitPosition(double t);
+    // absoluteMax: the |d| drawn white under Absolute, 0 for automatic. Throws convlab::Error
+    // for a negative or non-finite absoluteMax.
+    void setDifferenceScale(display::DifferenceScale scale, double absoluteMax = 0.0);
+    void setPaddingShown(bool on);
+    void setPixelGridShown(bool on);
     // View > Channel: -1 shows every channel, c >= 0 channel c alone, as grey. The view, the
     // probe, the Difference and the Histogram panels follow it. A source without channel c
     // sets it back to -1. Throws convlab::Error for a channel the source does not have.
     void setDisplayChannel(int c);
-    int displayChannel() const { return displayChannel_; }
+    int displayChannel() const { return display_.channel; }
     // A channel's short name: "R", "G", "B" of colour images, "Grey" of one-channel ones, "A"
     // for alpha, else its number.
     static QString channelName(int c, int channels, bool hasAlpha);
@@ -184,6 +200,8 @@ signals:
     void openFailed(const QString& path, const QString& message);
     void busyChanged(bool busy);
     void displayChannelChanged(int channel);
+    // Anything of displayState() changed (the channel too, after displayChannelChanged).
+    void displayStateChanged();
 
 private:
     friend class SourceCommand;
@@ -195,6 +213,8 @@ private:
     };
     SourceRecord sourceRecord() const { return {source_, packed_, title_, path_}; }
     void assignSource(SourceRecord record);
+    // Replaces the display state, emitting displayStateChanged() when it differs.
+    void assignDisplayState(const display::State& state);
     void paramsEdited();
     void requestRender();
     void onRenderReady(quint64 id);
@@ -219,7 +239,7 @@ private:
     LatestOnly opening_, comparing_;
     QThreadPool workers_; // decoding and comparing, off the UI thread
     bool wasBusy_ = false;
-    int displayChannel_ = -1;
+    display::State display_;
     QSet<const QObject*> hostWanted_;
     bool forceHostCopy_ = false; // the next run downloads (a copy from the device failed)
 };

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// What the workbench's view shows, as one value: the mode, the mapping of values to display
+// intensities, the channel, the split divider, the difference heat map's scale, the padding
+// preview and the pixel grid. WorkbenchDocument owns the workbench's copy; the view, the View
+// menu and the panels follow it (ui/workbench/viewbinding.h). A plain header, free of widgets,
+// so that the document can hold it.
+#pragma once
+
+namespace display {
+
+enum class Mode { Result, Original, Split, Difference };
+// How float values become display intensities (shaders/image.frag).
+enum class Mapping { Clamp, Abs, Normalize, Offset, Diverging };
+// How |difference| maps onto the heat map: Relative to max|d| (the largest difference is white,
+// however small), or Absolute to a fixed value (rounding noise stays near black).
+enum class DifferenceScale { Relative, Absolute };
+
+struct State {
+    Mode mode = Mode::Result;
+    Mapping mapping = Mapping::Clamp;
+    int channel = -1;          // -1: every channel; c >= 0: channel c alone, as grey
+    double splitPosition = 0.5; // of the view's width: original left, result right
+    DifferenceScale differenceScale = DifferenceScale::Absolute;
+    double differenceAbsoluteMax = 0.0; // the |d| drawn white under Absolute; 0: automatic
+    bool paddingShown = false;          // View > Show Padding
+    bool pixelGrid = true;              // View > Pixel Grid
+    bool operator==(const State&) const = default;
+};
+
+} // namespace display
