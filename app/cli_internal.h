@@ -53,6 +53,10 @@ struct Choices {
 
 // A notice on stderr, one safe line.
 void note(const std::string& message);
+// A sample depth as the CLI writes it: "8", "16", "32f".
+std::string depthLabel(SampleDepth d);
+// The text summary of a single-image run, on stdout (its notices on stderr).
+void printSummary(const Options& o, const Outcome& r);
 
 // Shortest readable spelling of a number for the text summary.
 std::string num(double v, int precision = 4);

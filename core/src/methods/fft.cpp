@@ -6,9 +6,7 @@
 // keeps the part no wrap-around reaches. Small images are one tile, whose transform the threads
 // share in fixed chunks of rows and columns; otherwise threads take tiles as they come free.
 // Memory stays near input + output + a few tiles per thread. Plans are made once per size
-// (FFTW_MEASURE within a time limit, or an estimated plan at once and a measured one in the
-// background: FftPlanning; wisdom kept in the user's cache directory) and kernel spectra are
-// cached by kernel content. A tile whose outputs come out NaN or infinite is done again
+// (fft_plans.h) and kernel spectra are cached by kernel content. A tile whose outputs come out NaN or infinite is done again
 // carefully: its non-finite samples are taken out of the transform and their outputs written as
 // the direct sum gives them, and very large values are scaled by a power of two so the
 // transform's sums cannot overflow (docs/semantics.md, Non-finite values).
@@ -16,26 +14,16 @@
 
 #include <algorithm>
 #include <cmath>
-#include <atomic>
 #include <complex>
-#include <condition_variable>
-#include <deque>
-#include <thread>
 #include <vector>
-#include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
-#include <optional>
-#include <tuple>
 #include <utility>
 
 #include "convlab/costs.h"
 #include "convlab/error.h"
-#include "io/fsutil.h"
+#include "methods/fft_plans.h"
 #include "methods/fft_tiling.h"
 #include "methods/kernelcache.h"
 #include "methods/methods.h"
@@ -47,247 +35,6 @@ namespace convlab::detail {
 namespace {
 
 using cfloat = std::complex<float>;
-
-std::mutex& plannerMutex() // FFTW's planner is not thread-safe; execution is
-{
-    static std::mutex m;
-    return m;
-}
-
-struct FftwFree {
-    void operator()(void* p) const { fftwf_free(p); }
-};
-template <class T> using FftwBuffer = std::unique_ptr<T[], FftwFree>;
-template <class T> FftwBuffer<T> fftwAlloc(std::size_t n)
-{
-    auto* p = static_cast<T*>(fftwf_malloc(sizeof(T) * std::max<std::size_t>(n, 1)));
-    if (!p) throw Error("out of memory for the FFT buffers (" + std::to_string((sizeof(T) * n) >> 20) + " MiB)");
-    return FftwBuffer<T>(p);
-}
-
-std::filesystem::path wisdomPath()
-{
-    const auto dir = cacheDirectory();
-    return dir.empty() ? dir : dir / "fftwf-wisdom";
-}
-
-// What a pair of plans transforms, in a tile of n0 x n1 real samples whose spectrum is n0 x
-// (n1/2 + 1) complex values: `count` whole planes (2-D), `count` consecutive rows (1-D, real to
-// complex and back) or `count` consecutive columns of the spectrum (1-D, complex, forward and
-// backward). Rows and columns serve a single tile's transform, which threads share by chunks.
-enum class PlanShape { Planes, Rows, Columns };
-
-// Forward and backward plans, executed on any buffers of the same layout and alignment through
-// FFTW's new-array interface.
-struct PlanPair {
-    fftwf_plan forward = nullptr;
-    fftwf_plan backward = nullptr;
-};
-
-class PlanCache {
-public:
-    static PlanCache& instance()
-    {
-        static PlanCache cache;
-        return cache;
-    }
-
-    PlanCache() { plannerMutex(); } // constructed first, so destroyed after the cache
-
-    ~PlanCache()
-    {
-        {
-            std::lock_guard lock(queueMutex_);
-            stopping_ = true;
-        }
-        queueChanged_.notify_all();
-        if (background_.joinable()) background_.join();
-        std::lock_guard lock(plannerMutex());
-        std::lock_guard mapLock(mapMutex_);
-        for (auto& [key, p] : plans_) destroy(p);
-        for (PlanPair& p : retired_) destroy(p);
-    }
-
-    // The plans for `count` planes, rows or columns (`shape`) of a tile of n0 x n1; `planned` is
-    // set when this call made them (a one-time cost for the size). `measure` false: estimated
-    // plans whatever the size, for work too small to repay measuring.
-    PlanPair get(PlanShape shape, int n0, int n1, int count, bool* planned, bool measure = true)
-    {
-        const Key key{static_cast<int>(shape), n0, n1, count};
-        if (auto known = find(key)) return *known;
-        std::lock_guard lock(plannerMutex());
-        if (auto known = find(key)) return *known; // planned meanwhile by another thread
-        loadWisdom();
-        *planned = true;
-        // Measuring pays for large transforms made again and again; small ones plan by estimate.
-        const bool worthMeasuring = measure && static_cast<long long>(n0) * n1 >= 128 * 128;
-        PlanPair p;
-        if (!worthMeasuring) {
-            p = make(key, FFTW_ESTIMATE);
-        } else if (PlanPair known = make(key, FFTW_MEASURE | FFTW_WISDOM_ONLY); known.forward && known.backward) {
-            p = known; // measured before, on this machine
-        } else {
-            destroy(known);
-            if (policy_.load() == FftPlanning::MeasureNow) {
-                p = make(key, FFTW_MEASURE);
-                saveWisdom();
-            } else {
-                p = make(key, FFTW_ESTIMATE);
-                enqueue(key);
-            }
-        }
-        if (!p.forward || !p.backward) {
-            destroy(p);
-            throw Error("FFTW could not plan a " + std::to_string(n0) + "x" + std::to_string(n1) + " transform");
-        }
-        std::lock_guard mapLock(mapMutex_);
-        plans_.emplace(key, p);
-        return p;
-    }
-
-    void setPolicy(FftPlanning policy) { policy_.store(policy); }
-    FftPlanning policy() const { return policy_.load(); }
-
-    void waitIdle()
-    {
-        std::unique_lock lock(queueMutex_);
-        idle_.wait(lock, [this] { return queue_.empty() && !working_; });
-    }
-
-private:
-    using Key = std::tuple<int, int, int, int>; // shape, n0, n1, count
-
-    std::optional<PlanPair> find(const Key& key)
-    {
-        std::lock_guard lock(mapMutex_);
-        if (auto it = plans_.find(key); it != plans_.end()) return it->second;
-        return std::nullopt;
-    }
-
-    static void destroy(PlanPair& p)
-    {
-        if (p.forward) fftwf_destroy_plan(p.forward);
-        if (p.backward) fftwf_destroy_plan(p.backward);
-        p = {};
-    }
-
-    // Planner mutex held.
-    static PlanPair make(const Key& key, unsigned flags)
-    {
-        const auto [shape, n0, n1, count] = key;
-        const int n1c = n1 / 2 + 1;
-        fftwf_set_timelimit(0.5);
-        PlanPair p;
-        switch (static_cast<PlanShape>(shape)) {
-        case PlanShape::Planes: {
-            const int realDist = n0 * n1, specDist = n0 * n1c;
-            auto real = fftwAlloc<float>(static_cast<std::size_t>(realDist) * count);
-            auto spec = fftwAlloc<fftwf_complex>(static_cast<std::size_t>(specDist) * count);
-            const int dims[2] = {n0, n1};
-            p.forward = fftwf_plan_many_dft_r2c(2, dims, count, real.get(), nullptr, 1, realDist, spec.get(), nullptr,
-                                                1, specDist, flags);
-            p.backward = fftwf_plan_many_dft_c2r(2, dims, count, spec.get(), nullptr, 1, specDist, real.get(),
-                                                 nullptr, 1, realDist, flags | FFTW_DESTROY_INPUT);
-            break;
-        }
-        case PlanShape::Rows: {
-            auto real = fftwAlloc<float>(static_cast<std::size_t>(n1) * count);
-            auto spec = fftwAlloc<fftwf_complex>(static_cast<std::size_t>(n1c) * count);
-            const int dims[1] = {n1};
-            p.forward =
-                fftwf_plan_many_dft_r2c(1, dims, count, real.get(), nullptr, 1, n1, spec.get(), nullptr, 1, n1c, flags);
-            p.backward = fftwf_plan_many_dft_c2r(1, dims, count, spec.get(), nullptr, 1, n1c, real.get(), nullptr, 1,
-                                                 n1, flags | FFTW_DESTROY_INPUT);
-            break;
-        }
-        case PlanShape::Columns: {
-            auto spec = fftwAlloc<fftwf_complex>(static_cast<std::size_t>(n0) * n1c);
-            const int dims[1] = {n0};
-            p.forward = fftwf_plan_many_dft(1, dims, count, spec.get(), nullptr, n1c, 1, spec.get(), nullptr, n1c, 1,
-                                            FFTW_FORWARD, flags);
-            p.backward = fftwf_plan_many_dft(1, dims, count, spec.get(), nullptr, n1c, 1, spec.get(), nullptr, n1c, 1,
-                                             FFTW_BACKWARD, flags);
-            break;
-        }
-        }
-        return p;
-    }
-
-    void enqueue(const Key& key)
-    {
-        std::lock_guard lock(queueMutex_);
-        queue_.push_back(key);
-        if (!background_.joinable()) background_ = std::thread([this] { measureInBackground(); });
-        queueChanged_.notify_all();
-    }
-
-    // Replaces estimated plans by measured ones, one size at a time. The estimated plans may
-    // be executing on other threads: they are retired, not destroyed, until the cache goes.
-    void measureInBackground()
-    {
-        for (;;) {
-            Key key;
-            {
-                std::unique_lock lock(queueMutex_);
-                working_ = false;
-                idle_.notify_all();
-                queueChanged_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-                if (stopping_) return;
-                key = queue_.front();
-                queue_.pop_front();
-                working_ = true;
-            }
-            std::lock_guard lock(plannerMutex());
-            PlanPair measured = make(key, FFTW_MEASURE);
-            if (!measured.forward || !measured.backward) {
-                destroy(measured); // the estimated plans stay
-                continue;
-            }
-            {
-                std::lock_guard mapLock(mapMutex_);
-                PlanPair& slot = plans_[key];
-                retired_.push_back(slot);
-                slot = measured;
-            }
-            saveWisdom();
-        }
-    }
-
-    void loadWisdom()
-    {
-        if (wisdomLoaded_) return;
-        wisdomLoaded_ = true;
-        const auto path = wisdomPath();
-        if (!path.empty()) fftwf_import_wisdom_from_filename(path.c_str()); // absent: nothing to learn
-    }
-    void saveWisdom() // under the planner mutex: exporting reads the planner's state
-    {
-        const auto path = wisdomPath();
-        if (path.empty()) return;
-        std::error_code ec;
-        std::filesystem::create_directories(path.parent_path(), ec);
-        try {
-            writeFileAtomically(path.string(), [](const std::string& tmp) {
-                if (!fftwf_export_wisdom_to_filename(tmp.c_str())) throw Error("cannot write '" + tmp + "'");
-            });
-        } catch (const std::exception&) {
-            // A cache: failing to keep it only costs planning time.
-        }
-    }
-
-    // Looking a plan up never waits for the planner (which may be measuring in the background).
-    std::mutex mapMutex_;
-    std::map<Key, PlanPair> plans_;     // map mutex
-    std::vector<PlanPair> retired_;     // map mutex
-    bool wisdomLoaded_ = false;         // planner mutex
-    std::atomic<FftPlanning> policy_{FftPlanning::MeasureNow};
-    std::mutex queueMutex_;
-    std::condition_variable queueChanged_, idle_;
-    std::deque<Key> queue_;
-    bool working_ = false;
-    bool stopping_ = false;
-    std::thread background_;
-};
 
 // What transforms one plane of n0 x n1 real samples into its n0 x (n1/2 + 1) spectrum.
 using PlaneForward = std::function<void(float* real, fftwf_complex* spectrum)>;
@@ -366,15 +113,14 @@ public:
     TileChunks() = default;
     TileChunks(int n0, int n1, bool* planned) : n0_(n0), n1_(n1), n1c_(n1 / 2 + 1)
     {
-        PlanCache& cache = PlanCache::instance();
-        if (n0 >= kChunkRows) fullRows_ = cache.get(PlanShape::Rows, n0, n1, kChunkRows, planned);
+        if (n0 >= kChunkRows) fullRows_ = fftPlans(PlanShape::Rows, n0, n1, kChunkRows, planned);
         // The last chunks are a few rows or columns (the spectrum's n1/2 + 1 columns always
         // leave some): measuring their plans took 0.5-0.7 s for 17 columns of 576 or 672 points,
         // as long as the full chunks' plans, for a twentieth of the work. They are estimated.
-        if (n0 % kChunkRows) lastRows_ = cache.get(PlanShape::Rows, n0, n1, n0 % kChunkRows, planned, false);
-        if (n1c_ >= kChunkColumns) fullColumns_ = cache.get(PlanShape::Columns, n0, n1, kChunkColumns, planned);
+        if (n0 % kChunkRows) lastRows_ = fftPlans(PlanShape::Rows, n0, n1, n0 % kChunkRows, planned, false);
+        if (n1c_ >= kChunkColumns) fullColumns_ = fftPlans(PlanShape::Columns, n0, n1, kChunkColumns, planned);
         if (n1c_ % kChunkColumns)
-            lastColumns_ = cache.get(PlanShape::Columns, n0, n1, n1c_ % kChunkColumns, planned, false);
+            lastColumns_ = fftPlans(PlanShape::Columns, n0, n1, n1c_ % kChunkColumns, planned, false);
     }
 
     // Row chunks covering the first `rows` rows, and column chunks of the spectrum.
@@ -451,9 +197,9 @@ FftLayout fftLayout(const Job& job, bool* planned)
     // fixed chunks of rows and columns that the threads share, the same chunks whatever their
     // number, so that the bits do not depend on it.
     const bool chunked = tiles == 1;
-    const PlanPair single = chunked ? PlanPair{} : PlanCache::instance().get(PlanShape::Planes, n0, n1, 1, planned);
+    const PlanPair single = chunked ? PlanPair{} : fftPlans(PlanShape::Planes, n0, n1, 1, planned);
     const PlanPair plans =
-        chunked || nc == 1 ? single : PlanCache::instance().get(PlanShape::Planes, n0, n1, nc, planned);
+        chunked || nc == 1 ? single : fftPlans(PlanShape::Planes, n0, n1, nc, planned);
     const TileChunks chunks = chunked ? TileChunks(n0, n1, planned) : TileChunks();
     // The planes of a tile lie back to back, as the 2-D plans of several planes take them; a
     // single tile's start on 64-byte boundaries, where its chunk plans expect their arrays.
@@ -770,11 +516,3 @@ const MethodEngine kFftEngine{.readsPacked = false,
                               .calibrate = calibrateFft};
 
 } // namespace convlab::detail
-
-namespace convlab {
-
-void setFftPlanning(FftPlanning policy) { detail::PlanCache::instance().setPolicy(policy); }
-FftPlanning fftPlanning() { return detail::PlanCache::instance().policy(); }
-void waitForFftPlanning() { detail::PlanCache::instance().waitIdle(); }
-
-} // namespace convlab
