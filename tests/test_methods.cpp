@@ -47,6 +47,7 @@ const char* kindName(KernelKind k)
 class TestMethods : public QObject {
     Q_OBJECT
 private slots:
+    void methodsSayWhetherTheyApply();
     // The suite compares thread counts on small images: every run takes the threads it asks
     // for (smallRunsWakeNoThreads checks what runs take otherwise).
     void initTestCase() { detail::setThreadsAsAskedForTests(true); }
@@ -1610,6 +1611,31 @@ private slots:
         }
     }
 };
+
+// A method says whether it can run a shape: separable runs from the kernel's SVD, so without a
+// rank it does not apply, auto does not weigh it and its reason is in words; every method
+// applies to a run whose rank is known, and none is refused on the image's shape alone.
+void TestMethods::methodsSayWhetherTheyApply()
+{
+    const Kernel k = randomKernel(5, 5, KernelKind::Dense, 3);
+    const detail::RunShape unknownRank{64, 48, 1, &k, -1, 1}, knownRank{64, 48, 1, &k, 5, 1};
+    std::string why;
+    QVERIFY(!detail::methodApplies(detail::engineOf(Method::Separable), unknownRank, &why));
+    QVERIFY2(why.find("rank") != std::string::npos, why.c_str());
+    for (const MethodInfo& info : methods()) {
+        if (!info.engine) continue;
+        QVERIFY2(detail::methodApplies(*info.engine, knownRank), info.name);
+        if (info.method != Method::Separable) QVERIFY2(detail::methodApplies(*info.engine, unknownRank), info.name);
+    }
+    auto weighs = [&](int rank, Method m) {
+        for (const MethodEstimate& e : detail::estimateCpu(cpuCostModel(), 64, 48, 1, k, rank, 1))
+            if (e.method == m) return true;
+        return false;
+    };
+    QVERIFY(!weighs(-1, Method::Separable));
+    QVERIFY(weighs(5, Method::Separable));
+    QVERIFY(weighs(-1, Method::Direct));
+}
 
 QTEST_APPLESS_MAIN(TestMethods)
 #include "test_methods.moc"

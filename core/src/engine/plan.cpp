@@ -90,6 +90,9 @@ Plan makePlan(const ConvolveParams& p, const ImageShape& shape, const MethodCost
         if (clock) clock->mark("plan");
     } else {
         plan.method = p.method;
+        const RunShape run{shape.width, shape.height, plan.channels, &plan.kernel, rep.rank, p.threads};
+        if (std::string why; !methodApplies(engineOf(plan.method), run, &why))
+            throw Error(methodName(plan.method) + " cannot filter this image: " + why);
         rep.reason = "requested";
     }
     rep.method = plan.method;

@@ -224,13 +224,18 @@ std::vector<MethodEstimate> estimateCpu(const CostModel& m, int w, int h, int ch
     const RunShape shape{w, h, channels, &k, rank, threads};
     std::vector<MethodEstimate> e;
     for (const MethodInfo& info : methods()) {
-        if (!priced(info) || (info.engine->needsFactors && rank < 0)) continue;
+        if (!priced(info) || !methodApplies(*info.engine, shape)) continue;
         const CostTerms t = info.engine->costTerms(shape);
         const MethodCost& c = m.of(info.method);
         e.push_back({info.method, (t.values * c.perValueNs + t.work * c.perWorkNs) / std::max(1, t.parallelism) / 1e6,
                      info.engine->needsFactors ? rank : 0});
     }
     return e;
+}
+
+bool methodApplies(const MethodEngine& engine, const RunShape& shape, std::string* why)
+{
+    return !engine.applies || engine.applies(shape, why);
 }
 
 const MethodEngine& engineOf(Method method)

@@ -110,7 +110,14 @@ struct MethodEngine {
     // machine. `before` holds the constants of the methods measured before it (table order).
     CostTerms (*costTerms)(const RunShape& shape);
     MethodCost (*calibrate)(const CostModel& before);
+    // Whether the method can run a shape at all (null: every shape); when not, `why` (if given)
+    // says so in words. Auto weighs only methods that apply, and a method asked for by name that
+    // does not is refused with the reason before anything runs.
+    bool (*applies)(const RunShape& shape, std::string* why) = nullptr;
 };
+
+// Whether `engine` applies to `shape` (MethodEngine::applies; true when it has no rule).
+bool methodApplies(const MethodEngine& engine, const RunShape& shape, std::string* why = nullptr);
 
 // The engine of a method (throws convlab::Error for auto, which has none).
 const MethodEngine& engineOf(Method method);

@@ -378,6 +378,14 @@ CostTerms separableTerms(const RunShape& s)
     return {passes, passes * (s.kernel->width + s.kernel->height), std::max(1, std::min(s.threads, s.height))};
 }
 
+// The passes run from the kernel's SVD: a run whose rank was not computed has no factors.
+bool separableApplies(const RunShape& shape, std::string* why)
+{
+    if (shape.rank >= 0) return true;
+    if (why) *why = "the kernel's rank was not computed";
+    return false;
+}
+
 // Rank 1 with 3+3 and 31+31 taps.
 MethodCost calibrateSeparable(const CostModel&)
 {
@@ -396,6 +404,7 @@ const MethodEngine kSeparableEngine{.readsPacked = true,
                                     .runsWholePixels = true,
                                     .run = runSeparable,
                                     .costTerms = separableTerms,
-                                    .calibrate = calibrateSeparable};
+                                    .calibrate = calibrateSeparable,
+                                    .applies = separableApplies};
 
 } // namespace convlab::detail
