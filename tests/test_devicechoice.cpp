@@ -56,7 +56,10 @@ private slots:
         QCOMPARE(read.uploadGBs, 20.0);
         QCOMPARE(read.device, std::string("test device"));
         QCOMPARE(read.uploadMs(20e6), 0.01 + 1.0); // 20 MB at 20 GB/s
-        std::ofstream(std::filesystem::path(dir.path().toStdString()) / "convlab" / "gpu-bus.json") << "{ broken";
+        // Kept in the calibration store, as its own section.
+        const auto store = std::filesystem::path(dir.path().toStdString()) / "convlab" / "calibrations.json";
+        QVERIFY(std::filesystem::exists(store));
+        std::ofstream(store) << "{ broken";
         QVERIFY(!cachedBusCosts().known());
         qunsetenv("XDG_CACHE_HOME");
     }

@@ -16,6 +16,7 @@
 #include "convlab/convolve.h"
 #include "convlab/costs.h"
 #include "convlab/error.h"
+#include "engine/calibrations.h"
 #include "io/fsutil.h"
 #include "testutil.h"
 
@@ -71,6 +72,46 @@ class TestFsUtil : public QObject {
 
 private slots:
     // Before anything in the engine looks for its caches: they go to a fresh directory.
+    // The store keeps each section apart: one written leaves the others; a section of another
+    // version or identity reads as absent; numbers come back to the bit; a damaged file reads
+    // as empty and is replaced whole by the next write; without a cache directory nothing is
+    // written and nothing read.
+    void calibrationStoreKeepsSectionsApart()
+    {
+        QTemporaryDir home;
+        const QByteArray path = home.path().toUtf8();
+        const ScopedEnv x("XDG_CACHE_HOME", &path);
+        using detail::CalibrationValues;
+        const double third = 1.0 / 3.0;
+        detail::saveCalibration("alpha", 1, "machine A", {{"x", detail::calibrationNumber(third)}, {"name", "grid"}});
+        detail::saveCalibration("beta", 2, "machine B", {{"y", "7"}});
+        const auto alpha = detail::loadCalibration("alpha", 1, "machine A");
+        QVERIFY(alpha);
+        QCOMPARE(alpha->at("name"), std::string("grid"));
+        QCOMPARE(detail::parseCalibrationNumber(alpha->at("x")).value_or(0.0), third); // every bit
+        QVERIFY(detail::loadCalibration("beta", 2, "machine B"));
+        QVERIFY(!detail::loadCalibration("alpha", 2, "machine A")); // another version
+        QVERIFY(!detail::loadCalibration("alpha", 1, "machine C")); // another identity
+        QVERIFY(!detail::loadCalibration("gamma", 1, ""));          // never written
+        detail::saveCalibration("alpha", 1, "machine A", {{"x", "2"}});
+        QCOMPARE(detail::loadCalibration("alpha", 1, "machine A")->size(), std::size_t(1)); // replaced
+        QVERIFY(detail::loadCalibration("beta", 2, "machine B"));                            // kept
+        QVERIFY(!detail::parseCalibrationNumber("nan"));
+        QVERIFY(!detail::parseCalibrationNumber("1.5x"));
+
+        const std::string file = (home.path() + "/convlab/calibrations.json").toStdString();
+        writeText(file, "[1, 2");
+        QVERIFY(!detail::loadCalibration("beta", 2, "machine B"));
+        detail::saveCalibration("beta", 2, "machine B", {{"y", "8"}});
+        QCOMPARE(detail::loadCalibration("beta", 2, "machine B")->at("y"), std::string("8"));
+        QCOMPARE(entries(home.path() + "/convlab"), QStringList{"calibrations.json"}); // no temporary left
+
+        const ScopedEnv none("XDG_CACHE_HOME", nullptr), noHome("HOME", nullptr);
+        QVERIFY(detail::calibrationsPath().empty());
+        detail::saveCalibration("beta", 2, "machine B", {{"y", "9"}});
+        QVERIFY(!detail::loadCalibration("beta", 2, "machine B"));
+    }
+
     void initTestCase()
     {
         QVERIFY(cacheHome_.isValid());
@@ -161,18 +202,19 @@ private slots:
         QCOMPARE(entries(dir.path()), QStringList{"fftwf-wisdom"});
     }
 
-    // The planner's constants and FFTW's wisdom land in the cache directory, whole; a damaged
-    // constants file is measured again and replaced.
+    // The planner's constants (in the calibration store) and FFTW's wisdom land in the cache
+    // directory, whole; a damaged store is measured again and replaced.
     void enginesCachesGoToTheCacheDirectory()
     {
         const QString dir = cacheHome_.filePath("convlab");
         QVERIFY(QDir().mkpath(dir));
-        writeText((dir + "/cpu-planner.json").toStdString(), "{ damaged");
+        writeText((dir + "/calibrations.json").toStdString(), "{ damaged");
 
         const CostModel& model = cpuCostModel();
         QVERIFY(!model.fromCache);
-        const QByteArray json = readAll(dir + "/cpu-planner.json");
-        QVERIFY2(json.contains("\"per_work_ns\"") && json.trimmed().endsWith('}'), json.constData());
+        const QByteArray json = readAll(dir + "/calibrations.json");
+        QVERIFY2(json.contains("\"cpu-planner\"") && json.contains("direct.per_work_ns") && json.trimmed().endsWith('}'),
+                 json.constData());
 
         setFftPlanning(FftPlanning::MeasureNow);
         ConvolveParams p;
@@ -182,7 +224,7 @@ private slots:
         const Image in = test::randomImage(300, 200, 1, 2);
         (void)convolve(in, p);
         QVERIFY(readAll(dir + "/fftwf-wisdom").startsWith("(fftw-3"));
-        QCOMPARE(entries(dir), (QStringList{"cpu-planner.json", "fftwf-wisdom"}));
+        QCOMPARE(entries(dir), (QStringList{"calibrations.json", "fftwf-wisdom"}));
     }
 };
 

@@ -3,6 +3,8 @@
 // from 1x1 to 4099x4097, kernels 1x1, even, non-square, larger than the image, 63x63. Skips,
 // saying why, where CUDA cannot run.
 #include <QtTest>
+#include <QFile>
+#include <QTemporaryDir>
 
 #include <atomic>
 #include <limits>
@@ -89,6 +91,47 @@ private:
 
 private slots:
     void initTestCase() { gpu_ = GpuSession::create(&why_); }
+
+    // What a session measured is kept in the calibration store: a later session on this device
+    // (here: of this process, reading the same file) takes the tiled grid and the planner's
+    // constants from it instead of timing them, and computes the same bits.
+    void measurementsAreKeptForTheNextSession()
+    {
+        CONVLAB_REQUIRE_GPU();
+        QTemporaryDir cache;
+        const QByteArray old = qgetenv("XDG_CACHE_HOME");
+        qputenv("XDG_CACHE_HOME", cache.path().toUtf8());
+        struct Restore {
+            QByteArray value;
+            ~Restore() { value.isEmpty() ? qunsetenv("XDG_CACHE_HOME") : qputenv("XDG_CACHE_HOME", value); }
+        } restore{old};
+        const Image in = randomImage(300, 200, 1, 4);
+        ConvolveParams p;
+        p.kernel = randomKernel(3, 3, KernelKind::Dense, 9);
+        p.method = Method::Auto;
+        std::string why;
+        Image first;
+        {
+            const std::unique_ptr<GpuSession> a = GpuSession::create(&why);
+            QVERIFY2(a, why.c_str());
+            a->setImage(in);
+            RunReport rep;
+            first = a->run(p, &rep);
+            bool calibrated = false;
+            for (const StageTiming& s : rep.stages) calibrated = calibrated || s.name.rfind("calibrate GPU planner", 0) == 0;
+            QVERIFY(calibrated);
+        }
+        QVERIFY(QFile::exists(cache.path() + "/convlab/calibrations.json"));
+        const std::unique_ptr<GpuSession> b = GpuSession::create(&why);
+        QVERIFY2(b, why.c_str());
+        b->setImage(in);
+        RunReport rep;
+        QCOMPARE(b->run(p, &rep).data, first.data);
+        for (const StageTiming& s : rep.stages)
+            QVERIFY2(s.name.rfind("calibrate GPU planner", 0) != 0 && s.name.rfind("choose the tiled grid", 0) != 0,
+                     s.name.c_str());
+        QVERIFY2(b->kernelChoices().find("timed by an earlier process") != std::string::npos, b->kernelChoices().c_str());
+    }
 
     void availabilityIsReported()
     {

@@ -5,7 +5,7 @@ For 4096x4096 float32 images of one and three channels: the engine's median time
 (`--repeat`, upload + compute + download, read from the report) and the whole process from
 outside (start, read, run, write, exit), each as a ratio to the time pinned memory needs to
 carry the same bytes up and down (the session's bus calibration, kept in the cache as
-gpu-bus.json). Then a batch of N images through one process (`-O DIR`), per image against the
+the calibration store's gpu-bus section). Then a batch of N images through one process (`-O DIR`), per image against the
 larger of the pinned upload and download. Writes a Markdown table to stdout and JSON to --json.
 
     python3 tests/gpu/end_to_end.py --cli build/app/convlab-cli --json out.json [--device cpu]
@@ -39,11 +39,11 @@ def run(cmd, timeout):
 
 
 def bus_figures(cache):
-    path = pathlib.Path(cache) / "convlab" / "gpu-bus.json"
+    path = pathlib.Path(cache) / "convlab" / "calibrations.json"
     try:
-        j = json.loads(path.read_text())
-        return j.get("pinned_up_gbs", 0.0), j.get("pinned_down_gbs", 0.0)
-    except (OSError, ValueError):
+        values = json.loads(path.read_text())["gpu-bus"]["values"]
+        return float(values.get("pinned_up_gbs", 0.0)), float(values.get("pinned_down_gbs", 0.0))
+    except (OSError, ValueError, KeyError, TypeError):
         return 0.0, 0.0
 
 

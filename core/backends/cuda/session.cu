@@ -34,7 +34,10 @@ Session::Session()
     cudaDeviceProp prop{};
     int dev = 0;
     cudaGetDevice(&dev);
-    if (cudaGetDeviceProperties(&prop, dev) == cudaSuccess) name_ = prop.name;
+    if (cudaGetDeviceProperties(&prop, dev) == cudaSuccess) {
+        name_ = prop.name;
+        computeCapability_ = prop.major * 10 + prop.minor;
+    }
     if (const char* forced = std::getenv("CONVLAB_GPU_TRANSFER")) {
         const std::string way = forced;
         if (way == "pageable") link_.force(TransferWay::Pageable);
@@ -45,6 +48,7 @@ Session::Session()
             throw Error("CONVLAB_GPU_TRANSFER is '" + way + "': fastest, pageable, staged or registered");
         }
     }
+    if (!link_.forced()) restoreTransfers();
 }
 
 Session::~Session()
@@ -332,9 +336,9 @@ void Session::compute(const ConvolveParams& p, float* out, RunReport& rep, Event
     detail::MethodCosts gpuCosts;
     gpuCosts.measuredOn = "this GPU";
     gpuCosts.estimate = [this, &clock](const Kernel& k, int rank, int channels) {
-        const bool calibrated = costs_.has_value();
+        const bool timedBefore = costsTimed_;
         auto estimates = estimateGpu(k, rank, channels, w_, h_);
-        if (!calibrated) clock.mark("calibrate GPU planner (once per process)", true);
+        if (costsTimed_ != timedBefore) clock.mark("calibrate GPU planner (once per device)", true);
         return estimates;
     };
     const detail::Plan plan = detail::makePlan(p, {w_, h_, c_, hasAlpha_}, gpuCosts, rep, nullptr);
@@ -399,8 +403,9 @@ void Session::runFftPlan(const Geometry& g, const detail::Plan& p, float* out, E
 void Session::runDirect(const Geometry& g, const Kernel& k, float* out, EventClock& clock)
 {
     if (choices_.empty()) {
+        const bool timedBefore = tiledGridTimed_;
         chooseTiledGrid();
-        clock.mark("choose the tiled grid (once per process)", true);
+        if (tiledGridTimed_ != timedBefore) clock.mark("choose the tiled grid (once per device)", true);
     }
     // The tiled kernel takes the kernel's rows padded with zeros to a multiple of 4 values.
     const int kwp = tiled::shapeFor(g).kwp;

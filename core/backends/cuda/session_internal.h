@@ -20,6 +20,7 @@
 #include "convlab/error.h"
 #include "convlab/gpu.h"
 #include "launchers.h"
+#include "engine/calibrations.h"
 #include "engine/plan.h"
 #include "transfer.h"
 
@@ -183,6 +184,15 @@ private:
     }
 
     void chooseTiledGrid();
+    // The session's measurements kept between processes (engine/calibrations.h, section
+    // "gpu-session", identity the device's name, compute capability and this build's version):
+    // the planner's constants, the tiled grid and the transfer ways. Forced choices (the
+    // CONVLAB_GPU_* variables) are neither read from nor written to it.
+    std::string calibrationIdentity() const;
+    std::optional<std::string> keptValue(const std::string& key);
+    void keepValues(const detail::CalibrationValues& values);
+    // The transfer ways and bus figures of an earlier process on this device, when kept.
+    void restoreTransfers();
     std::vector<MethodEstimate> estimateGpu(const Kernel& k, int rank, int channels, int w, int h);
 
     // The runs, method by method (session.cu).
@@ -235,6 +245,8 @@ private:
 
     cudaStream_t stream_ = nullptr;
     std::string name_ = "CUDA device";
+    int computeCapability_ = 0; // major * 10 + minor
+    std::optional<detail::CalibrationValues> kept_; // the store's section, read on first use
     int w_ = 0, h_ = 0, c_ = 0;
     SampleDepth depth_ = SampleDepth::F32;
     bool hasAlpha_ = false;
@@ -265,6 +277,8 @@ private:
     };
     std::map<unsigned int, Registration> glBuffers_;
     std::optional<GpuCosts> costs_;
+    bool costsTimed_ = false;      // costs_ measured here (not read from the calibration store)
+    bool tiledGridTimed_ = false;  // the same for tiledGrid_
     TiledGrid tiledGrid_ = TiledGrid::BlockPerTile; // until chooseTiledGrid has timed every candidate
     std::string choices_;                           // what the tuning chose, and its times
     std::map<std::tuple<int, int, int>, std::pair<int, int>> fftSides_; // padded h, w, planes -> sides

@@ -20,9 +20,76 @@
 
 namespace convlab::cuda {
 
+namespace {
+
+constexpr const char* kSessionSection = "gpu-session";
+constexpr int kSessionVersion = 1;
+
+#ifndef CONVLAB_VERSION
+#define CONVLAB_VERSION "unknown"
+#endif
+
+} // namespace
+
+std::string Session::calibrationIdentity() const
+{
+    // The version too: the constants and the grid's timings are this build's kernels'.
+    return name_ + " | sm_" + std::to_string(computeCapability_) + " | convlab " + CONVLAB_VERSION;
+}
+
+std::optional<std::string> Session::keptValue(const std::string& key)
+{
+    if (!kept_) kept_ = detail::loadCalibration(kSessionSection, kSessionVersion, calibrationIdentity())
+                            .value_or(detail::CalibrationValues{});
+    const auto it = kept_->find(key);
+    return it == kept_->end() ? std::nullopt : std::optional<std::string>(it->second);
+}
+
+void Session::keepValues(const detail::CalibrationValues& values)
+{
+    (void)keptValue(""); // the section as stored, so that the other values stay
+    for (const auto& [key, value] : values) (*kept_)[key] = value;
+    detail::saveCalibration(kSessionSection, kSessionVersion, calibrationIdentity(), *kept_);
+}
+
+void Session::restoreTransfers()
+{
+    link_.setOnCalibrated([this](const TransferFigures& f) {
+        keepValues({{"transfer_up", transferWayName(f.up)}, {"transfer_down", transferWayName(f.down)}});
+    });
+    const auto up = keptValue("transfer_up"), down = keptValue("transfer_down");
+    if (!up || !down) return;
+    const auto upWay = transferWayNamed(*up), downWay = transferWayNamed(*down);
+    const BusCosts bus = cachedBusCosts(); // the figures that go with the ways, kept by the executor
+    if (!upWay || !downWay || !bus.known() || bus.device != name_) return;
+    TransferFigures f;
+    f.up = *upWay;
+    f.down = *downWay;
+    f.bus = bus;
+    f.note = "host transfers: " + *up + " up, " + *down + " down (timed by an earlier process on this device)";
+    link_.restore(f);
+}
+
 const Session::GpuCosts& Session::costs()
 {
     if (costs_) return *costs_;
+    chooseTiledGrid();
+    // Kept by an earlier process on this device: no scratch runs.
+    auto kept = [this](const char* key) {
+        const auto v = keptValue(key);
+        return v ? detail::parseCalibrationNumber(*v) : std::nullopt;
+    };
+    const auto dPix = kept("direct_per_pixel"), dTap = kept("direct_per_tap"), sPix = kept("separable_per_pixel"),
+               sTap = kept("separable_per_tap"), fPoint = kept("fft_per_point");
+    if (dPix && dTap && sPix && sTap && fPoint) {
+        costs_ = GpuCosts{};
+        costs_->directPerPixel = *dPix;
+        costs_->directPerTap = *dTap;
+        costs_->separablePerPixel = *sPix;
+        costs_->separablePerTap = *sTap;
+        costs_->fftPerPoint = *fPoint;
+        return *costs_;
+    }
     const int n = 2048;
     Buffer<float> in, out, tmp, k;
     in.reserve(size_t(n) * n);
@@ -69,6 +136,12 @@ const Session::GpuCosts& Session::costs()
     const double points = double(n0) * n1 * std::log2(double(n0) * n1) / 1e6;
     c.fftPerPoint = std::max((f - c.directPerPixel * mpx) / points, 1e-9);
     costs_ = c;
+    costsTimed_ = true;
+    keepValues({{"direct_per_pixel", detail::calibrationNumber(c.directPerPixel)},
+                {"direct_per_tap", detail::calibrationNumber(c.directPerTap)},
+                {"separable_per_pixel", detail::calibrationNumber(c.separablePerPixel)},
+                {"separable_per_tap", detail::calibrationNumber(c.separablePerTap)},
+                {"fft_per_point", detail::calibrationNumber(c.fftPerPoint)}});
     return *costs_;
 }
 
@@ -109,6 +182,13 @@ void Session::chooseTiledGrid()
         }
         throw Error("CONVLAB_GPU_TILED_GRID is '" + name + "': one of " + names);
     }
+    if (const auto kept = keptValue("tiled_grid"))
+        for (const TiledVariantInfo& v : variants)
+            if (*kept == v.name) {
+                tiledGrid_ = v.grid;
+                choices_ = "tiled direct grid: using " + *kept + " (timed by an earlier process on this device)";
+                return;
+            }
     const int n = 2048;
     const size_t values = size_t(n) * n;
     std::vector<float> host(values);
@@ -159,6 +239,8 @@ void Session::chooseTiledGrid()
     }
     note << "; using " << bestName;
     choices_ = note.str();
+    tiledGridTimed_ = true;
+    keepValues({{"tiled_grid", bestName}});
 }
 
 // Each method's time on this device for the image held, from the measured costs.

@@ -79,6 +79,19 @@ const char* transferWayName(TransferWay w)
     return "?";
 }
 
+std::optional<TransferWay> transferWayNamed(const std::string& name)
+{
+    for (TransferWay w : {TransferWay::Pageable, TransferWay::Staged, TransferWay::Registered})
+        if (name == transferWayName(w)) return w;
+    return std::nullopt;
+}
+
+void HostLink::restore(const TransferFigures& figures)
+{
+    figures_ = figures;
+    calibrated_ = true;
+}
+
 HostLink::~HostLink()
 {
     for (int i = 0; i < 2; ++i) {
@@ -275,6 +288,7 @@ const TransferFigures& HostLink::calibrate(cudaStream_t stream)
     }
     cudaFreeHost(pinned);
     cudaFree(device);
+    if (!forced_ && onCalibrated_) onCalibrated_(figures_);
     return figures_;
 }
 

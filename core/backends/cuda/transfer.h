@@ -2,7 +2,8 @@
 // Host <-> device copies at the bus's speed. A copy from pageable memory is staged by the driver
 // through a small pinned buffer, one piece after another on one host thread: 8.9 GB/s up and
 // 16.5 down on the H200's host where pinned memory moved 55 each way. Three ways are built and
-// the session times each on its first large transfer (a calibration, once per process):
+// the session times each on its first large transfer (a calibration, once per device: the ways
+// kept are stored, engine/calibrations.h):
 //   pageable   - cudaMemcpyAsync from the caller's memory, as the driver does it;
 //   staged     - two pinned chunks of 8 MiB: the host threads copy chunk i+1 into one while
 //                the DMA engine moves chunk i out of the other;
@@ -14,6 +15,8 @@
 
 #include <atomic>
 #include <cstddef>
+#include <functional>
+#include <optional>
 #include <string>
 
 #include "convlab/costs.h"
@@ -22,6 +25,8 @@ namespace convlab::cuda {
 
 enum class TransferWay { Pageable, Staged, Registered };
 const char* transferWayName(TransferWay w);
+// The way of that name (nullopt for another text).
+std::optional<TransferWay> transferWayNamed(const std::string& name);
 
 struct TransferFigures {
     TransferWay up = TransferWay::Pageable, down = TransferWay::Pageable;
@@ -50,6 +55,12 @@ public:
     const TransferFigures& figures() const { return figures_; }
     // Forces a way for both directions (CONVLAB_GPU_TRANSFER, the device check's A/B runs).
     void force(TransferWay way);
+    bool forced() const { return forced_; }
+    // Takes figures measured by an earlier process on this device (the calibration store)
+    // instead of timing the ways again.
+    void restore(const TransferFigures& figures);
+    // Called once the ways have been timed here (not when forced or restored), to keep them.
+    void setOnCalibrated(std::function<void(const TransferFigures&)> keep) { onCalibrated_ = std::move(keep); }
 
 private:
     void uploadAs(TransferWay way, const void* host, void* device, std::size_t bytes, cudaStream_t stream);
@@ -70,6 +81,7 @@ private:
     TransferFigures figures_;
     bool calibrated_ = false;
     bool forced_ = false;
+    std::function<void(const TransferFigures&)> onCalibrated_;
 };
 
 // Device-side regrouping of interleaved pixels: `pixels` (width*height pixels `step` floats

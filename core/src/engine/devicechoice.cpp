@@ -3,25 +3,17 @@
 // (docs/architecture.md, The device choice).
 #include <charconv>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <mutex>
-#include <nlohmann/json.hpp>
 
 #include "convlab/costs.h"
 #include "convlab/error.h"
-#include "io/fsutil.h"
+#include "engine/calibrations.h"
 
 namespace convlab {
 namespace {
 
-constexpr int kBusVersion = 1;
-
-std::filesystem::path busPath()
-{
-    const auto dir = detail::cacheDirectory();
-    return dir.empty() ? dir : dir / "gpu-bus.json";
-}
+constexpr int kBusVersion = 2; // 2: kept in the calibration store
+constexpr const char* kBusSection = "gpu-bus";
 
 std::string ms(double v)
 {
@@ -34,27 +26,26 @@ std::mutex gBusMutex;
 
 } // namespace
 
+// The bus figures in the calibration store (engine/calibrations.h), section "gpu-bus". They are
+// read before CUDA starts (that is what they are for), so the section has no identity to check;
+// the device they were measured on is kept among the values.
 BusCosts cachedBusCosts()
 {
     std::lock_guard lock(gBusMutex);
+    const auto stored = detail::loadCalibration(kBusSection, kBusVersion, "");
+    if (!stored) return {};
+    auto number = [&](const char* key) {
+        const auto it = stored->find(key);
+        return it == stored->end() ? 0.0 : detail::parseCalibrationNumber(it->second).value_or(0.0);
+    };
     BusCosts bus;
-    const auto path = busPath();
-    std::ifstream f(path);
-    if (path.empty() || !f) return bus;
-    try {
-        const auto j = nlohmann::json::parse(f);
-        if (j.at("version").get<int>() != kBusVersion) return {};
-        bus.uploadGBs = j.at("upload_gbs");
-        bus.downloadGBs = j.at("download_gbs");
-        bus.pinnedUpGBs = j.value("pinned_up_gbs", 0.0);
-        bus.pinnedDownGBs = j.value("pinned_down_gbs", 0.0);
-        bus.latencyMs = j.value("latency_ms", 0.0);
-        bus.device = j.value("device", std::string());
-        if (!(bus.uploadGBs > 0 && bus.downloadGBs > 0 && std::isfinite(bus.uploadGBs) && std::isfinite(bus.downloadGBs)))
-            return {};
-    } catch (const std::exception&) {
-        return {}; // a damaged cache is measured again
-    }
+    bus.uploadGBs = number("upload_gbs");
+    bus.downloadGBs = number("download_gbs");
+    bus.pinnedUpGBs = number("pinned_up_gbs");
+    bus.pinnedDownGBs = number("pinned_down_gbs");
+    bus.latencyMs = number("latency_ms");
+    if (const auto it = stored->find("device"); it != stored->end()) bus.device = it->second;
+    if (!(bus.uploadGBs > 0 && bus.downloadGBs > 0)) return {}; // damaged: measured again
     return bus;
 }
 
@@ -62,24 +53,13 @@ void saveBusCosts(const BusCosts& bus)
 {
     if (!bus.known()) return;
     std::lock_guard lock(gBusMutex);
-    const auto path = busPath();
-    if (path.empty()) return;
-    const nlohmann::json j{{"version", kBusVersion},           {"device", bus.device},
-                           {"upload_gbs", bus.uploadGBs},      {"download_gbs", bus.downloadGBs},
-                           {"pinned_up_gbs", bus.pinnedUpGBs}, {"pinned_down_gbs", bus.pinnedDownGBs},
-                           {"latency_ms", bus.latencyMs}};
-    std::error_code ec;
-    std::filesystem::create_directories(path.parent_path(), ec);
-    try {
-        detail::writeFileAtomically(path.string(), [&](const std::string& tmp) {
-            std::ofstream f(tmp);
-            f << j.dump(2) << '\n';
-            f.close();
-            if (!f) throw Error("cannot write '" + tmp + "'");
-        });
-    } catch (const std::exception&) {
-        // A cache: failing to keep it costs a calibration next time.
-    }
+    detail::saveCalibration(kBusSection, kBusVersion, "",
+                            {{"device", bus.device},
+                             {"upload_gbs", detail::calibrationNumber(bus.uploadGBs)},
+                             {"download_gbs", detail::calibrationNumber(bus.downloadGBs)},
+                             {"pinned_up_gbs", detail::calibrationNumber(bus.pinnedUpGBs)},
+                             {"pinned_down_gbs", detail::calibrationNumber(bus.pinnedDownGBs)},
+                             {"latency_ms", detail::calibrationNumber(bus.latencyMs)}});
 }
 
 DeviceChoice chooseDevice(const DeviceCosts& c)

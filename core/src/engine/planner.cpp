@@ -2,7 +2,7 @@
 // The auto planner's cost model. Each method's time is modelled as a per-value cost plus a
 // per-work-unit cost (taps, transform points: the method's CostTerms say which); each method
 // measures its constants (MethodEngine::calibrate) on small synthetic runs, single-threaded,
-// and the model is cached per CPU.
+// and the model is kept per CPU in the calibration store (engine/calibrations.h).
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -14,13 +14,12 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
 
 #include "convlab/costs.h"
 #include "convlab/error.h"
-#include "io/fsutil.h"
+#include "engine/calibrations.h"
 #include "methods/methods.h"
 #include "engine/planner.h"
 #include "simd/rowkernels.h"
@@ -30,9 +29,10 @@ namespace convlab {
 namespace detail {
 namespace {
 
-constexpr int kModelVersion = 5; // 2: constants per method by name; 3: per-value costs from memory-sized planes;
+constexpr int kModelVersion = 6; // 2: constants per method by name; 3: per-value costs from memory-sized planes;
                                   // 4: the eight-sum pair kernels and the four-row column pass;
-                                  // 5: the FFT's work weighted by what a point of each side costs
+                                  // 5: the FFT's work weighted by what a point of each side costs;
+                                  // 6: kept in the calibration store
 
 std::string cpuIdentity()
 {
@@ -48,11 +48,6 @@ std::string cpuIdentity()
            CONVLAB_VERSION;
 }
 
-std::filesystem::path cachePath()
-{
-    const auto dir = cacheDirectory();
-    return dir.empty() ? dir : dir / "cpu-planner.json";
-}
 
 CostModel measure()
 {
@@ -66,51 +61,41 @@ CostModel measure()
 // The methods the model prices: those auto weighs.
 bool priced(const MethodInfo& info) { return info.autoCandidate && info.engine && info.engine->costTerms; }
 
+// The constants as the calibration store keeps them (engine/calibrations.h): section
+// "cpu-planner", identity the CPU, "<method>.per_value_ns" and "<method>.per_work_ns" each.
+constexpr const char* kPlannerSection = "cpu-planner";
+
 bool load(CostModel& m)
 {
-    const auto path = cachePath();
-    std::ifstream f(path);
-    if (path.empty() || !f) return false;
-    try {
-        const auto j = nlohmann::json::parse(f);
-        if (j.at("version").get<int>() != kModelVersion || j.at("cpu").get<std::string>() != cpuIdentity())
-            return false;
-        m.cpu = j.at("cpu");
-        m.fromCache = true;
-        for (const MethodInfo& info : methods()) {
-            if (!priced(info)) continue;
-            const auto& c = j.at("methods").at(info.name); // a method new since the cache: measure again
-            m.of(info.method) = {c.at("per_value_ns").get<double>(), c.at("per_work_ns").get<double>()};
-            if (!(m.of(info.method).perWorkNs > 0)) return false;
-        }
-        return true;
-    } catch (const std::exception&) {
-        return false; // a damaged cache is measured again
+    const std::string cpu = cpuIdentity();
+    const auto values = loadCalibration(kPlannerSection, kModelVersion, cpu);
+    if (!values) return false;
+    auto number = [&](const std::string& key) -> std::optional<double> {
+        const auto it = values->find(key);
+        return it == values->end() ? std::nullopt : parseCalibrationNumber(it->second);
+    };
+    for (const MethodInfo& info : methods()) {
+        if (!priced(info)) continue;
+        // A method new since the store was written: measure again.
+        const auto perValue = number(std::string(info.name) + ".per_value_ns");
+        const auto perWork = number(std::string(info.name) + ".per_work_ns");
+        if (!perValue || !perWork || !(*perWork > 0)) return false;
+        m.of(info.method) = {*perValue, *perWork};
     }
+    m.cpu = cpu;
+    m.fromCache = true;
+    return true;
 }
 
 void save(const CostModel& m)
 {
-    const auto path = cachePath();
-    if (path.empty()) return;
-    nlohmann::json perMethod = nlohmann::json::object();
+    CalibrationValues values;
     for (const MethodInfo& info : methods())
-        if (priced(info))
-            perMethod[info.name] = {{"per_value_ns", m.of(info.method).perValueNs},
-                                    {"per_work_ns", m.of(info.method).perWorkNs}};
-    const nlohmann::json j{{"version", kModelVersion}, {"cpu", m.cpu}, {"methods", perMethod}};
-    std::error_code ec;
-    std::filesystem::create_directories(path.parent_path(), ec);
-    try {
-        writeFileAtomically(path.string(), [&](const std::string& tmp) {
-            std::ofstream f(tmp);
-            f << j.dump(2) << '\n';
-            f.close();
-            if (!f) throw Error("cannot write '" + tmp + "'");
-        });
-    } catch (const std::exception&) {
-        // A cache: failing to keep it costs a calibration next time.
-    }
+        if (priced(info)) {
+            values[std::string(info.name) + ".per_value_ns"] = calibrationNumber(m.of(info.method).perValueNs);
+            values[std::string(info.name) + ".per_work_ns"] = calibrationNumber(m.of(info.method).perWorkNs);
+        }
+    saveCalibration(kPlannerSection, kModelVersion, m.cpu, values);
 }
 
 std::mutex gModelMutex;
