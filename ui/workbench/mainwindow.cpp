@@ -31,6 +31,7 @@
 #include "panels/probepanel.h"
 #include "panels/panels.h"
 #include "panels/timingspanel.h"
+#include "workbench/resultpresenter.h"
 #include "workbench/viewbinding.h"
 #include "workbench/workbenchdocument.h"
 
@@ -70,13 +71,6 @@ MainWindow::MainWindow(bool persistent, QWidget* parent) : QMainWindow(parent), 
     connect(view_, &ImageView::zoomChanged, this,
             [this](double z) { zoomLabel_->setText(tr("zoom %1%").arg(z * 100.0, 0, 'f', z < 0.1 ? 1 : 0)); });
     view_->installEventFilter(this);
-    connect(view_, &QOpenGLWidget::frameSwapped, this, [this] {
-        if (pendingDisplayId_ == 0) return;
-        const quint64 id = pendingDisplayId_;
-        pendingDisplayId_ = 0;
-        panel<TimingsPanel>()->setDisplayMs(view_->lastDisplayMs());
-        emit resultDisplayed(id);
-    });
 
     const bool restored = persistent_ && QSettings().contains("geometry");
     if (persistent_) readSettings();
@@ -91,6 +85,7 @@ KernelDocument* MainWindow::kernelDocument() const { return doc_->kernel(); }
 RenderController* MainWindow::renderController() const { return doc_->renderer(); }
 RenderController* MainWindow::compareController() const { return doc_->comparer(); }
 std::shared_ptr<const convlab::Image> MainWindow::sourceImage() const { return doc_->source(); }
+QString MainWindow::displayPath() const { return presenter_->displayPath(); }
 
 QString MainWindow::versionString() { return QStringLiteral(CONVLAB_VERSION); }
 
@@ -126,9 +121,13 @@ void MainWindow::connectDocument()
 {
     connect(doc_, &WorkbenchDocument::sourceChanged, this, &MainWindow::onSourceChanged);
     connect(doc_, &WorkbenchDocument::paramsChanged, this, &MainWindow::onParamsChanged);
-    connect(doc_, &WorkbenchDocument::resultChanged, this, &MainWindow::onResultChanged);
-    connect(doc_, &WorkbenchDocument::gpuResultResident, this, &MainWindow::onGpuResultResident);
-    connect(doc_, &WorkbenchDocument::resultHostReady, this, &MainWindow::onResultHostReady);
+    presenter_ = new ResultPresenter(doc_, view_, this);
+    connect(presenter_, &ResultPresenter::displayPathChanged, this,
+            [this](const QString& path) { panel<TimingsPanel>()->setDisplayPath(path); });
+    connect(presenter_, &ResultPresenter::resultDisplayed, this, [this](quint64 id, double displayMs) {
+        panel<TimingsPanel>()->setDisplayMs(displayMs);
+        emit resultDisplayed(id);
+    });
     connect(doc_, &WorkbenchDocument::comparisonChanged, this, &MainWindow::onComparisonChanged);
     connect(doc_, &WorkbenchDocument::busyChanged, this, &MainWindow::updateBusy);
     connect(doc_, &WorkbenchDocument::renderFailed, this,

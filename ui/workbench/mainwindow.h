@@ -35,6 +35,7 @@ class KernelTextEdit;
 class ProbePanel;
 class HistogramPanel;
 class RenderController;
+class ResultPresenter;
 class ShortcutsDialog;
 class TimingsPanel;
 class WorkbenchDocument;
@@ -78,7 +79,7 @@ public:
     std::shared_ptr<const convlab::Image> sourceImage() const;
     // How the last result reached the screen, as the Timings panel names it ("host memory to the
     // OpenGL buffer", "CUDA to the OpenGL buffer (interop)", ...): for --benchmark-latency.
-    QString displayPath() const { return displayPath_; }
+    QString displayPath() const;
     // The parameters a render would use now (cancel flag unset).
     convlab::ConvolveParams currentParams() const;
 
@@ -120,14 +121,6 @@ protected:
     bool eventFilter(QObject* watched, QEvent* e) override;
 
 private:
-    // Shows a CUDA run's result from GPU memory (interop) and returns the display path; empty
-    // (the Timings panel told why) when the view must take the host copy instead.
-    QString showGpuResult(int width, int height, int channels, const convlab::RunReport& report);
-    // Copies the GPU session's last result into the view's pixel buffer; false (and the reason
-    // kept in interopError_ on a failure) when the view must take the host copy.
-    bool copyGpuResultIntoView(int width, int height, int channels);
-    // Names the display path in the Timings panel and keeps it for displayPath().
-    void setDisplayPath(const QString& path);
     void buildMenus();
     void buildDocks();
     void buildStatusBar();
@@ -136,13 +129,7 @@ private:
     // What follows a change of the document's source, parameters, result and comparison.
     void onSourceChanged();
     void onParamsChanged();
-    void onResultChanged();
-    // A result drawn without its values (left on the device) got them: the view draws them now
-    // unless it drew the result from the device already.
-    void onResultHostReady();
     void onComparisonChanged();
-    // Shows a CUDA result from device memory before its host copy arrives.
-    void onGpuResultResident(quint64 id, int width, int height, int channels);
     void updateBusy();
     void reportError(const QString& message);
     void showPixel(int x, int y);
@@ -192,10 +179,7 @@ private:
     QActionGroup* scaleGroup_;
     QAction* pixelGrid_ = nullptr;
     QStringList recent_;
-    QString displayPath_;
-    QString interopError_; // why CUDA cannot write the view's buffer here; empty: not known to fail
+    ResultPresenter* presenter_; // the view's display path
     QSize shownSourceSize_; // of the source the view shows
-    quint64 pendingDisplayId_ = 0;
-    quint64 earlyDisplayedId_ = 0; // the request whose CUDA result was shown before its download
     std::function<void(const QString&)> reporter_;
 };

@@ -1,14 +1,29 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// How a result reaches the image view: from host memory or, for a CUDA run, straight from GPU memory.
-#include "workbench/mainwindow.h"
+#include "workbench/resultpresenter.h"
+
+#include <QOpenGLWidget>
 
 #include "convlab/error.h"
 #include "convlab/gpu.h"
-#include "panels/timingspanel.h"
+#include "view/imageview.h"
 #include "workbench/rendercontroller.h"
 #include "workbench/workbenchdocument.h"
 
-void MainWindow::onResultChanged()
+ResultPresenter::ResultPresenter(WorkbenchDocument* doc, ImageView* view, QObject* parent)
+    : QObject(parent), doc_(doc), view_(view)
+{
+    connect(doc, &WorkbenchDocument::resultChanged, this, &ResultPresenter::onResultChanged);
+    connect(doc, &WorkbenchDocument::gpuResultResident, this, &ResultPresenter::onGpuResultResident);
+    connect(doc, &WorkbenchDocument::resultHostReady, this, &ResultPresenter::onResultHostReady);
+    connect(view, &QOpenGLWidget::frameSwapped, this, [this] {
+        if (pendingDisplayId_ == 0) return;
+        const quint64 id = pendingDisplayId_;
+        pendingDisplayId_ = 0;
+        emit resultDisplayed(id, view_->lastDisplayMs());
+    });
+}
+
+void ResultPresenter::onResultChanged()
 {
     const WorkbenchDocument::Result& r = *doc_->result();
     pendingDisplayId_ = r.requestId;
@@ -30,7 +45,7 @@ void MainWindow::onResultChanged()
     view_->update();
 }
 
-void MainWindow::onResultHostReady()
+void ResultPresenter::onResultHostReady()
 {
     const WorkbenchDocument::Result& r = *doc_->result();
     if (earlyDisplayedId_ == r.requestId) return; // drawn from the device already
@@ -39,15 +54,15 @@ void MainWindow::onResultHostReady()
     view_->update();
 }
 
-void MainWindow::setDisplayPath(const QString& path)
+void ResultPresenter::setDisplayPath(const QString& path)
 {
     displayPath_ = path;
-    panel<TimingsPanel>()->setDisplayPath(path);
+    emit displayPathChanged(path);
 }
 
-bool MainWindow::copyGpuResultIntoView(int width, int height, int channels)
+bool ResultPresenter::copyGpuResultIntoView(int width, int height, int channels)
 {
-    const auto gpu = renderController()->gpuSession();
+    const auto gpu = doc_->renderer()->gpuSession();
     if (!gpu || !interopError_.isEmpty()) return false;
     // CUDA writes the view's pixel buffer on the device: no trip through host memory.
     try {
@@ -64,13 +79,13 @@ bool MainWindow::copyGpuResultIntoView(int width, int height, int channels)
     }
 }
 
-void MainWindow::onGpuResultResident(quint64 id, int width, int height, int channels)
+void ResultPresenter::onGpuResultResident(quint64 id, int width, int height, int channels)
 {
-    if (id != renderController()->latestId()) return; // superseded
+    if (id != doc_->renderer()->latestId()) return; // superseded
     if (copyGpuResultIntoView(width, height, channels)) earlyDisplayedId_ = id; // else the host copy follows
 }
 
-QString MainWindow::showGpuResult(int width, int height, int channels, const convlab::RunReport& report)
+QString ResultPresenter::showGpuResult(int width, int height, int channels, const convlab::RunReport& report)
 {
     if (report.device != convlab::Device::Cuda) return {};
     if (copyGpuResultIntoView(width, height, channels))
