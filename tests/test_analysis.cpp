@@ -501,7 +501,7 @@ private slots:
         p.semantics = Semantics::Correlation;
         p.border = parseBorder("constant:2.5");
         const std::string dask = exportCode(p, ExportTarget::Dask);
-        QVERIFY(dask.find("out = convlab.dask.correlate(src, k, mode=\"constant\", cval=2.5, origin=origin)") !=
+        QVERIFY(dask.find("out = convlab.dask.correlate(src, kk, mode=\"constant\", cval=2.5, origin=oo)") !=
                 std::string::npos);
         QVERIFY(dask.find("out = ndfilters.correlate(src.astype(np.float64), kk.astype(np.float64), "
                           "mode=\"constant\", cval=2.5, origin=oo)") != std::string::npos);

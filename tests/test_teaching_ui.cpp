@@ -288,7 +288,7 @@ void TestTeachingUi::exportDialogShowsExportCode()
         QVERIFY(dlg->text(t).contains("mirror") || dlg->text(t).contains("REFLECT_101") ||
                 dlg->text(t).contains("REFLECT101"));
     }
-    QVERIFY(dlg->text(ExportTarget::Dask).contains("convlab.dask.correlate(src, k, mode=\"mirror\""));
+    QVERIFY(dlg->text(ExportTarget::Dask).contains("convlab.dask.correlate(src, kk, mode=\"mirror\""));
     dlg->setCurrentTarget(ExportTarget::Dask);
     QCOMPARE(dlg->currentTarget(), ExportTarget::Dask);
     dlg->setCurrentTarget(ExportTarget::OpencvCpp);

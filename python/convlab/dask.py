@@ -21,25 +21,72 @@ One task per output chunk, where dask's overlap would add a task per neighbour s
 concatenation; on a distributed cluster each task costs about a millisecond of scheduling, which
 for small kernels is more than the filtering (docs/python.md).
 
-Arrays are 2-D or (H, W, C), channel last (any chunking of the channel axis). The result has the
-input's chunks and dtype float32 (float64 for float64 input, as convlab.convolve).
+Arrays are 2-D or (H, W, C), channel last (``channel_axis=-1``; any chunking of the channel axis). The result has the
+input's chunks and the input's dtype (integers truncated and wrapped, as convlab.convolve).
 """
 import numpy as np
 
-import convlab
-from convlab import _convlab
+from . import _convlab
+from ._args import anchor, border_name, cast_result, engine_border, kernel_2d, origins, real_array
 
 __all__ = ["convolve", "correlate"]
 
 
-def convolve(image, weights, mode="reflect", cval=0.0, origin=0, *, method="auto", device="cpu", threads=1):
-    """scipy.ndimage.convolve's arguments on a dask array (threads: engine threads per block)."""
-    return _filter(False, image, weights, mode, cval, origin, method, device, threads)
+def convolve(image, weights, mode="reflect", cval=0.0, origin=0, *, channel_axis=None, method="auto",
+             device="cpu", threads=1):
+    """scipy.ndimage.convolve's arguments on a dask array (threads: engine threads per block).
+
+    Parameters
+    ----------
+    image : dask.array.Array or array_like
+        2-D, or 3-D with its channels last (``channel_axis=-1``, needed with 2-D weights).
+    weights, mode, cval, origin, method, device
+        As ``convlab.convolve``.
+    channel_axis : {None, -1, 2}, optional
+    threads : int, optional
+        Engine threads per block (dask runs the blocks in parallel).
+
+    Returns
+    -------
+    dask.array.Array
+        Lazy, with the input's chunks and dtype (integers truncated and wrapped, as scipy).
+
+    Raises
+    ------
+    ValueError, TypeError, convlab.Error
+        Before any work: shapes, the mode, the method, a non-finite cval.
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da, convlab.dask
+    >>> x = da.from_array(np.ones((6, 6), np.float32), chunks=3)
+    >>> float(convlab.dask.convolve(x, np.ones((3, 3), np.float32) / 9).compute().round(6).max())
+    1.0
+    """
+    return _filter(False, image, weights, mode, cval, origin, channel_axis, method, device, threads)
 
 
-def correlate(image, weights, mode="reflect", cval=0.0, origin=0, *, method="auto", device="cpu", threads=1):
-    """scipy.ndimage.correlate's arguments on a dask array (threads: engine threads per block)."""
-    return _filter(True, image, weights, mode, cval, origin, method, device, threads)
+def correlate(image, weights, mode="reflect", cval=0.0, origin=0, *, channel_axis=None, method="auto",
+              device="cpu", threads=1):
+    """scipy.ndimage.correlate's arguments on a dask array (parameters as `convolve`).
+
+    Returns
+    -------
+    dask.array.Array
+
+    Raises
+    ------
+    ValueError, TypeError, convlab.Error
+        As `convolve`.
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da, convlab.dask
+    >>> x = da.from_array(np.arange(8, dtype=np.float32)[None, :], chunks=(1, 4))
+    >>> convlab.dask.correlate(x, np.array([[1, 0, -1]], np.float32)).compute()
+    array([[-1., -2., -2., -2., -2., -2., -2., -1.]], dtype=float32)
+    """
+    return _filter(True, image, weights, mode, cval, origin, channel_axis, method, device, threads)
 
 
 def window_reach(kernel_shape, anchor_yx, correlate_):
@@ -108,7 +155,32 @@ class _BlockFilter:
         return result[top:result.shape[0] - bottom, left:result.shape[1] - right]
 
 
-def _filter(correlate_, image, weights, mode, cval, origin, method, device, threads):
+def _kernel_and_anchor(weights, ndim, channel_axis, origin):
+    """The (h, w) kernel and its anchor (ax, ay) for a 2-D or channel-last 3-D input."""
+    w = real_array(weights, "weights")
+    offsets = origins(origin, w.ndim)
+    if ndim == 3:
+        if channel_axis is None and w.ndim == 2:
+            raise ValueError("weights have 2 axes and the input 3: pass channel_axis=-1 for an image with its "
+                             "channels last")
+        if channel_axis is not None and channel_axis not in (-1, 2):
+            raise ValueError(f"convlab.dask filters images with their channels last (channel_axis=-1), "
+                             f"got channel_axis={channel_axis}")
+        if w.ndim == 3:
+            if w.shape[2] != 1:
+                raise ValueError(f"weights of shape {w.shape}: (h, w) or (h, w, 1) for an image with channels")
+            if offsets[2] != 0:
+                raise ValueError(f"origin along the channel axis must be 0, got {offsets[2]}")
+            w, offsets = w[:, :, 0], offsets[:2]
+    elif channel_axis is not None:
+        raise ValueError(f"channel_axis is for a 3-D input, got {ndim} axes")
+    if w.ndim != 2:
+        raise ValueError(f"weights must be (h, w){' or (h, w, 1)' if ndim == 3 else ''}, got shape {w.shape}")
+    kernel = kernel_2d(w)
+    return kernel, anchor(offsets[1], kernel.shape[1], 1), anchor(offsets[0], kernel.shape[0], 0)
+
+
+def _filter(correlate_, image, weights, mode, cval, origin, channel_axis, method, device, threads):
     import dask.array as da
     from dask.base import tokenize
     from dask.highlevelgraph import HighLevelGraph
@@ -120,11 +192,10 @@ def _filter(correlate_, image, weights, mode, cval, origin, method, device, thre
         raise ValueError(f"input must be 2-D (H, W) or 3-D (H, W, C), got shape {x.shape}")
     if 0 in x.shape:
         raise ValueError(f"input of shape {x.shape} is empty")
-    kernel = convlab.prepare_weights(weights, x.ndim)
-    ax, ay = convlab.anchors(origin, kernel.shape, x.ndim)
+    kernel, ax, ay = _kernel_and_anchor(weights, x.ndim, channel_axis, origin)
     # The block call below checks the rest (mode, cval, method); fail here, not on a worker.
-    engine_mode = convlab.engine_border(mode)
-    border = convlab.border_name(mode)
+    engine_mode = engine_border(mode)
+    border = border_name(mode)
     if border == "constant" and engine_mode != border:
         cval = float(engine_mode.split(":" if ":" in engine_mode else "=", 1)[1])
     if not np.isfinite(float(cval)):
@@ -150,4 +221,6 @@ def _filter(correlate_, image, weights, mode, cval, origin, method, device, thre
                 tasks[(name, i, j) + k] = (task, kernel_key, *sources)
     graph = HighLevelGraph.from_collections(name, tasks, dependencies=[samples])
     out = da.Array(graph, name, chunks=samples.chunks, dtype=np.float32)
-    return out.astype(np.float64) if x.dtype == np.float64 else out
+    if x.dtype == np.float32:
+        return out
+    return out.map_blocks(cast_result, x.dtype, dtype=x.dtype)

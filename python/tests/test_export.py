@@ -90,4 +90,4 @@ def test_the_json_form_carries_the_same_snippet():
     code = run_cli("--export", "dask", "-k", "1 2 1", "-b", "mirror")
     report = json.loads(run_cli("--export", "dask", "-k", "1 2 1", "-b", "mirror", "--json"))
     assert report["target"] == "dask" and report["code"] == code
-    assert 'convlab.dask.convolve(src, k, mode="mirror", origin=origin)' in code
+    assert 'convlab.dask.convolve(src, kk, mode="mirror", origin=oo)' in code

@@ -49,6 +49,32 @@ Svd kernelSvd(const Eigen::MatrixXd& m)
     return s;
 }
 
+// A rank-1 kernel as one of its own rows and that row's multiples: K = c r^T with r the row of
+// the largest tap and c_v = K(v, j) / K(i, j) at that tap, when every product c_v r_u is the
+// kernel's tap exactly in float. So a box, a Sobel or any product of two integer or dyadic
+// vectors (1 2 1 by -1 0 1) runs with exact factors, where the SVD's u sqrt(s) are irrational
+// and round every output of integers off by an ulp. False (f untouched) otherwise.
+bool exactRankOneFactors(const Kernel& k, const std::vector<double>& singularValues, SeparableFactors& f)
+{
+    int bi = 0, bj = 0;
+    for (int v = 0; v < k.height; ++v)
+        for (int u = 0; u < k.width; ++u)
+            if (std::abs(k.at(v, u)) > std::abs(k.at(bi, bj))) bi = v, bj = u;
+    const float pivot = k.at(bi, bj);
+    if (pivot == 0.0f) return false;
+    std::vector<float> col(k.height), row(k.width);
+    for (int u = 0; u < k.width; ++u) row[u] = k.at(bi, u);
+    for (int v = 0; v < k.height; ++v) col[v] = static_cast<float>(double(k.at(v, bj)) / double(pivot));
+    for (int v = 0; v < k.height; ++v)
+        for (int u = 0; u < k.width; ++u)
+            if (col[v] * row[u] != k.at(v, u)) return false;
+    f.rank = 1;
+    f.columns = {std::move(col)};
+    f.rows = {std::move(row)};
+    f.singularValues = singularValues;
+    return true;
+}
+
 SeparableFactors factorsBySvd(const Kernel& k)
 {
     Eigen::MatrixXd m(k.height, k.width);
@@ -61,6 +87,7 @@ SeparableFactors factorsBySvd(const Kernel& k)
     // Keep every component that float arithmetic can still see: what is dropped stays below
     // float precision relative to the largest component.
     const double keep = s.size() ? s(0) * 1e-7 : 0.0;
+    if (s.size() && (s.size() == 1 || !(s(1) > keep)) && exactRankOneFactors(k, f.singularValues, f)) return f;
     for (int i = 0; i < s.size(); ++i) {
         if (!(s(i) > keep)) break;
         const double r = std::sqrt(s(i));

@@ -153,15 +153,14 @@ std::string daskCode(const Plan& plan)
     s << "import numpy as np\nimport dask.array as da\n\n";
     s << "k = " << numpyKernel(k) << '\n';
     s << scipyOrigin(k);
-    s << "src = da.asarray(img)  # (H, W) or (H, W, C), any chunks; the result keeps them\n";
+    s << "src = da.asarray(img).astype(np.float32)  # (H, W) or (H, W, C), any chunks; the result keeps them\n";
+    s << "kk, oo = (k[:, :, None], origin + (0,)) if src.ndim == 3 else (k, origin)  # scipy's weights for (H, W, C)\n";
     s << "try:\n";
     s << "    import convlab.dask  # ConvLab's engine on every chunk, float32, every border mode exact\n";
-    s << "    out = convlab.dask." << function << "(src, k, " << scipyArguments(border, p.border, "origin")
-      << ")\n";
+    s << "    out = convlab.dask." << function << "(src, kk, " << scipyArguments(border, p.border, "oo") << ")\n";
     s << "except ImportError:\n";
     s << "    # Without ConvLab: scipy.ndimage on every chunk (dask-image), in float64.\n";
     s << "    from dask_image import ndfilters\n";
-    s << "    kk, oo = (k[:, :, None], origin + (0,)) if src.ndim == 3 else (k, origin)\n";
     s << "    out = ndfilters." << function << "(src.astype(np.float64), kk.astype(np.float64), "
       << scipyArguments(border, p.border, "oo") << ")\n";
     s << "out = " << scaled(plan, "out") << ".astype(np.float32)  # lazy: out.compute() runs it\n";

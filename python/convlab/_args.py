@@ -1,0 +1,168 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Argument handling shared by convlab's filters and convlab.dask: the mode names, the
+kernel, scipy's origin as ConvLab's anchor, the axes a call filters, and how a float32 result
+becomes the caller's dtype (docs/python.md, *Dtypes*)."""
+import numbers
+import warnings
+
+import numpy as np
+
+from ._convlab import Error, border_name as _engine_border_name
+
+FLOAT32 = np.dtype(np.float32)
+FLOAT64 = np.dtype(np.float64)
+
+
+class PrecisionWarning(UserWarning):
+    """A float64 input (or integers beyond 2**24) computed in float32, ConvLab's sample type."""
+
+
+# scipy.ndimage's mode names and the ConvLab border mode each one is (docs/semantics.md,
+# Border modes). For these filters scipy treats the grid- forms as the plain ones.
+SCIPY_MODES = {
+    "reflect": "reflect",       # cba|abcd|dcb, the edge sample repeated
+    "grid-mirror": "reflect",
+    "mirror": "mirror",         # dcb|abcd|cba (OpenCV's BORDER_REFLECT_101)
+    "nearest": "replicate",     # aaa|abcd|ddd
+    "wrap": "wrap",             # bcd|abcd|abc
+    "grid-wrap": "wrap",
+    "constant": "constant",     # cval outside
+    "grid-constant": "constant",
+}
+
+
+def border_name(mode):
+    """ConvLab's name for `mode`, a scipy or ConvLab name ("nearest" -> "replicate")."""
+    scipy_name = SCIPY_MODES.get(mode) if type(mode) is str else None  # the common case, first
+    if scipy_name is not None:
+        return scipy_name
+    if not isinstance(mode, str):
+        raise TypeError(f"mode must be a string, got {type(mode).__name__}")
+    scipy_name = SCIPY_MODES.get(mode.lower())
+    if scipy_name is not None:
+        return scipy_name
+    try:
+        return _engine_border_name(mode)
+    except Error as e:
+        raise Error(f"{e}; scipy's names: {', '.join(SCIPY_MODES)}") from None
+
+
+def engine_border(mode):
+    """The mode as the engine reads it: ConvLab's name, or "constant:VALUE" as written."""
+    name = border_name(mode)
+    return mode if ":" in mode or "=" in mode else name
+
+
+def real_array(value, what):
+    """`value` as an ndarray of real numbers, or TypeError saying what it is instead."""
+    array = np.asarray(value)
+    if array.dtype.kind not in "fiub":
+        raise TypeError(f"{what} has dtype {array.dtype}: ConvLab filters real numbers "
+                        "(float, integer or bool arrays)")
+    return array
+
+
+def kernel_2d(weights):
+    """A 2-D kernel as the engine takes it: C-order float32 (no copy when it already is)."""
+    if weights.size == 0:
+        raise ValueError(f"weights of shape {weights.shape} are empty")
+    return np.ascontiguousarray(weights, dtype=FLOAT32)
+
+
+def origins(origin, count, what="origin"):
+    """scipy's origin, an int or one per filtered axis, as a list of `count` ints."""
+    if type(origin) is int or isinstance(origin, numbers.Integral):  # an int first: the ABC's
+        return [int(origin)] * count                                   # check takes a quarter µs
+    per_axis = list(np.atleast_1d(origin))
+    if len(per_axis) != count:
+        raise ValueError(f"{what} must be an int or one per axis ({count}), got {origin!r}")
+    if not all(isinstance(o, numbers.Integral) for o in per_axis):
+        raise TypeError(f"{what} must be integers, got {origin!r}")
+    return [int(o) for o in per_axis]
+
+
+def anchor(o, size, axis):
+    """The anchor in the kernel as written along one axis, for scipy's origin `o` there.
+
+    scipy's origin shifts the kernel's centre from size // 2, for convolve and correlate and
+    for even sizes too, so the anchor is origin + size // 2 (docs/semantics.md, Convolution and
+    correlation); scipy allows -(size // 2) <= origin <= (size - 1) // 2: exactly the anchors
+    inside the kernel."""
+    if not -(size // 2) <= o <= (size - 1) // 2:
+        raise ValueError(f"origin {o} along axis {axis} is outside {-(size // 2)}..{(size - 1) // 2} "
+                         f"for weights of size {size} there")
+    return o + size // 2
+
+
+def normalize_axes(axes, ndim):
+    """`axes` (an int or a sequence) as a tuple of distinct non-negative axes of an ndim array."""
+    if axes is None:
+        return tuple(range(ndim))
+    listed = [axes] if isinstance(axes, numbers.Integral) else list(axes)
+    out = []
+    for a in listed:
+        if not isinstance(a, numbers.Integral):
+            raise TypeError(f"axes must be integers, got {axes!r}")
+        if not -ndim <= a < ndim:
+            raise ValueError(f"axis {a} is out of range for an input of {ndim} axes")
+        out.append(int(a) % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError(f"axes {axes!r} name an axis twice")
+    return tuple(out)
+
+
+def per_axis(value, count, what):
+    """A scalar or a sequence of `count` values (scipy's sigma, order, mode, radius, size)."""
+    if isinstance(value, (str, bytes)) or np.ndim(value) == 0:
+        return [value] * count
+    values = list(value)
+    if len(values) != count:
+        raise ValueError(f"{what} must be one value or one per filtered axis ({count}), got {value!r}")
+    return values
+
+
+def check_precision(source, precision):
+    """Warns (PrecisionWarning) when the input holds more precision than float32 keeps, unless
+    the caller said precision="float32"; refuses any other precision."""
+    if precision is not None and precision != "float32":
+        raise ValueError(f"precision must be 'float32' (ConvLab's sample type), got {precision!r}")
+    if precision == "float32":
+        return
+    kind, size = source.dtype.kind, source.dtype.itemsize
+    if kind == "f" and size > 4:
+        warnings.warn(f"ConvLab filters in float32: this {source.dtype} input is computed in float32 "
+                      "(about 7 significant digits) and the result returned as float64; pass "
+                      "precision='float32' to say that is what you want", PrecisionWarning, stacklevel=4)
+    elif kind in "iu" and size >= 4 and source.size and max(abs(int(source.min())), abs(int(source.max()))) > 1 << 24:
+        warnings.warn(f"ConvLab filters in float32: this {source.dtype} input holds values beyond 2**24, "
+                      "which float32 rounds; pass precision='float32' to say that is what you want",
+                      PrecisionWarning, stacklevel=4)
+
+
+def output_dtype(source_dtype, output):
+    """The dtype of the result: `output`'s (an array's, or a dtype), else the input's (float16
+    included, which scipy refuses)."""
+    if isinstance(output, np.ndarray):
+        return output.dtype
+    if output is not None:
+        return np.dtype(output)
+    return source_dtype
+
+
+def cast_result(result, dtype):
+    """The float32 `result` as `dtype`, the way scipy.ndimage writes its float64 sums into an
+    output of that type: integers truncated toward zero and wrapped modulo their range (C's
+    cast), NaN and infinities as 0 (where C's cast is undefined); bool as scipy's byte: the
+    truncated value modulo 256 is True when not 0."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        return result if dtype == result.dtype else result.astype(dtype)
+    if dtype.kind == "b":
+        return cast_result(result, np.uint8) != 0
+    if dtype.kind not in "iu":
+        raise TypeError(f"output dtype {dtype} is not a real number type")
+    with np.errstate(invalid="ignore"):
+        whole = np.trunc(result.astype(FLOAT64))
+        whole[~np.isfinite(whole)] = 0
+        np.clip(whole, -2.0 ** 63, 2.0 ** 63 - 1024, out=whole)
+        return whole.astype(np.int64).astype(dtype)  # int64 -> narrower wraps, as C's cast does

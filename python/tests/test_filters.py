@@ -1,0 +1,230 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The scipy.ndimage filter family on ConvLab's engine, against scipy: every mode, sizes from
+1 to 100, each filter's parameters, the dtypes (the result in the input's, as scipy writes it),
+the shapes (1-D, N-D with axes, stacks, images with channels) and the docstrings' examples."""
+import doctest
+import zlib
+
+import numpy as np
+import pytest
+import scipy.ndimage as ndi
+
+import convlab
+import convlab._ndimage
+import convlab.dask
+
+MODES = ["reflect", "mirror", "nearest", "wrap", "constant", "grid-wrap", "grid-mirror", "grid-constant"]
+SHAPES = [(1, 1), (1, 9), (7, 1), (5, 6), (23, 17), (64, 100)]
+
+# Each filter with a few parameter sets: (name, positional arguments, keyword arguments).
+CASES = [
+    ("gaussian_filter", (1.0,), {}),
+    ("gaussian_filter", (2.5,), {"truncate": 3.0}),
+    ("gaussian_filter", ((0.8, 3.0),), {"order": (1, 0)}),
+    ("gaussian_filter", (1.5,), {"order": 2, "radius": 4}),
+    ("gaussian_filter", ((0, 2.0),), {}),  # sigma 0 leaves an axis as it is
+    ("gaussian_filter1d", (1.7,), {"axis": 0}),
+    ("gaussian_filter1d", (1.2,), {"order": 3}),
+    ("uniform_filter", (3,), {}),
+    ("uniform_filter", ((4, 2),), {"origin": (1, 0)}),
+    ("uniform_filter1d", (5,), {"axis": 0, "origin": -2}),
+    ("sobel", (), {}),
+    ("sobel", (), {"axis": 0}),
+    ("prewitt", (), {"axis": -1}),
+    ("prewitt", (), {"axis": 0}),
+    ("laplace", (), {}),
+    ("gaussian_laplace", (1.3,), {}),
+    ("gaussian_laplace", ((1.0, 2.0),), {"truncate": 2.5}),
+]
+
+
+def relative(result, expected, scale=None):
+    """max |a - b| over the size of a result value (docs/semantics.md, Tolerances): `scale`,
+    the filter's sum |K| times the input's largest magnitude, else the largest |expected|."""
+    diff = np.abs(np.asarray(result, np.float64) - np.asarray(expected, np.float64))
+    if scale is None:
+        scale = float(np.abs(expected).max())
+    return np.inf if np.isnan(diff).any() else float(diff.max()) / max(scale, 1.0)
+
+
+def filter_scale(name, args, kwargs, data):
+    """sum |K| of the filter as one linear operator (its response to an impulse, summed in
+    magnitude) times max |input|: the size of a result value."""
+    impulse = np.zeros((61,) * data.ndim)
+    impulse[(30,) * data.ndim] = 1.0
+    response = getattr(ndi, name)(impulse, *args, mode="constant", **kwargs)
+    return float(np.abs(response).sum()) * max(float(np.abs(data.astype(np.float64)).max()), 0.5)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name, args, kwargs", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_each_filter_equals_scipy_in_every_mode_and_size(name, args, kwargs, mode):
+    rng = np.random.default_rng(zlib.crc32(f"{name} {mode} {kwargs}".encode()))
+    for shape in SHAPES:
+        data = rng.uniform(-100, 200, shape).astype(np.float32)
+        cval = 7.5 if "constant" in mode else 0.0
+        result = getattr(convlab, name)(data, *args, mode=mode, cval=cval, **kwargs)
+        expected = getattr(ndi, name)(data.astype(np.float64), *args, mode=mode, cval=cval, **kwargs)
+        assert result.dtype == np.float32 and result.shape == data.shape
+        error = relative(result, expected, filter_scale(name, args, kwargs, data) + abs(cval))
+        assert error <= 2e-6, (name, shape, mode, kwargs, error)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.int16, np.int32, np.float16, np.float64, np.bool_])
+@pytest.mark.parametrize("name, args, kwargs", CASES[::2], ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES[::2])])
+def test_the_result_has_the_input_dtype_as_scipy_writes_it(name, args, kwargs, dtype):
+    rng = np.random.default_rng(zlib.crc32(f"{name} {np.dtype(dtype)}".encode()))
+    low = 0 if np.dtype(dtype).kind in "ub" else -100
+    data = rng.uniform(low, 250, (31, 29)).astype(dtype)
+    if dtype is np.bool_:
+        data = rng.random((31, 29)) < 0.5
+    result = getattr(convlab, name)(data, *args, precision="float32", **kwargs)
+    assert result.dtype == np.dtype(dtype)
+    if np.dtype(dtype) == np.float16:  # scipy refuses float16: compare with its float64 result
+        expected = getattr(ndi, name)(data.astype(np.float64), *args, **kwargs)
+        assert relative(result, expected, filter_scale(name, args, kwargs, data)) <= 1e-3
+        return
+    expected = getattr(ndi, name)(data, *args, **kwargs)
+    assert expected.dtype == np.dtype(dtype)
+    if np.dtype(dtype).kind == "f":
+        assert relative(result, expected, filter_scale(name, args, kwargs, data)) <= 2e-6
+        return
+    # Integers: scipy writes each pass's float64 sums truncated (and wrapped); ConvLab its
+    # float32 sums. They agree but where a sum lies within float32's rounding of an integer.
+    differ = result.astype(np.int64) != expected.astype(np.int64)
+    if dtype is np.bool_:
+        # One pass of float sums read as a byte: they differ only where a sum is an integer
+        # (a neighbourhood of ones under a Gaussian sums to 1 in float64 and to 1 +- 1e-7 in float32).
+        exact = getattr(ndi, name)(data.astype(np.float64), *args, **kwargs)
+        ambiguous = np.abs(exact - np.round(exact)) <= 1e-6 * np.maximum(np.abs(exact), 1)
+        assert not (differ & ~ambiguous).any(), (name, np.argwhere(differ & ~ambiguous)[:3])
+        return
+    assert differ.mean() <= 0.01, (name, dtype, differ.sum())
+    if dtype is not np.bool_:
+        steps = np.abs(result.astype(np.int64) - expected.astype(np.int64))[differ]
+        wraps = np.iinfo(dtype).max - np.iinfo(dtype).min
+        assert np.all((steps <= 1) | (steps == wraps)), (name, dtype, steps[:5])
+
+
+def test_integer_passes_wrap_as_scipy_writes_them():
+    # uint8 through sobel: the derivative's negative values wrap, and the next pass reads them.
+    data = np.array([[0, 0, 10, 10, 0]] * 4, np.uint8)
+    for name in ("sobel", "prewitt", "laplace"):
+        assert np.array_equal(getattr(convlab, name)(data), getattr(ndi, name)(data)), name
+    assert np.array_equal(convlab.correlate(data, [[-1.5, 0, 0.25]]), ndi.correlate(data, np.array([[-1.5, 0, 0.25]])))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_one_dimensional_filters_along_every_axis(mode):
+    rng = np.random.default_rng(zlib.crc32(mode.encode()))
+    data = rng.uniform(-1, 1, (6, 9, 11)).astype(np.float32)
+    weights = rng.uniform(-1, 1, 4)
+    for axis in (0, 1, 2, -1):
+        for origin in (-2, 0, 1):
+            for name in ("correlate1d", "convolve1d"):
+                result = getattr(convlab, name)(data, weights, axis=axis, mode=mode, cval=0.5, origin=origin)
+                expected = getattr(ndi, name)(data.astype(np.float64), weights, axis=axis, mode=mode, cval=0.5,
+                                              origin=origin)
+                assert relative(result, expected) <= 2e-6, (name, axis, origin)
+    line = rng.uniform(-1, 1, 50).astype(np.float32)
+    assert relative(convlab.correlate1d(line, weights, mode=mode), ndi.correlate1d(line, weights, mode=mode)) <= 2e-6
+    assert relative(convlab.convolve(line, weights, mode=mode), ndi.convolve(line, weights, mode=mode)) <= 2e-6
+
+
+def test_shapes_axes_stacks_and_images_with_channels():
+    rng = np.random.default_rng(3)
+    volume = rng.uniform(-1, 1, (5, 12, 14)).astype(np.float32)
+    weights = rng.uniform(-1, 1, (3, 4)).astype(np.float32)
+    # A 3-D array with 2-D weights is refused, naming the two ways to say what it is.
+    with pytest.raises(ValueError, match="channel_axis.*axes="):
+        convlab.convolve(volume, weights)
+    # A stack of images over axes (1, 2), (0, 2), reversed axes, negative axes: scipy's axes=.
+    for axes in [(1, 2), (-2, -1), (0, 2), (2, 0), (0, 1)]:
+        expected = ndi.convolve(volume.astype(np.float64), weights, axes=axes, mode="mirror")
+        assert relative(convlab.convolve(volume, weights, axes=axes, mode="mirror"), expected) <= 2e-6, axes
+    # 3-D weights of size 1 along one axis are scipy's own form of the same.
+    expected = ndi.correlate(volume.astype(np.float64), weights[None], mode="wrap")
+    assert relative(convlab.correlate(volume, weights[None], mode="wrap"), expected) <= 2e-6
+    # An image with channels, last or first, every channel alike.
+    image = rng.uniform(0, 255, (20, 24, 3)).astype(np.float32)
+    per_channel = np.stack([ndi.convolve(image[..., c].astype(np.float64), weights) for c in range(3)], axis=-1)
+    assert relative(convlab.convolve(image, weights, channel_axis=-1), per_channel) <= 2e-6
+    first = np.ascontiguousarray(np.moveaxis(image, -1, 0))
+    assert relative(convlab.convolve(first, weights, channel_axis=0), np.moveaxis(per_channel, -1, 0)) <= 2e-6
+    with pytest.raises(ValueError, match="channel axis"):
+        convlab.convolve(image, weights, channel_axis=-1, axes=(1, 2))
+    with pytest.raises(ValueError, match="one or two axes"):
+        convlab.correlate(volume, np.ones((2, 2, 2)), axes=(0, 1, 2))
+    # A 4-D array: every index but the filtered axes is an image of the batch.
+    hyper = rng.uniform(-1, 1, (2, 3, 10, 9)).astype(np.float32)
+    expected = ndi.correlate(hyper.astype(np.float64), weights, axes=(2, 3), mode="nearest")
+    assert relative(convlab.correlate(hyper, weights, axes=(2, 3), mode="nearest"), expected) <= 2e-6
+    # The separable filters over a volume's three axes and over chosen axes.
+    for kwargs in [{}, {"axes": (0, 2)}]:
+        expected = ndi.gaussian_filter(volume.astype(np.float64), 1.2, **kwargs)
+        assert relative(convlab.gaussian_filter(volume, 1.2, **kwargs), expected) <= 2e-6, kwargs
+        expected = ndi.uniform_filter(volume.astype(np.float64), 3, **kwargs)
+        assert relative(convlab.uniform_filter(volume, 3, **kwargs), expected) <= 2e-6, kwargs
+    assert relative(convlab.sobel(volume, axis=1), ndi.sobel(volume.astype(np.float64), axis=1)) <= 2e-6
+
+
+def test_output_arrays_and_dtypes():
+    rng = np.random.default_rng(4)
+    data = rng.uniform(0, 255, (40, 30)).astype(np.uint8)
+    expected = ndi.gaussian_filter(data.astype(np.float64), 2.0)
+    out = np.zeros(data.shape, np.float32)
+    assert convlab.gaussian_filter(data, 2.0, output=out) is out
+    assert relative(out, expected) <= 2e-6
+    assert convlab.gaussian_filter(data, 2.0, output=np.float64).dtype == np.float64
+    into = np.zeros(data.shape, np.int16)
+    assert convlab.sobel(data, output=into) is into
+    assert np.array_equal(into, ndi.sobel(data, output=np.int16))
+    with pytest.raises(ValueError, match="shape"):
+        convlab.uniform_filter(data, 3, output=np.zeros((2, 2), np.float32))
+    with pytest.raises(TypeError):
+        convlab.uniform_filter(data, 3, output="not a dtype")
+
+
+def test_bad_parameters_raise_before_any_work():
+    data = np.zeros((8, 8), np.float32)
+    with pytest.raises(ValueError, match="sigma"):
+        convlab.gaussian_filter(data, -1.0)
+    with pytest.raises(ValueError, match="sigma must be one value or one per filtered axis"):
+        convlab.gaussian_filter(data, (1.0, 2.0, 3.0))
+    with pytest.raises(ValueError, match="radius"):
+        convlab.gaussian_filter(data, 1.0, radius=-2)
+    with pytest.raises(ValueError, match="order"):
+        convlab.gaussian_filter(data, 1.0, order=-1)
+    with pytest.raises(ValueError, match="size"):
+        convlab.uniform_filter(data, 0)
+    with pytest.raises(ValueError, match="axis 2 is out of range"):
+        convlab.sobel(data, axis=2)
+    with pytest.raises(ValueError, match="weights must be 1-D"):
+        convlab.correlate1d(data, np.ones((2, 2)))
+    with pytest.raises(ValueError, match="unknown border mode"):
+        convlab.laplace(data, mode="sideways")
+    with pytest.raises(ValueError, match="empty"):
+        convlab.gaussian_filter(np.zeros((0, 3), np.float32), 1.0)
+
+
+def test_the_namespace_is_the_api():
+    # dir() lists what the package offers, not the modules it is written with.
+    assert set(dir(convlab)) == set(convlab.__all__ + ["dask"])
+    for leaked in ("np", "numbers", "prepare_input", "anchors", "engine_border"):
+        assert leaked not in dir(convlab)
+    for name in convlab.__all__:
+        assert getattr(convlab, name) is not None
+
+
+@pytest.mark.parametrize("module", [convlab, convlab._ndimage, convlab.dask], ids=["convlab", "filters", "dask"])
+def test_the_docstrings_examples_run_as_written(module):
+    # Every public function has numpydoc sections, and their examples are doctests.
+    for name in getattr(module, "__all__", []):
+        function = getattr(module, name)
+        if not callable(function) or isinstance(function, type):
+            continue
+        doc = function.__doc__ or ""
+        for section in ("Returns", "Examples"):
+            assert section in doc, (module.__name__, name, section)
+    failures, tried = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert tried > 0 and failures == 0
