@@ -27,6 +27,7 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -73,9 +74,15 @@ namespace {
 namespace fs = std::filesystem;
 using namespace cli;
 
+// Whether the command line asked for --json: then a failure is also one JSON object on stdout,
+// {"error": "...", "exit_status": N}, so that a script reading stdout gets an answer either way.
+// Read from argv before parsing, so that a command line that does not parse says so too.
+bool gJsonErrors = false;
+
 int fail(const std::string& message, int status)
 {
     std::cerr << kProgram << ": error: " << oneLine(message) << '\n';
+    if (gJsonErrors) std::cout << Json{{"error", message}, {"exit_status", status}}.dump() << std::endl;
     return status;
 }
 
@@ -311,6 +318,8 @@ int runBatchMode(const Options& o, const Choices& c)
 int runCli(int argc, char** argv)
 {
     removeTemporariesOnInterrupt(kProgram); // Ctrl+C while the output is written leaves nothing behind, says so
+    for (int i = 1; i < argc; ++i)
+        if (std::string_view(argv[i]) == "--json") gJsonErrors = true;
     Options o;
     CLI::App app{"Convolves (or correlates) an image with a kernel on the CPU or the GPU.", kProgram};
     app.footer(helpFooter());

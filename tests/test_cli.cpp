@@ -1129,6 +1129,36 @@ private slots:
         QVERIFY(r.out.isEmpty());
     }
 
+    // With --json a failure is also one JSON object on stdout, whatever failed: a command line
+    // that does not parse, a file that does not open, an output that cannot be written (with
+    // the system's reason, and no codec library's line on stderr).
+    void jsonErrorsAreObjectsOnStdout()
+    {
+        const struct {
+            QStringList args;
+            int status;
+            const char* says;
+        } cases[] = {
+            {{"--bogus", "--json"}, 2, "--bogus"},
+            {{path(QStringLiteral("missing.png")), path(QStringLiteral("o.npy")), "-k", "1 2 1", "--json"}, 1, "missing.png"},
+            {{gray(), "/sys/convlab-test.npy", "-k", "1 2 1", "--json"}, 1, "permission denied"},
+            {{gray(), "/sys/convlab-test.png", "-k", "1 2 1", "--json"}, 1, "permission denied"},
+        };
+        for (const auto& c : cases) {
+            const CliRun r = runCli(c.args);
+            QCOMPARE(r.exitCode, c.status);
+            verifyOneLineError(r, QString());
+            QVERIFY2(r.err.contains(c.says), r.err.constData());
+            QJsonParseError parse{};
+            const QJsonDocument doc = QJsonDocument::fromJson(r.out, &parse);
+            QVERIFY2(parse.error == QJsonParseError::NoError && doc.isObject(), r.out.constData());
+            QCOMPARE(doc.object().value("exit_status").toInt(), c.status);
+            QVERIFY2(doc.object().value("error").toString().contains(QString::fromLatin1(c.says)), r.out.constData());
+        }
+        // Without --json, stdout stays empty (exitStatusSaysWhoseFault).
+        QVERIFY(runCli({gray(), "/sys/convlab-test.png", "-k", "1 2 1"}).out.isEmpty());
+    }
+
     // auto without CUDA runs on the CPU, as it always does on such a machine: the JSON report
     // says so, stderr does not.
     void cudaNoticeOnlyInTheReport()

@@ -3,9 +3,13 @@
 // format holds, how samples are mapped and what a codec's messages mean stay in the engine
 // (io_formats.cpp); this module only moves pixels between files and memory.
 #include <opencv2/core.hpp>
+#include <opencv2/core/utils/logger.hpp>
 #include <opencv2/imgcodecs.hpp>
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -67,6 +71,15 @@ void releaseImage(convlab_codec_image* image)
     *image = {};
 }
 
+// The system's reason for the last failed call ("no space left on device").
+int sayErrno(char* message, size_t size)
+{
+    std::string text = std::strerror(errno);
+    if (!text.empty()) text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
+    say(text.c_str(), message, size);
+    return CONVLAB_CODEC_THREW;
+}
+
 int writeImage(const char* path, const convlab_codec_image* image, const convlab_codec_write_options* options,
                char* message, size_t size)
 {
@@ -81,7 +94,21 @@ int writeImage(const char* path, const convlab_codec_image* image, const convlab
         };
         if (options && options->jpeg_quality > 0) add(cv::IMWRITE_JPEG_QUALITY, options->jpeg_quality);
         if (options && options->tiff_compression > 0) add(cv::IMWRITE_TIFF_COMPRESSION, options->tiff_compression);
-        return cv::imwrite(path, m, params) ? CONVLAB_CODEC_OK : CONVLAB_CODEC_REFUSED;
+        // Encoded in memory and written here: a file that cannot be written (a full disk, a
+        // lost mount) is then said with the system's reason, which the codec libraries' own
+        // writers would report as "Write Error" on stderr and a bare failure.
+        const char* dot = std::strrchr(path, '.');
+        std::vector<unsigned char> bytes;
+        if (!dot || !cv::imencode(dot, m, bytes, params)) return CONVLAB_CODEC_REFUSED;
+        std::FILE* f = std::fopen(path, "wb");
+        if (!f) return sayErrno(message, size);
+        const bool written = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+        const int writeErrno = errno;
+        if (std::fclose(f) != 0 || !written) {
+            if (!written) errno = writeErrno;
+            return sayErrno(message, size);
+        }
+        return CONVLAB_CODEC_OK;
     } catch (const cv::Exception& e) {
         say(e.err, message, size);
         return CONVLAB_CODEC_THREW;
@@ -107,4 +134,15 @@ const convlab_codecs kCodecs = {CONVLAB_CODECS_ABI, readImage, releaseImage, wri
 
 } // namespace
 
-extern "C" __attribute__((visibility("default"))) const convlab_codecs* convlab_codecs_v1(void) { return &kCodecs; }
+// The engine reports every failure itself, in one line with the reason: OpenCV's own log lines
+// ("[ WARN:0@0.8] ... imwrite_ ... can't open file for writing") would only repeat it, on
+// stderr, in another format. Silenced once, when the engine opens the module.
+extern "C" __attribute__((visibility("default"))) const convlab_codecs* convlab_codecs_v1(void)
+{
+    static const bool quiet = [] {
+        cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
+        return true;
+    }();
+    (void)quiet;
+    return &kCodecs;
+}

@@ -161,8 +161,15 @@ def cast_result(result, dtype):
         return cast_result(result, np.uint8) != 0
     if dtype.kind not in "iu":
         raise TypeError(f"output dtype {dtype} is not a real number type")
+    # numpy's float to integer conversion truncates toward zero, as C's cast; to a narrower type
+    # it wraps. Through int32 when every value fits (the common case: min and max are cheap next
+    # to the conversion), else int64, the non-finite values (whose min or max is NaN) set after.
+    lo, hi = (float(result.min()), float(result.max())) if result.size else (0.0, 0.0)
+    if -2.0 ** 31 < lo and hi < 2.0 ** 31 and dtype.itemsize <= 4:
+        return result.astype(np.int32).astype(dtype, copy=False)
     with np.errstate(invalid="ignore"):
-        whole = np.trunc(result.astype(FLOAT64))
-        whole[~np.isfinite(whole)] = 0
-        np.clip(whole, -2.0 ** 63, 2.0 ** 63 - 1024, out=whole)
-        return whole.astype(np.int64).astype(dtype)  # int64 -> narrower wraps, as C's cast does
+        out = result.astype(np.int64).astype(dtype, copy=False)
+    finite = np.isfinite(result)
+    if not finite.all():
+        out[~finite] = 0
+    return out

@@ -418,6 +418,8 @@ def _passes(input, output, steps, method, device, threads, precision):
         if not whole_passes and i + 1 < len(steps) and steps[i + 1][2] == steps[i][2] and \
                 _pass_keeps_the_constant(border, cval, w):
             axis2, w2, _, origin2 = steps[i + 1]
+            if axis2 < axis:  # rows along the lower axis: the array's own order, no transposed copy
+                axis, w, origin, axis2, w2, origin2 = axis2, w2, origin2, axis, w, origin
             kernel = kernel_2d(np.outer(w, w2))
             ay, ax = anchor(origin, kernel.shape[0], axis), anchor(origin2, kernel.shape[1], axis2)
             result, _ = _run(True, current, kernel, (axis, axis2), ax, ay, border, cval, opts)
@@ -429,9 +431,8 @@ def _passes(input, output, steps, method, device, threads, precision):
             # One row of taps: direct, whose float sums are exact where the data and taps allow
             # (auto may take separable, whose SVD factors of a row round it for nothing).
             result, _ = _run(True, current, kernel, (axis,), ax, 0, border, cval, opts.for_integers(kernel))
-            if divisor:  # scipy's uniform filter: the sum, then one division (in double)
-                result = (result.astype(np.float64) / divisor).astype(FLOAT32) if not whole_passes else \
-                    result.astype(np.float64) / divisor
+            if divisor:  # scipy's uniform filter: the sum, then one division (float32's is
+                result /= np.float32(divisor)  # correctly rounded: the double's, rounded)
             i += 1
         current = cast_result(result, dtype) if whole_passes else result
     if current is source:  # nothing to filter (every sigma 0, every size 1): scipy's copy

@@ -2,8 +2,13 @@
 // The cache directory and the atomic writer (fsutil.h), and the public writeAtomically (io.h).
 #include "io/fsutil.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
 
 #include <atomic>
 #include <csignal>
@@ -31,6 +36,14 @@ namespace {
 
 // .NAME.tmp-XXXXXXXXXXXXXXXX.EXT beside the target, a name no other file has: a hidden file,
 // so that a listing of the folder does not show it while it is being written.
+// The system's words for an errno, as the engine's messages write them: "permission denied".
+std::string systemReason(int err)
+{
+    std::string text = std::strerror(err);
+    if (!text.empty()) text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
+    return text;
+}
+
 fs::path uniqueTemporary(const fs::path& dir, const fs::path& target)
 {
     thread_local std::mt19937_64 rng = [] {
@@ -135,11 +148,26 @@ void writeFileAtomically(const std::string& path, const std::function<void(const
 
     const fs::path tmp = uniqueTemporary(dir, target);
     const TemporaryRegistration registration(tmp.string());
+    // Tried here first, so that a folder the user may not write to is said in the system's
+    // words ("permission denied"), which an encoder that fails to open its file would not say;
+    // removed again, so that a writer that makes no file is still found out below.
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0) throw Error("cannot write '" + path + "': " + systemReason(errno));
+    ::close(fd);
+    ::unlink(tmp.c_str());
     try {
         writer(tmp.string());
         if (!fs::is_regular_file(tmp, ec)) throw Error("cannot write '" + path + "': the writer produced no file");
         fs::rename(tmp, target, ec);
         if (ec) throw Error("cannot write '" + path + "': " + ec.message());
+    } catch (const Error&) {
+        // A writer that ran out of room may say only that it failed: the file system says why
+        // (asked before the temporary goes, which frees its blocks).
+        struct statvfs st {};
+        const bool full = ::statvfs(dir.c_str(), &st) == 0 && st.f_bavail == 0;
+        fs::remove(tmp, ec);
+        if (full) throw Error("cannot write '" + path + "': " + systemReason(ENOSPC));
+        throw;
     } catch (...) {
         fs::remove(tmp, ec);
         throw;
