@@ -220,6 +220,9 @@ std::string modesAndMethodsHelp()
 
 constexpr const char* kFooterRest = R"(Files: .npy (float32/float64/uint8/uint16) and, when built with them, PNG, JPEG, TIFF, BMP,
   PNM, WebP. Values keep the file's scale (0..255, 0..65535, floats as they are).
+NaN and infinities in the input follow IEEE's rule: every weight of the window is multiplied,
+  zero weights too (0 * NaN is NaN; docs/semantics.md, Non-finite values). scipy's convolve
+  skips zero weights; the Python module does as scipy (zero_taps="skip", docs/python.md).
 Teaching and comparison (these replace the ordinary run):
   convlab-cli INPUT [OUTPUT] --probe X,Y -k SPEC [--channel C]   how one output value comes
                           about: neighbourhood, applied kernel, products, sum, scale, offset

@@ -27,17 +27,19 @@ _EXACT_DIRECT_TAPS = 15 * 15
 class _Options:
     """The engine's options of one call (method, device, threads), checked once."""
 
-    def __init__(self, method, device, threads):
+    def __init__(self, method, device, threads, zero_taps="skip"):
         if type(threads) is not int and not isinstance(threads, (int, np.integer)):
             raise TypeError(f"threads must be an int, got {threads!r}")
+        if zero_taps not in ("skip", "multiply"):
+            raise ValueError(f"zero_taps must be 'skip' (scipy's rule) or 'multiply' (IEEE's), got {zero_taps!r}")
         self.method, self.device, self.threads = str(method), str(device), int(threads)
+        self.zero_taps = zero_taps
 
     def for_integers(self, kernel):
         """The options for a run whose result is written as integers (see _EXACT_DIRECT_TAPS)."""
         if self.method != "auto" or kernel.size > _EXACT_DIRECT_TAPS:
             return self
-        exact = _Options("direct", self.device, self.threads)
-        return exact
+        return _Options("direct", self.device, self.threads, self.zero_taps)
 
 
 def _samples(plane):
@@ -101,6 +103,52 @@ def _run(correlate_, x, kernel, axes, ax, ay, border, cval, opts, report=False, 
     if not in_place:
         result = np.moveaxis(result, (-2, -1), (row, col))
     return _deliver(result, into), rep
+
+
+def _filter_run(correlate_, x, kernel, axes, ax, ay, border, cval, opts, report=False, into=None):
+    """_run, then scipy's rule for non-finite samples unless the caller asked for IEEE's."""
+    result, rep = _run(correlate_, x, kernel, axes, ax, ay, border, cval, opts, report, into)
+    if opts.zero_taps == "skip" and x.dtype.kind == "f" and (kernel == 0).any():
+        result = _skip_zero_taps(correlate_, x, kernel, axes, ax, ay, border, cval, opts, result)
+    return result, rep
+
+
+def _skip_zero_taps(correlate_, x, kernel, axes, ax, ay, border, cval, opts, result):
+    """The result under scipy's rule for NaN and infinities: a zero tap is skipped, not
+    multiplied (0 * NaN would be NaN), so a non-finite sample reaches only the outputs of the
+    kernel's non-zero taps (docs/python.md, *Non-finite values*).
+
+    Nothing to do unless the result holds a non-finite value (one float64 sum over it, the only
+    cost on finite data). Then the sum over the finite samples is filtered again with the
+    non-finite ones at 0, and the outputs each kind reaches through the non-zero taps are set:
+    NaN where a NaN is reached or +inf meets -inf, else the infinity of the taps' signs."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        if np.isfinite(np.add.reduce(result, axis=None, dtype=np.float64)):
+            return result
+    samples = np.asarray(x, FLOAT32)
+    finite = np.isfinite(samples)
+    if finite.all():
+        return result  # an overflow, not a non-finite sample: the engine's rule holds
+    exact = _Options("direct", opts.device, opts.threads, "multiply")
+    mask_border = border_name(border.split(":")[0].split("=")[0])  # the masks read no constant
+
+    def reach(indicator, taps):
+        out, _ = _run(correlate_, indicator.astype(FLOAT32), kernel_2d(taps), axes, ax, ay, mask_border, 0.0, exact)
+        return out > 0.5
+
+    fixed, _ = _run(correlate_, np.where(finite, samples, np.float32(0)), kernel, axes, ax, ay, border, cval, opts)
+    positive, negative = (kernel > 0).astype(FLOAT32), (kernel < 0).astype(FLOAT32)
+    up_inf, down_inf = np.isposinf(samples), np.isneginf(samples)
+    up = reach(up_inf, positive) | reach(down_inf, negative)
+    down = reach(up_inf, negative) | reach(down_inf, positive)
+    fixed[up] = np.inf
+    fixed[down] = -np.inf
+    fixed[(up & down) | reach(np.isnan(samples), positive + negative)] = np.nan
+    if result is not fixed and isinstance(result, np.ndarray) and result.flags.writeable and \
+            result.dtype == FLOAT32 and result.shape == fixed.shape:
+        np.copyto(result, fixed)  # the caller's output array, written where it lies
+        return result
+    return fixed
 
 
 def _deliver(result, into):
@@ -198,7 +246,7 @@ def _filtered_axes(source, weights, axes, channel_axis):
 
 
 def _nd(correlate_, input, weights, output, mode, cval, origin, axes, channel_axis, method, device, threads,
-        precision, return_report):
+        precision, zero_taps, return_report):
     source = _source(input, precision)
     w = real_array(weights, "weights")
     if w.ndim == 0:
@@ -221,17 +269,18 @@ def _nd(correlate_, input, weights, output, mode, cval, origin, axes, channel_ax
         ax = anchor(offsets[1], kernel.shape[1], filtered[1])
     border, cval = _border_and_cval(mode, cval)
     _check_output(source, output)
-    opts = _Options(method, device, threads)
+    opts = _Options(method, device, threads, zero_taps)
     if output_dtype(source.dtype, output).kind != "f":
         opts = opts.for_integers(kernel)
     into = output if _writable_float32(output, source.shape) else None
-    result, report = _run(correlate_, source, kernel, filtered, ax, ay, border, cval, opts, bool(return_report), into)
+    result, report = _filter_run(correlate_, source, kernel, filtered, ax, ay, border, cval, opts, bool(return_report),
+                                  into)
     result = _finish(result, source, output)
     return (result, report) if return_report else result
 
 
 def convolve(input, weights, output=None, mode="reflect", cval=0.0, origin=0, *, axes=None, channel_axis=None,
-             method="auto", device="auto", threads=0, precision=None, return_report=False):
+             method="auto", device="auto", threads=0, precision=None, zero_taps="skip", return_report=False):
     """Multidimensional convolution, as ``scipy.ndimage.convolve``.
 
     Parameters
@@ -266,6 +315,11 @@ def convolve(input, weights, output=None, mode="reflect", cval=0.0, origin=0, *,
     precision : {None, 'float32'}, optional
         ConvLab filters in float32; a float64 input (or integers beyond 2**24) warns
         (`convlab.PrecisionWarning`) unless this says 'float32'.
+    zero_taps : {'skip', 'multiply'}, optional
+        How a NaN or an infinity meets a weight of 0: 'skip' (scipy's convolve and correlate:
+        the zero weight is not part of the footprint) or 'multiply' (IEEE: 0 * NaN is NaN, the
+        engine's own rule, as scipy's 1-D filters have it). Only inputs with non-finite values
+        see a difference.
     return_report : bool, optional
         Also return a dict of the run (the method that ran and why, the estimates, stage
         timings in ms).
@@ -297,11 +351,11 @@ def convolve(input, weights, output=None, mode="reflect", cval=0.0, origin=0, *,
     dtype('uint8')
     """
     return _nd(False, input, weights, output, mode, cval, origin, axes, channel_axis, method, device, threads,
-               precision, return_report)
+               precision, zero_taps, return_report)
 
 
 def correlate(input, weights, output=None, mode="reflect", cval=0.0, origin=0, *, axes=None, channel_axis=None,
-              method="auto", device="auto", threads=0, precision=None, return_report=False):
+              method="auto", device="auto", threads=0, precision=None, zero_taps="skip", return_report=False):
     """Multidimensional correlation, as ``scipy.ndimage.correlate`` (parameters as `convolve`).
 
     Returns
@@ -321,7 +375,7 @@ def correlate(input, weights, output=None, mode="reflect", cval=0.0, origin=0, *
     array([[-1., -2., -2., -2., -1.]], dtype=float32)
     """
     return _nd(True, input, weights, output, mode, cval, origin, axes, channel_axis, method, device, threads,
-               precision, return_report)
+               precision, zero_taps, return_report)
 
 
 # ---- one axis ----
@@ -738,7 +792,8 @@ def _laplace_sum(input, output, axes, second_derivative, method, device, threads
     total = None
     for axis in filtered:
         term = second_derivative(source, axis, dtype)
-        total = term if total is None else (total + term).astype(dtype, copy=False)
+        with np.errstate(invalid="ignore"):  # +inf meeting -inf is NaN, as in scipy's sum
+            total = term if total is None else (total + term).astype(dtype, copy=False)
     if total is None:
         total = source.astype(dtype)
     if isinstance(output, np.ndarray):
@@ -776,12 +831,13 @@ def laplace(input, output=None, mode="reflect", cval=0.0, *, axes=None, method="
 
     if np.dtype(output_dtype(source.dtype, output)).kind == "f" and len(filtered) == 2 and \
             modes[filtered[0]] == modes[filtered[1]]:
-        # Float: one engine run of the 3x3 kernel the two sums make (rank 2).
+        # Float: one engine run of the 3x3 kernel the two sums make (rank 2); its zero corners
+        # skipped, as the two 1-D passes never reach them.
         kernel = np.zeros((3, 3))
         kernel[1] = [1, -2, 1]
         kernel[:, 1] += [1, -2, 1]
         return correlate(source, kernel, output=output, mode=modes[filtered[0]], cval=cval, axes=filtered,
-                         method=method, device=device, threads=threads, precision=precision)
+                         method=method, device=device, threads=threads, precision=precision, zero_taps="skip")
 
     def second(src, axis, dtype):
         return correlate1d(src, [1.0, -2.0, 1.0], axis, output=dtype, mode=modes[axis], cval=cval, method=method,

@@ -207,6 +207,44 @@ def test_bad_parameters_raise_before_any_work():
         convlab.gaussian_filter(np.zeros((0, 3), np.float32), 1.0)
 
 
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # scipy's own +inf + -inf
+@pytest.mark.parametrize("mode", MODES)
+def test_nan_and_infinities_reach_what_scipy_reaches(mode):
+    # scipy's convolve and correlate leave the zero weights out of the footprint; its 1-D
+    # filters (and so gaussian, sobel, prewitt, laplace) multiply them (0 * NaN is NaN). ConvLab
+    # follows each, with NaN, +inf and -inf at the corners, the edges and the centre.
+    cross = np.array([[0, 1, 0], [1, -4, 1], [0, 1, 0]], np.float32)
+    sparse = np.array([[0, 2, 0, -1], [1, 0, 0, 3]], np.float32)
+    cases = [("convolve", (cross,)), ("correlate", (sparse,)), ("correlate1d", ([1.0, 0.0, -1.0],)),
+             ("sobel", ()), ("prewitt", (0,)), ("laplace", ()), ("gaussian_filter", (1.0,)),
+             ("gaussian_laplace", (1.0,))]
+    rng = np.random.default_rng(zlib.crc32(mode.encode()))
+    for where in [(0, 0), (0, 5), (4, 4), (8, 9), (3, 9), (8, 0)]:
+        for value in (np.nan, np.inf, -np.inf):
+            data = rng.uniform(-1, 1, (9, 10)).astype(np.float32)
+            data[where] = value
+            for name, args in cases:
+                ours = getattr(convlab, name)(data, *args, mode=mode, cval=0.5)
+                theirs = getattr(ndi, name)(data.astype(np.float64), *args, mode=mode, cval=0.5)
+                for kind in (np.isnan, np.isposinf, np.isneginf):
+                    assert np.array_equal(kind(ours), kind(theirs)), (name, where, value, kind.__name__)
+                finite = np.isfinite(theirs)
+                assert relative(ours[finite], theirs[finite], 4.0) <= 2e-6, (name, where, value)
+    # IEEE's rule on request: the whole window, zero weights included.
+    one_nan = np.ones((7, 7), np.float32)
+    one_nan[3, 3] = np.nan
+    assert np.isnan(convlab.convolve(one_nan, cross)).sum() == np.isnan(ndi.convolve(one_nan, cross)).sum() == 5
+    assert np.isnan(convlab.convolve(one_nan, cross, zero_taps="multiply")).sum() == 9
+    with pytest.raises(ValueError, match="zero_taps"):
+        convlab.convolve(one_nan, cross, zero_taps="ignore")
+    # The one difference kept: scipy's uniform filter is a running sum, which carries a NaN
+    # along the rest of the line; ConvLab's stays within the window.
+    line = np.ones((1, 12), np.float32)
+    line[0, 3] = np.nan
+    assert np.flatnonzero(np.isnan(convlab.uniform_filter1d(line, 3))).tolist() == [2, 3, 4]
+    assert np.isnan(ndi.uniform_filter1d(line, 3)).sum() > 3
+
+
 def test_the_namespace_is_the_api():
     # dir() lists what the package offers, not the modules it is written with.
     assert set(dir(convlab)) == set(convlab.__all__ + ["dask"])
