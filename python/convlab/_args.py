@@ -53,8 +53,38 @@ def engine_border(mode):
     return mode if ":" in mode or "=" in mode else name
 
 
+# DLPack's device types that are GPU memory (kDLCUDA, kDLCUDAHost is host memory, kDLCUDAManaged).
+_DLPACK_CUDA = {2: "CUDA", 13: "CUDA managed"}
+
+
+def gpu_array_kind(value):
+    """What GPU memory `value` lies in ("CUDA", via __cuda_array_interface__ or DLPack), or None
+    for host memory and everything else."""
+    if isinstance(value, np.ndarray):
+        return None
+    if getattr(type(value), "__cuda_array_interface__", None) is not None or \
+            hasattr(value, "__cuda_array_interface__"):
+        return "CUDA"
+    device = getattr(value, "__dlpack_device__", None)
+    if callable(device):
+        try:
+            kind = int(device()[0])
+        except Exception:  # a producer that cannot say: treated as host memory, as numpy would
+            return None
+        return _DLPACK_CUDA.get(kind)
+    return None
+
+
 def real_array(value, what):
-    """`value` as an ndarray of real numbers, or TypeError saying what it is instead."""
+    """`value` as an ndarray of real numbers, or TypeError saying what it is instead. An array
+    in GPU memory is refused with what to do: numpy would copy it to the host, or fail with a
+    misleading dtype, and the engine does not take device memory from Python yet."""
+    kind = gpu_array_kind(value)
+    if kind is not None:
+        raise TypeError(f"{what} is a {type(value).__module__}.{type(value).__name__} in {kind} memory: "
+                        "convlab's Python filters take host arrays for now (docs/python.md, GPU arrays); "
+                        "copy it to the host (e.g. cupy.asnumpy(x), x.cpu().numpy()) or use "
+                        "cupyx.scipy.ndimage on the device")
     array = np.asarray(value)
     if array.dtype.kind not in "fiub":
         raise TypeError(f"{what} has dtype {array.dtype}: ConvLab filters real numbers "
@@ -132,11 +162,11 @@ def check_precision(source, precision):
     if kind == "f" and size > 4:
         warnings.warn(f"ConvLab filters in float32: this {source.dtype} input is computed in float32 "
                       "(about 7 significant digits) and the result returned as float64; pass "
-                      "precision='float32' to say that is what you want", PrecisionWarning, stacklevel=4)
+                      "precision='float32' to say that is what you want", PrecisionWarning, stacklevel=5)
     elif kind in "iu" and size >= 4 and source.size and max(abs(int(source.min())), abs(int(source.max()))) > 1 << 24:
         warnings.warn(f"ConvLab filters in float32: this {source.dtype} input holds values beyond 2**24, "
                       "which float32 rounds; pass precision='float32' to say that is what you want",
-                      PrecisionWarning, stacklevel=4)
+                      PrecisionWarning, stacklevel=5)
 
 
 def output_dtype(source_dtype, output):

@@ -836,8 +836,8 @@ def laplace(input, output=None, mode="reflect", cval=0.0, *, axes=None, method="
         kernel = np.zeros((3, 3))
         kernel[1] = [1, -2, 1]
         kernel[:, 1] += [1, -2, 1]
-        return correlate(source, kernel, output=output, mode=modes[filtered[0]], cval=cval, axes=filtered,
-                         method=method, device=device, threads=threads, precision=precision, zero_taps="skip")
+        return _nd(True, source, kernel, output, modes[filtered[0]], cval, 0, filtered, None, method, device, threads,
+                   precision, "skip", False)
 
     def second(src, axis, dtype):
         return correlate1d(src, [1.0, -2.0, 1.0], axis, output=dtype, mode=modes[axis], cval=cval, method=method,

@@ -245,6 +245,39 @@ def test_nan_and_infinities_reach_what_scipy_reaches(mode):
     assert np.isnan(ndi.uniform_filter1d(line, 3)).sum() > 3
 
 
+def test_gpu_arrays_are_refused_with_what_to_do():
+    # Producers of GPU memory, as CuPy and torch present it: __cuda_array_interface__, or
+    # DLPack with a CUDA device. Never read as an object array or copied behind the caller's back.
+    class CudaInterface:
+        __cuda_array_interface__ = {"shape": (4, 4), "typestr": "<f4", "data": (0, False), "version": 3}
+
+    class DlpackOnCuda:
+        def __dlpack_device__(self):
+            return (2, 0)
+
+        def __dlpack__(self, stream=None):
+            raise AssertionError("must not be exported")
+
+    class DlpackOnHost:  # kDLCPU: host memory, which numpy takes as usual
+        def __init__(self):
+            self.array = np.ones((4, 4), np.float32)
+
+        def __dlpack_device__(self):
+            return (1, 0)
+
+        def __array__(self, dtype=None, copy=None):
+            return self.array
+
+    weights = np.ones((3, 3), np.float32)
+    for producer in (CudaInterface(), DlpackOnCuda()):
+        for call in (lambda x: convlab.convolve(x, weights), lambda x: convlab.gaussian_filter(x, 1.0),
+                     lambda x: convlab.correlate(np.ones((4, 4), np.float32), x)):
+            with pytest.raises(TypeError, match=r"in CUDA memory.*host"):
+                call(producer)
+    assert np.array_equal(convlab.convolve(DlpackOnHost(), weights), convlab.convolve(np.ones((4, 4), np.float32),
+                                                                                       weights))
+
+
 def test_the_namespace_is_the_api():
     # dir() lists what the package offers, not the modules it is written with.
     assert set(dir(convlab)) == set(convlab.__all__ + ["dask"])
