@@ -16,8 +16,9 @@ docs/python.md is the module's documentation: parameters, dtypes, shapes, speed.
 """
 from ._args import SCIPY_MODES, PrecisionWarning
 from ._convlab import Error, __version__
-from ._ndimage import (convolve, convolve1d, correlate, correlate1d, gaussian_filter, gaussian_filter1d,
-                       gaussian_laplace, laplace, prewitt, sobel, uniform_filter, uniform_filter1d)
+from ._ndimage import convolve, convolve1d, correlate, correlate1d
+from ._separable import (gaussian_filter, gaussian_filter1d, gaussian_laplace, laplace, prewitt, sobel, uniform_filter,
+                         uniform_filter1d)
 from . import _convlab
 
 __all__ = ["convolve", "correlate", "convolve1d", "correlate1d", "gaussian_filter", "gaussian_filter1d",

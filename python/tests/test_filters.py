@@ -11,6 +11,7 @@ import scipy.ndimage as ndi
 
 import convlab
 import convlab._ndimage
+import convlab._separable
 import convlab.dask
 
 MODES = ["reflect", "mirror", "nearest", "wrap", "constant", "grid-wrap", "grid-mirror", "grid-constant"]
@@ -287,7 +288,8 @@ def test_the_namespace_is_the_api():
         assert getattr(convlab, name) is not None
 
 
-@pytest.mark.parametrize("module", [convlab, convlab._ndimage, convlab.dask], ids=["convlab", "filters", "dask"])
+@pytest.mark.parametrize("module", [convlab, convlab._ndimage, convlab._separable, convlab.dask],
+                         ids=["convlab", "ndimage", "separable", "dask"])
 def test_the_docstrings_examples_run_as_written(module):
     # Every public function has numpydoc sections, and their examples are doctests.
     for name in getattr(module, "__all__", []):
