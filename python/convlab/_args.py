@@ -75,6 +75,15 @@ def gpu_array_kind(value):
     return None
 
 
+def constant_value(border, cval):
+    """For an engine border string (engine_border's), the constant it pads with: the value
+    written in it ("constant:2.5") or `cval`; None for a mode that is not constant."""
+    name, sep, value = border.replace("=", ":").partition(":")
+    if border_name(name) != "constant":
+        return None
+    return float(value) if sep else float(cval)
+
+
 def real_array(value, what):
     """`value` as an ndarray of real numbers, or TypeError saying what it is instead. An array
     in GPU memory is refused with what to do: numpy would copy it to the host, or fail with a

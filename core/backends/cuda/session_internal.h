@@ -189,6 +189,7 @@ private:
     // the planner's constants, the tiled grid and the transfer ways. Forced choices (the
     // CONVLAB_GPU_* variables) are neither read from nor written to it.
     std::string calibrationIdentity() const;
+    detail::CalibrationValues& keptSection(); // read from the store on first use
     std::optional<std::string> keptValue(const std::string& key);
     void keepValues(const detail::CalibrationValues& values);
     // The transfer ways and bus figures of an earlier process on this device, when kept.

@@ -37,19 +37,25 @@ std::string Session::calibrationIdentity() const
     return name_ + " | sm_" + std::to_string(computeCapability_) + " | convlab " + CONVLAB_VERSION;
 }
 
-std::optional<std::string> Session::keptValue(const std::string& key)
+detail::CalibrationValues& Session::keptSection()
 {
     if (!kept_) kept_ = detail::loadCalibration(kSessionSection, kSessionVersion, calibrationIdentity())
                             .value_or(detail::CalibrationValues{});
-    const auto it = kept_->find(key);
-    return it == kept_->end() ? std::nullopt : std::optional<std::string>(it->second);
+    return *kept_;
+}
+
+std::optional<std::string> Session::keptValue(const std::string& key)
+{
+    const detail::CalibrationValues& kept = keptSection();
+    const auto it = kept.find(key);
+    return it == kept.end() ? std::nullopt : std::optional<std::string>(it->second);
 }
 
 void Session::keepValues(const detail::CalibrationValues& values)
 {
-    (void)keptValue(""); // the section as stored, so that the other values stay
-    for (const auto& [key, value] : values) (*kept_)[key] = value;
-    detail::saveCalibration(kSessionSection, kSessionVersion, calibrationIdentity(), *kept_);
+    detail::CalibrationValues& kept = keptSection(); // the section as stored: the other values stay
+    for (const auto& [key, value] : values) kept[key] = value;
+    detail::saveCalibration(kSessionSection, kSessionVersion, calibrationIdentity(), kept);
 }
 
 void Session::restoreTransfers()
@@ -75,10 +81,7 @@ const Session::GpuCosts& Session::costs()
     if (costs_) return *costs_;
     chooseTiledGrid();
     // Kept by an earlier process on this device: no scratch runs.
-    auto kept = [this](const char* key) {
-        const auto v = keptValue(key);
-        return v ? detail::parseCalibrationNumber(*v) : std::nullopt;
-    };
+    auto kept = [this](const char* key) { return detail::calibrationNumberAt(keptSection(), key); };
     const auto dPix = kept("direct_per_pixel"), dTap = kept("direct_per_tap"), sPix = kept("separable_per_pixel"),
                sTap = kept("separable_per_tap"), fPoint = kept("fft_per_point");
     if (dPix && dTap && sPix && sTap && fPoint) {

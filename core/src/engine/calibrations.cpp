@@ -95,4 +95,10 @@ std::optional<double> parseCalibrationNumber(const std::string& text)
     return v;
 }
 
+std::optional<double> calibrationNumberAt(const CalibrationValues& values, const std::string& key)
+{
+    const auto it = values.find(key);
+    return it == values.end() ? std::nullopt : parseCalibrationNumber(it->second);
+}
+
 } // namespace convlab::detail

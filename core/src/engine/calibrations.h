@@ -32,5 +32,7 @@ void saveCalibration(const std::string& section, int version, const std::string&
 // A number as the store keeps it, and back (nullopt for text that is not a finite number).
 std::string calibrationNumber(double v);
 std::optional<double> parseCalibrationNumber(const std::string& text);
+// The number kept under `key` (nullopt when absent or not a finite number).
+std::optional<double> calibrationNumberAt(const CalibrationValues& values, const std::string& key);
 
 } // namespace convlab::detail

@@ -34,10 +34,7 @@ BusCosts cachedBusCosts()
     std::lock_guard lock(gBusMutex);
     const auto stored = detail::loadCalibration(kBusSection, kBusVersion, "");
     if (!stored) return {};
-    auto number = [&](const char* key) {
-        const auto it = stored->find(key);
-        return it == stored->end() ? 0.0 : detail::parseCalibrationNumber(it->second).value_or(0.0);
-    };
+    auto number = [&](const char* key) { return detail::calibrationNumberAt(*stored, key).value_or(0.0); };
     BusCosts bus;
     bus.uploadGBs = number("upload_gbs");
     bus.downloadGBs = number("download_gbs");

@@ -70,15 +70,11 @@ bool load(CostModel& m)
     const std::string cpu = cpuIdentity();
     const auto values = loadCalibration(kPlannerSection, kModelVersion, cpu);
     if (!values) return false;
-    auto number = [&](const std::string& key) -> std::optional<double> {
-        const auto it = values->find(key);
-        return it == values->end() ? std::nullopt : parseCalibrationNumber(it->second);
-    };
     for (const MethodInfo& info : methods()) {
         if (!priced(info)) continue;
         // A method new since the store was written: measure again.
-        const auto perValue = number(std::string(info.name) + ".per_value_ns");
-        const auto perWork = number(std::string(info.name) + ".per_work_ns");
+        const auto perValue = calibrationNumberAt(*values, std::string(info.name) + ".per_value_ns");
+        const auto perWork = calibrationNumberAt(*values, std::string(info.name) + ".per_work_ns");
         if (!perValue || !perWork || !(*perWork > 0)) return false;
         m.of(info.method) = {*perValue, *perWork};
     }
