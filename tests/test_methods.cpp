@@ -535,6 +535,47 @@ private slots:
         QVERIFY(eBig[2].ms < eBig[0].ms);
     }
 
+    // One pricing for every backend (planner.h priceMethods): the CPU's estimates are it over
+    // every method; a backend that replaces one method's terms (the GPU's FFT) changes only
+    // that method's estimate; a method that does not apply is not priced.
+    void onePricingForEveryBackend()
+    {
+        const CostModel& m = cpuCostModel();
+        const Kernel k = randomKernel(9, 9, KernelKind::Dense, 5);
+        const detail::RunShape shape{1024, 768, 3, &k, 4, 2};
+        std::vector<Method> all;
+        for (const MethodInfo& info : methods()) all.push_back(info.method);
+        const auto cpu = detail::estimateCpu(m, 1024, 768, 3, k, 4, 2);
+        const auto priced = detail::priceMethods(m, shape, all);
+        QCOMPARE(priced.size(), cpu.size());
+        for (std::size_t i = 0; i < cpu.size(); ++i) {
+            QCOMPARE(priced[i].method, cpu[i].method);
+            QCOMPARE(priced[i].ms, cpu[i].ms);
+        }
+        // Ten times the FFT's work, one "thread": only its estimate moves.
+        const detail::CostTerms fftTerms = detail::engineOf(Method::Fft).costTerms(shape);
+        auto tenfold = [&](Method method, const detail::RunShape&) -> std::optional<detail::CostTerms> {
+            if (method != Method::Fft) return std::nullopt;
+            return detail::CostTerms{fftTerms.values, 10 * fftTerms.work, 1};
+        };
+        const std::vector<Method> three{Method::Direct, Method::Separable, Method::Fft};
+        const auto base = detail::priceMethods(m, shape, three);
+        const auto moved = detail::priceMethods(m, shape, three, tenfold);
+        QCOMPARE(moved.size(), std::size_t(3));
+        for (std::size_t i = 0; i < 3; ++i) {
+            if (moved[i].method == Method::Fft) {
+                const MethodCost& c = m.of(Method::Fft);
+                QCOMPARE(moved[i].ms, (fftTerms.values * c.perValueNs + 10 * fftTerms.work * c.perWorkNs) / 1e6);
+                QVERIFY(moved[i].ms > base[i].ms);
+            } else {
+                QCOMPARE(moved[i].ms, base[i].ms);
+            }
+        }
+        // Without the kernel's rank the separable method does not apply.
+        const detail::RunShape unranked{1024, 768, 3, &k, -1, 2};
+        for (const MethodEstimate& e : detail::priceMethods(m, unranked, three)) QVERIFY(e.method != Method::Separable);
+    }
+
     // Every millisecond of the total is in one stage ("other" holds the rest), and the
     // method's own time is what throughput and the planner use.
     void stagesAddUpToTotal_data()

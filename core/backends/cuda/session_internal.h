@@ -145,15 +145,11 @@ private:
     void compute(const ConvolveParams& p, float* out, RunReport& rep, EventClock& clock);
 
     // The measurements (session_tuning.cu).
-    // Cost constants of the three methods on this device, in ms per million outputs (and per
-    // million transform points x log2 size for the FFT), measured once per session with CUDA
-    // events on a scratch 2048x2048 image, so auto compares measured costs, not guesses.
-    struct GpuCosts {
-        double directPerTap = 0, directPerPixel = 0;
-        double separablePerTap = 0, separablePerPixel = 0;
-        double fftPerPoint = 0;
-    };
-    const GpuCosts& costs();
+    // The planner's constants for the methods this device runs (convlab/costs.h CostModel: ns
+    // per value moved and per unit of the method's work, the units of its CostTerms), measured
+    // once per device with CUDA events on a scratch 2048x2048 image and kept in the calibration
+    // store, so auto prices GPU runs with the same terms as CPU runs (engine/planner.h).
+    const CostModel& costs();
     static Geometry scratchGeometry(int n, int kw, int kh);
 
     // The best of three timed launches after a warm-up, in ms (CUDA events on the stream).
@@ -277,7 +273,7 @@ private:
         size_t bytes = 0;
     };
     std::map<unsigned int, Registration> glBuffers_;
-    std::optional<GpuCosts> costs_;
+    std::optional<CostModel> costs_;
     bool costsTimed_ = false;      // costs_ measured here (not read from the calibration store)
     bool tiledGridTimed_ = false;  // the same for tiledGrid_
     TiledGrid tiledGrid_ = TiledGrid::BlockPerTile; // until chooseTiledGrid has timed every candidate

@@ -15,6 +15,7 @@
 #include "cudacheck.h"
 #include "convlab/error.h"
 #include "launchers.h"
+#include "engine/planner.h"
 #include "methods/methods.h"
 #include "session_internal.h"
 
@@ -76,7 +77,24 @@ void Session::restoreTransfers()
     link_.restore(f);
 }
 
-const Session::GpuCosts& Session::costs()
+namespace {
+
+// The device's constants in the planner's model; the FFT's per-value cost is the direct pass's
+// (the embedding and the crop), as the CPU's calibration takes it.
+CostModel gpuCostModel(double directPerPixel, double directPerTap, double separablePerPixel, double separablePerTap,
+                       double fftPerPoint)
+{
+    CostModel m;
+    m.cpu = "this GPU";
+    m.of(Method::Direct) = {directPerPixel, directPerTap};
+    m.of(Method::Separable) = {separablePerPixel, separablePerTap};
+    m.of(Method::Fft) = {directPerPixel, fftPerPoint};
+    return m;
+}
+
+} // namespace
+
+const CostModel& Session::costs()
 {
     if (costs_) return *costs_;
     chooseTiledGrid();
@@ -85,12 +103,7 @@ const Session::GpuCosts& Session::costs()
     const auto dPix = kept("direct_per_pixel"), dTap = kept("direct_per_tap"), sPix = kept("separable_per_pixel"),
                sTap = kept("separable_per_tap"), fPoint = kept("fft_per_point");
     if (dPix && dTap && sPix && sTap && fPoint) {
-        costs_ = GpuCosts{};
-        costs_->directPerPixel = *dPix;
-        costs_->directPerTap = *dTap;
-        costs_->separablePerPixel = *sPix;
-        costs_->separablePerTap = *sTap;
-        costs_->fftPerPoint = *fPoint;
+        costs_ = gpuCostModel(*dPix, *dTap, *sPix, *sTap, *fPoint);
         return *costs_;
     }
     const int n = 2048;
@@ -103,25 +116,26 @@ const Session::GpuCosts& Session::costs()
     check(cudaMemsetAsync(k.get(), 0, sizeof(float) * 64 * 64, stream_), "scratch");
     auto geometry = [n](int kw, int kh) { return scratchGeometry(n, kw, kh); };
     const double mpx = double(n) * n / 1e6;
-    GpuCosts c;
     chooseTiledGrid();
     auto direct = [&](const Geometry& g) {
         if (!launchDirectTiled(in.get(), out.get(), g, k.get(), tiledGrid_, stream_))
             launchDirect(in.get(), out.get(), g, k.get(), false, stream_);
     };
+    // ms per million outputs is ns per output: the units of the planner's constants.
     const double d3 = bestOfThree([&] { direct(geometry(3, 3)); });
     const double d15 = bestOfThree([&] { direct(geometry(15, 15)); });
-    c.directPerTap = std::max((d15 - d3) / (225 - 9), 1e-9) / mpx;
-    c.directPerPixel = std::max(d3 / mpx - 9 * c.directPerTap, 0.0);
+    const double directPerTap = std::max((d15 - d3) / (225 - 9), 1e-9) / mpx;
+    const double directPerPixel = std::max(d3 / mpx - 9 * directPerTap, 0.0);
     auto pair = [&](int len) {
         const Geometry g = geometry(len, len);
         launchRowPass(in.get(), tmp.get(), g, k.get(), stream_);
         launchColPass(tmp.get(), out.get(), g, k.get(), false, true, stream_);
     };
     const double s3 = bestOfThree([&] { pair(3); }), s31 = bestOfThree([&] { pair(31); });
-    c.separablePerTap = std::max((s31 - s3) / (62 - 6), 1e-9) / mpx;
-    c.separablePerPixel = std::max(s3 / mpx - 6 * c.separablePerTap, 0.0);
-    // FFT: forward, product and inverse at the transform size of a 9x9 kernel.
+    const double separablePerTap = std::max((s31 - s3) / (62 - 6), 1e-9) / mpx;
+    const double separablePerPixel = std::max(s3 / mpx - 6 * separablePerTap, 0.0);
+    // FFT: forward, product and inverse at the transform size of a 9x9 kernel; the embedding
+    // and the crop move the data as the direct pass does (its per-value cost, as on the CPU).
     const int n0 = detail::fftFriendlySize(n + 8), n1 = n0, n1c = n1 / 2 + 1;
     const Plans plans = plansFor(n0, n1, 1);
     Buffer<float> real;
@@ -137,14 +151,14 @@ const Session::GpuCosts& Session::costs()
         launchCrop(real.get(), out.get(), g9, planeLayout(g9, n0, n1), stream_);
     });
     const double points = double(n0) * n1 * std::log2(double(n0) * n1) / 1e6;
-    c.fftPerPoint = std::max((f - c.directPerPixel * mpx) / points, 1e-9);
-    costs_ = c;
+    const double fftPerPoint = std::max((f - directPerPixel * mpx) / points, 1e-9);
+    costs_ = gpuCostModel(directPerPixel, directPerTap, separablePerPixel, separablePerTap, fftPerPoint);
     costsTimed_ = true;
-    keepValues({{"direct_per_pixel", detail::calibrationNumber(c.directPerPixel)},
-                {"direct_per_tap", detail::calibrationNumber(c.directPerTap)},
-                {"separable_per_pixel", detail::calibrationNumber(c.separablePerPixel)},
-                {"separable_per_tap", detail::calibrationNumber(c.separablePerTap)},
-                {"fft_per_point", detail::calibrationNumber(c.fftPerPoint)}});
+    keepValues({{"direct_per_pixel", detail::calibrationNumber(directPerPixel)},
+                {"direct_per_tap", detail::calibrationNumber(directPerTap)},
+                {"separable_per_pixel", detail::calibrationNumber(separablePerPixel)},
+                {"separable_per_tap", detail::calibrationNumber(separablePerTap)},
+                {"fft_per_point", detail::calibrationNumber(fftPerPoint)}});
     return *costs_;
 }
 
@@ -246,20 +260,29 @@ void Session::chooseTiledGrid()
     keepValues({{"tiled_grid", bestName}});
 }
 
-// Each method's time on this device for the image held, from the measured costs.
+// Each method's time on this device for the image held: the planner's pricing of the
+// methods' own cost terms (engine/planner.h priceMethods) with this device's constants, one
+// "thread" (the constants are whole-device times). Only the FFT's terms are this backend's:
+// one transform of cuFFT's sides per channel, where the CPU tiles FFTW's.
 std::vector<MethodEstimate> Session::estimateGpu(const Kernel& k, int rank, int channels, int w, int h)
 {
-    const GpuCosts& c = costs();
-    const double mpx = double(w) * h * channels / 1e6;
-    const auto [n0, n1] = knownFftSides(h + k.height - 1, w + k.width - 1, channels);
-    const double points = double(n0) * n1 * std::log2(double(n0) * n1) / 1e6 * channels;
-    const double direct = mpx * (c.directPerPixel + c.directPerTap * k.width * k.height);
-    const double separable = rank * mpx * (c.separablePerPixel + c.separablePerTap * (k.width + k.height));
+    const CostModel& model = costs();
+    const detail::RunShape shape{w, h, channels, &k, rank, 1};
+    auto cufftTerms = [this](Method m, const detail::RunShape& s) -> std::optional<detail::CostTerms> {
+        if (m != Method::Fft) return std::nullopt;
+        const auto [n0, n1] = knownFftSides(s.height + s.kernel->height - 1, s.width + s.kernel->width - 1, s.channels);
+        const double points = double(n0) * n1 * std::log2(double(n0) * n1) * s.channels;
+        return detail::CostTerms{double(s.width) * s.height * s.channels, points, 1};
+    };
+    std::vector<MethodEstimate> estimates =
+        detail::priceMethods(model, shape, {Method::Direct, Method::Separable, Method::Fft}, cufftTerms);
     // The model knows only the plane with separate passes; once fftChoiceFor has timed the
     // layouts for this image and kernel size, the time of the one it kept is the estimate.
     const auto timed = fftLayoutMs_.find(std::make_tuple(w, h, k.width, k.height, channels));
-    const double fft = timed != fftLayoutMs_.end() ? timed->second : mpx * c.directPerPixel + points * c.fftPerPoint;
-    return {{Method::Direct, direct, 0}, {Method::Separable, separable, rank}, {Method::Fft, fft, 0}};
+    if (timed != fftLayoutMs_.end())
+        for (MethodEstimate& e : estimates)
+            if (e.method == Method::Fft) e.ms = timed->second;
+    return estimates;
 }
 
 } // namespace convlab::cuda

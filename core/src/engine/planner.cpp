@@ -199,19 +199,28 @@ const CostModel* cpuCostModelIfLoaded()
     return gModel.get();
 }
 
+std::vector<MethodEstimate> priceMethods(const CostModel& m, const RunShape& shape,
+                                         const std::vector<Method>& candidates, const CostTermsOverride& termsFor)
+{
+    std::vector<MethodEstimate> e;
+    for (const Method method : candidates) {
+        const MethodInfo& info = methodInfo(method);
+        if (!priced(info) || !methodApplies(*info.engine, shape)) continue;
+        std::optional<CostTerms> terms = termsFor ? termsFor(method, shape) : std::nullopt;
+        const CostTerms t = terms ? *terms : info.engine->costTerms(shape);
+        const MethodCost& c = m.of(method);
+        e.push_back({method, (t.values * c.perValueNs + t.work * c.perWorkNs) / std::max(1, t.parallelism) / 1e6,
+                     info.engine->needsFactors ? shape.rank : 0});
+    }
+    return e;
+}
+
 std::vector<MethodEstimate> estimateCpu(const CostModel& m, int w, int h, int channels, const Kernel& k,
                                         int rank, int threads)
 {
-    const RunShape shape{w, h, channels, &k, rank, threads};
-    std::vector<MethodEstimate> e;
-    for (const MethodInfo& info : methods()) {
-        if (!priced(info) || !methodApplies(*info.engine, shape)) continue;
-        const CostTerms t = info.engine->costTerms(shape);
-        const MethodCost& c = m.of(info.method);
-        e.push_back({info.method, (t.values * c.perValueNs + t.work * c.perWorkNs) / std::max(1, t.parallelism) / 1e6,
-                     info.engine->needsFactors ? rank : 0});
-    }
-    return e;
+    std::vector<Method> all;
+    for (const MethodInfo& info : methods()) all.push_back(info.method);
+    return priceMethods(m, RunShape{w, h, channels, &k, rank, threads}, all);
 }
 
 bool methodApplies(const MethodEngine& engine, const RunShape& shape, std::string* why)

@@ -1,13 +1,28 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "convlab/convolve.h"
 #include "convlab/costs.h"
+#include "methods/methods.h"
 
 namespace convlab::detail {
+
+// A backend's schedule of a method that moves other values than the CPU's (the GPU's FFT:
+// cuFFT's sides, one transform, no tiles) gives that method's terms here; nullopt keeps the
+// method's own (MethodEngine::costTerms).
+using CostTermsOverride = std::function<std::optional<CostTerms>(Method, const RunShape&)>;
+
+// The one pricing of every backend: each of `candidates` that the planner weighs and that
+// applies to `shape`, its cost terms priced by the model's constants (ns = (values x perValue +
+// work x perWork) / parallelism). The CPU passes its threads in the shape; a GPU passes one
+// thread, its constants being whole-device times.
+std::vector<MethodEstimate> priceMethods(const CostModel& m, const RunShape& shape,
+                                         const std::vector<Method>& candidates,
+                                         const CostTermsOverride& termsFor = {});
 
 // Estimated wall time of each CPU method for a w x h x channels image and correlation-form
 // kernel k; separable is included when rank >= 0.
