@@ -8,7 +8,8 @@ The linear filters of ``scipy.ndimage`` with their signatures: ``convolve``, ``c
 (docs/semantics.md, Tolerances), and returns the input's dtype unless ``output`` says
 otherwise, integers truncated and wrapped as scipy writes them. ConvLab filters in float32: a
 float64 input warns (``PrecisionWarning``) unless ``precision='float32'``. A 3-D array with
-2-D weights is an image with channels only when ``channel_axis`` says so; ``axes`` filters a
+2-D weights is an image with channels only when ``channel_axis`` says so; ``map=`` writes
+uint8 or uint16 through the CLI's output mappings (``map_samples``) instead of scipy's cast; ``axes`` filters a
 stack or a volume slice by slice. ``convlab.dask`` filters dask arrays chunk by chunk with
 the same results.
 
@@ -16,6 +17,7 @@ docs/python.md is the module's documentation: parameters, dtypes, shapes, speed.
 """
 from ._args import SCIPY_MODES, PrecisionWarning
 from ._convlab import Error, __version__
+from ._mapping import map_samples
 from ._ndimage import convolve, convolve1d, correlate, correlate1d
 from ._separable import (gaussian_filter, gaussian_filter1d, gaussian_laplace, laplace, prewitt, sobel, uniform_filter,
                          uniform_filter1d)
@@ -23,7 +25,7 @@ from . import _convlab
 
 __all__ = ["convolve", "correlate", "convolve1d", "correlate1d", "gaussian_filter", "gaussian_filter1d",
            "uniform_filter", "uniform_filter1d", "sobel", "prewitt", "laplace", "gaussian_laplace",
-           "Error", "PrecisionWarning", "border_modes", "methods", "border_name", "SCIPY_MODES", "__version__"]
+           "map_samples", "Error", "PrecisionWarning", "border_modes", "methods", "border_name", "SCIPY_MODES", "__version__"]
 
 
 def border_modes():

@@ -9,6 +9,7 @@ import numpy as np
 from . import _convlab
 from ._args import (FLOAT32, anchor, cast_result, check_precision, constant_value, engine_border, kernel_2d,
                     normalize_axes, origins, output_dtype, real_array)
+from ._mapping import accepts_map
 
 __all__ = ["convolve", "correlate", "convolve1d", "correlate1d"]
 
@@ -271,6 +272,7 @@ def _nd(correlate_, input, weights, output, mode, cval, origin, axes, channel_ax
     return (result, report) if return_report else result
 
 
+@accepts_map
 def convolve(input, weights, output=None, mode="reflect", cval=0.0, origin=0, *, axes=None, channel_axis=None,
              method="auto", device="auto", threads=0, precision=None, zero_taps="skip", return_report=False):
     """Multidimensional convolution, as ``scipy.ndimage.convolve``.
@@ -312,6 +314,11 @@ def convolve(input, weights, output=None, mode="reflect", cval=0.0, origin=0, *,
         the zero weight is not part of the footprint) or 'multiply' (IEEE: 0 * NaN is NaN, the
         engine's own rule, as scipy's 1-D filters have it). Only inputs with non-finite values
         see a difference.
+    map : {None, 'clamp', 'abs', 'normalize', 'offset'}, optional
+        None: integers written as scipy writes them (truncated, wrapped). A name: the CLI's
+        ``--map`` (`map_samples`), filtered in float32 and written to uint8 or uint16 (the
+        `output`'s dtype, else the input's), scaled from the input's nominal range (255 for
+        uint8, 65535 for uint16, 1 for floats), clamped and rounded.
     return_report : bool, optional
         Also return a dict of the run (the method that ran and why, the estimates, stage
         timings in ms).
@@ -346,6 +353,7 @@ def convolve(input, weights, output=None, mode="reflect", cval=0.0, origin=0, *,
                precision, zero_taps, return_report)
 
 
+@accepts_map
 def correlate(input, weights, output=None, mode="reflect", cval=0.0, origin=0, *, axes=None, channel_axis=None,
               method="auto", device="auto", threads=0, precision=None, zero_taps="skip", return_report=False):
     """Multidimensional correlation, as ``scipy.ndimage.correlate`` (parameters as `convolve`).
@@ -390,6 +398,7 @@ def _one_d(correlate_, input, weights, axis, output, mode, cval, origin, method,
     return _finish(result, source, output)
 
 
+@accepts_map
 def correlate1d(input, weights, axis=-1, output=None, mode="reflect", cval=0.0, origin=0, *, method="auto",
                 device="auto", threads=0, precision=None):
     """One-dimensional correlation along `axis`, as ``scipy.ndimage.correlate1d``.
@@ -400,7 +409,7 @@ def correlate1d(input, weights, axis=-1, output=None, mode="reflect", cval=0.0, 
     weights : array_like
         A 1-D kernel.
     axis : int, optional
-    output, mode, cval, origin, method, device, threads, precision
+    output, mode, cval, origin, method, device, threads, precision, map
         As `convolve`.
 
     Returns
@@ -421,6 +430,7 @@ def correlate1d(input, weights, axis=-1, output=None, mode="reflect", cval=0.0, 
     return _one_d(True, input, weights, axis, output, mode, cval, origin, method, device, threads, precision)
 
 
+@accepts_map
 def convolve1d(input, weights, axis=-1, output=None, mode="reflect", cval=0.0, origin=0, *, method="auto",
                device="auto", threads=0, precision=None):
     """One-dimensional convolution along `axis`, as ``scipy.ndimage.convolve1d`` (parameters as

@@ -4,6 +4,7 @@ sobel, prewitt, laplace and gaussian_laplace, each scipy's sequence of 1-D passe
 the engine may run as one outer product (its separable method)."""
 import numpy as np
 
+from ._mapping import accepts_map
 from ._args import (anchor, cast_result, constant_value, kernel_2d, normalize_axes,
                     output_dtype, per_axis, real_array)
 from ._ndimage import _border_and_cval, _check_output, _nd, _Options, _run, _source, correlate1d
@@ -122,6 +123,7 @@ def _gaussian_steps(ndim, sigma, order, mode, cval, truncate, radius, axes):
     return steps
 
 
+@accepts_map
 def gaussian_filter1d(input, sigma, axis=-1, order=0, output=None, mode="reflect", cval=0.0, truncate=4.0, *,
                       radius=None, method="auto", device="auto", threads=0, precision=None):
     """A 1-D Gaussian filter (or its derivative of `order`) along `axis`, as
@@ -138,7 +140,7 @@ def gaussian_filter1d(input, sigma, axis=-1, order=0, output=None, mode="reflect
     truncate : float, optional
         The kernel reaches ``int(truncate * sigma + 0.5)`` samples each side, unless `radius`.
     radius : int, optional
-    output, mode, cval, method, device, threads, precision
+    output, mode, cval, method, device, threads, precision, map
         As `convolve`.
 
     Returns
@@ -162,6 +164,7 @@ def gaussian_filter1d(input, sigma, axis=-1, order=0, output=None, mode="reflect
     return _passes(source, output, steps, method, device, threads, precision)
 
 
+@accepts_map
 def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0, truncate=4.0, *, radius=None,
                     axes=None, method="auto", device="auto", threads=0, precision=None):
     """A Gaussian filter over `axes` (all by default), as ``scipy.ndimage.gaussian_filter``.
@@ -219,6 +222,7 @@ def _uniform_steps(ndim, size, mode, cval, origin, axes):
     return steps
 
 
+@accepts_map
 def uniform_filter1d(input, size, axis=-1, output=None, mode="reflect", cval=0.0, origin=0, *, method="auto",
                      device="auto", threads=0, precision=None):
     """The mean over `size` samples along `axis`, as ``scipy.ndimage.uniform_filter1d``.
@@ -245,6 +249,7 @@ def uniform_filter1d(input, size, axis=-1, output=None, mode="reflect", cval=0.0
     return _passes(source, output, steps, method, device, threads, precision)
 
 
+@accepts_map
 def uniform_filter(input, size=3, output=None, mode="reflect", cval=0.0, origin=0, *, axes=None, method="auto",
                    device="auto", threads=0, precision=None):
     """The mean over a box of `size` (one per axis or one for all), as
@@ -281,6 +286,7 @@ def _derivative_steps(ndim, axis, mode, cval, derivative, smooth):
     return steps
 
 
+@accepts_map
 def sobel(input, axis=-1, output=None, mode="reflect", cval=0.0, *, method="auto", device="auto", threads=0,
           precision=None):
     """The Sobel derivative along `axis`, smoothed by 1 2 1 along the others, as
@@ -308,6 +314,7 @@ def sobel(input, axis=-1, output=None, mode="reflect", cval=0.0, *, method="auto
     return _passes(source, output, steps, method, device, threads, precision)
 
 
+@accepts_map
 def prewitt(input, axis=-1, output=None, mode="reflect", cval=0.0, *, method="auto", device="auto", threads=0,
             precision=None):
     """The Prewitt derivative along `axis`, smoothed by 1 1 1 along the others, as
@@ -355,6 +362,7 @@ def _laplace_sum(input, output, axes, second_derivative, method, device, threads
     return total
 
 
+@accepts_map
 def laplace(input, output=None, mode="reflect", cval=0.0, *, axes=None, method="auto", device="auto", threads=0,
             precision=None):
     """The sum of the second differences (1 -2 1) along `axes` (all by default), as
@@ -398,6 +406,7 @@ def laplace(input, output=None, mode="reflect", cval=0.0, *, axes=None, method="
     return _laplace_sum(source, output, filtered, second, method, device, threads, precision)
 
 
+@accepts_map
 def gaussian_laplace(input, sigma, output=None, mode="reflect", cval=0.0, *, axes=None, method="auto",
                      device="auto", threads=0, precision=None, **kwargs):
     """The Laplacian of the Gaussian: the sum over `axes` of the Gaussian's second derivative

@@ -301,3 +301,69 @@ def test_the_docstrings_examples_run_as_written(module):
             assert section in doc, (module.__name__, name, section)
     failures, tried = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert tried > 0 and failures == 0
+
+
+# ---- map=: the CLI's output mappings ----
+
+@pytest.mark.parametrize("name", ["clamp", "abs", "normalize", "offset"])
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32])
+def test_map_writes_what_the_cli_writes(tmp_path, name, dtype):
+    # The same input through convolve(map=...) and convlab-cli --map: the same samples, bit for bit.
+    cli = __import__("os").environ.get("CONVLAB_CLI")
+    if not cli:
+        pytest.skip("CONVLAB_CLI (set by ctest) names the convlab-cli to compare with")
+    import subprocess
+    rng = np.random.default_rng(7)
+    top = 1.0 if dtype is np.float32 else float(np.iinfo(dtype).max)
+    image = (rng.random((37, 29)) * top).astype(dtype)
+    target = np.uint16 if dtype is np.uint16 else np.uint8
+    np.save(tmp_path / "in.npy", image)
+    kernel = "0 -1 0; -1 5 -1; 0 -1 0" if name != "abs" else "-1 0 1; -2 0 2; -1 0 1"
+    weights = np.array([[float(v) for v in row.split()] for row in kernel.split(";")])
+    depth = "16" if target is np.uint16 else "8"
+    done = subprocess.run([cli, str(tmp_path / "in.npy"), str(tmp_path / "out.npy"), "-k", kernel, "--map", name,
+                           "--depth", depth, "--correlate", "-m", "direct"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    want = np.load(tmp_path / "out.npy")
+    got = convlab.correlate(image, weights, output=target, map=name, method="direct")
+    assert got.dtype == want.dtype == np.dtype(target)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_map_into_an_output_array_and_its_errors():
+    image = np.ascontiguousarray((np.arange(12, dtype=np.uint8).reshape(3, 4) * 20)[:, ::-1])  # falling: negative sums
+    out = np.zeros((3, 4), np.uint8)
+    got = convlab.sobel(image, axis=1, output=out, map="abs")
+    assert got is out
+    want = convlab.map_samples(convlab.sobel(image.astype(np.float32), axis=1), "abs", np.uint8, 255)
+    np.testing.assert_array_equal(out, want)
+    assert out.max() > 0
+    # scipy's cast without map: the same negative sums wrap instead of taking their magnitude.
+    wrapped = convlab.sobel(image, axis=1)
+    assert not np.array_equal(wrapped, out)
+    with pytest.raises(ValueError, match="uint8 or uint16"):
+        convlab.convolve(np.ones((4, 4), np.float32), np.ones((3, 3)), map="clamp")  # float output
+    with pytest.raises(ValueError, match="map must be one of"):
+        convlab.convolve(image, np.ones((3, 3)), map="saturate")
+    with pytest.raises(ValueError, match="shape"):
+        convlab.convolve(image, np.ones((3, 3)), output=np.zeros((2, 2), np.uint8), map="clamp")
+    readonly = np.zeros((3, 4), np.uint8)
+    readonly.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        convlab.convolve(image, np.ones((3, 3)), output=readonly, map="clamp")
+    result, report = convlab.convolve(image, np.ones((3, 3)) / 9, map="clamp", return_report=True)
+    assert result.dtype == np.uint8 and "method" in report
+    assert "map" in str(__import__("inspect").signature(convlab.gaussian_filter))
+
+
+def test_map_samples_rounds_clamps_and_keeps_nan_at_zero():
+    values = np.array([np.nan, -np.inf, np.inf, 0.5 / 255, 1.5 / 255, 2.5 / 255, 1.0, -0.2])
+    np.testing.assert_array_equal(convlab.map_samples(values), [0, 0, 255, 1, 2, 3, 255, 0])
+    np.testing.assert_array_equal(convlab.map_samples(values, "abs"), [0, 255, 255, 1, 2, 3, 255, 51])
+    np.testing.assert_array_equal(convlab.map_samples([2.0, 4.0, 6.0, np.nan], "normalize"), [0, 128, 255, 0])
+    np.testing.assert_array_equal(convlab.map_samples([3.0, 3.0], "normalize"), [0, 0])
+    assert convlab.map_samples([0.0], "offset", np.uint16)[0] == 32768
+    with pytest.raises(ValueError, match="source_max"):
+        convlab.map_samples([1.0], source_max=0)
+    with pytest.raises(ValueError, match="uint8 or uint16"):
+        convlab.map_samples([1.0], dtype=np.int16)
