@@ -52,6 +52,29 @@ private:
     Log& log_;
 };
 
+// A session that takes device memory: it records what it was given, or fails as told.
+struct DeviceLog {
+    int sessions = 0;
+    DevicePlanes planes;
+    Method method = Method::Auto;
+    bool noPath = false, fails = false;
+};
+class DeviceMemorySession : public IdleSession {
+public:
+    DeviceMemorySession(Log& log, DeviceLog& device) : IdleSession(log), device_(device) { ++device_.sessions; }
+    bool runOnDevice(const ConvolveParams& params, const DevicePlanes& planes, RunReport*) override
+    {
+        if (device_.noPath) throw NoGpuPath("reference has no CUDA path");
+        if (device_.fails) throw Error("device fault");
+        device_.planes = planes;
+        device_.method = params.method;
+        return true;
+    }
+
+private:
+    DeviceLog& device_;
+};
+
 Executor::SessionFactory idleSessions(Log& log)
 {
     return [&log](std::string*) { return std::make_unique<IdleSession>(log); };
@@ -85,6 +108,56 @@ private slots:
     {
         QVERIFY(cache_.isValid());
         qputenv("XDG_CACHE_HOME", cache_.path().toUtf8()); // the planner's calibration and the bus figures
+    }
+
+    // Arrays in GPU memory (convolveOnDevice): on the shared executor's session, never on the
+    // CPU; device cpu, no CUDA, a method without a CUDA path each refused with why; a device
+    // fault drops the session, a missing path keeps it.
+    void deviceMemoryRunsOnlyOnTheGpu()
+    {
+        Log log;
+        DeviceLog device;
+        Executor& shared = Executor::shared();
+        float in[12] = {}, out[12] = {};
+        DevicePlanes planes;
+        planes.in = in;
+        planes.out = out;
+        planes.width = 4;
+        planes.height = 3;
+        planes.channels = 1;
+        planes.stream = 1;
+        auto refusedWith = [&](const ConvolveParams& p, const char* words) {
+            try {
+                convolveOnDevice(p, planes);
+            } catch (const Error& e) {
+                return std::string(e.what()).find(words) != std::string::npos;
+            }
+            return false;
+        };
+        QVERIFY(refusedWith(paramsOn(Device::Cpu), "device is cpu"));
+        shared.setSessionFactory(noDevice());
+        QVERIFY(refusedWith(paramsOn(Device::Auto), "CUDA cannot run here: no device here"));
+        shared.setSessionFactory([&](std::string*) { return std::make_unique<DeviceMemorySession>(log, device); });
+        ConvolveParams p = paramsOn(Device::Cuda);
+        p.method = Method::Direct;
+        RunReport report;
+        QVERIFY(convolveOnDevice(p, planes, &report)); // the stand-in says the input held NaN
+        QCOMPARE(device.planes.in, static_cast<const float*>(in));
+        QCOMPARE(device.planes.out, out);
+        QCOMPARE(device.planes.width, 4);
+        QCOMPARE(device.planes.stream, std::uintptr_t(1));
+        QCOMPARE(device.method, Method::Direct);
+        QVERIFY(!report.stages.empty() && report.stages.front().name.find("start CUDA") != std::string::npos);
+        device.noPath = true;
+        QVERIFY(refusedWith(p, "runs only on the GPU"));
+        QCOMPARE(device.sessions, 1); // kept
+        device.noPath = false;
+        device.fails = true;
+        QVERIFY(refusedWith(p, "device fault"));
+        device.fails = false;
+        QVERIFY(convolveOnDevice(p, planes));
+        QCOMPARE(device.sessions, 2); // the failed one was dropped
+        shared.setSessionFactory({});
     }
 
     void explicitCudaThatCannotStartThrowsOrFallsBack()

@@ -53,28 +53,6 @@ def engine_border(mode):
     return mode if ":" in mode or "=" in mode else name
 
 
-# DLPack's device types that are GPU memory (kDLCUDA, kDLCUDAHost is host memory, kDLCUDAManaged).
-_DLPACK_CUDA = {2: "CUDA", 13: "CUDA managed"}
-
-
-def gpu_array_kind(value):
-    """What GPU memory `value` lies in ("CUDA", via __cuda_array_interface__ or DLPack), or None
-    for host memory and everything else."""
-    if isinstance(value, np.ndarray):
-        return None
-    if getattr(type(value), "__cuda_array_interface__", None) is not None or \
-            hasattr(value, "__cuda_array_interface__"):
-        return "CUDA"
-    device = getattr(value, "__dlpack_device__", None)
-    if callable(device):
-        try:
-            kind = int(device()[0])
-        except Exception:  # a producer that cannot say: treated as host memory, as numpy would
-            return None
-        return _DLPACK_CUDA.get(kind)
-    return None
-
-
 def constant_value(border, cval):
     """For an engine border string (engine_border's), the constant it pads with: the value
     written in it ("constant:2.5") or `cval`; None for a mode that is not constant."""
@@ -86,14 +64,15 @@ def constant_value(border, cval):
 
 def real_array(value, what):
     """`value` as an ndarray of real numbers, or TypeError saying what it is instead. An array
-    in GPU memory is refused with what to do: numpy would copy it to the host, or fail with a
-    misleading dtype, and the engine does not take device memory from Python yet."""
+    in GPU memory that reaches here (a filter that does not take them) is refused with what to
+    do: numpy would copy it to the host, or fail with a misleading dtype."""
+    from ._device import gpu_array_kind  # _device imports this module
     kind = gpu_array_kind(value)
     if kind is not None:
         raise TypeError(f"{what} is a {type(value).__module__}.{type(value).__name__} in {kind} memory: "
-                        "convlab's Python filters take host arrays for now (docs/python.md, GPU arrays); "
-                        "copy it to the host (e.g. cupy.asnumpy(x), x.cpu().numpy()) or use "
-                        "cupyx.scipy.ndimage on the device")
+                        "convolve, correlate, convolve1d and correlate1d filter GPU arrays where they lie; "
+                        "this filter takes host arrays (docs/python.md, GPU arrays): copy it to the host "
+                        "(e.g. cupy.asnumpy(x), x.cpu().numpy()) or use cupyx.scipy.ndimage on the device")
     array = np.asarray(value)
     if array.dtype.kind not in "fiub":
         raise TypeError(f"{what} has dtype {array.dtype}: ConvLab filters real numbers "

@@ -9,6 +9,8 @@ import numpy as np
 from . import _convlab
 from ._args import (FLOAT32, anchor, cast_result, check_precision, constant_value, engine_border, kernel_2d,
                     normalize_axes, origins, output_dtype, real_array)
+from . import _device
+from ._device import gpu_array_kind, host_weights, shape_only
 from ._mapping import accepts_map
 
 __all__ = ["convolve", "correlate", "convolve1d", "correlate1d"]
@@ -240,8 +242,9 @@ def _filtered_axes(source, weights, axes, channel_axis):
 
 def _nd(correlate_, input, weights, output, mode, cval, origin, axes, channel_axis, method, device, threads,
         precision, zero_taps, return_report):
-    source = _source(input, precision)
-    w = real_array(weights, "weights")
+    on_gpu = gpu_array_kind(input) is not None
+    source = shape_only(input) if on_gpu else _source(input, precision)
+    w = real_array(host_weights(weights) if gpu_array_kind(weights) else weights, "weights")
     if w.ndim == 0:
         raise ValueError("weights must have at least one axis, got a scalar")
     filtered, weight_axes = _filtered_axes(source, w, axes, channel_axis)
@@ -261,8 +264,12 @@ def _nd(correlate_, input, weights, output, mode, cval, origin, axes, channel_ax
         ay = anchor(offsets[0], kernel.shape[0], filtered[0])
         ax = anchor(offsets[1], kernel.shape[1], filtered[1])
     border, cval = _border_and_cval(mode, cval)
-    _check_output(source, output)
     opts = _Options(method, device, threads, zero_taps)
+    if on_gpu:
+        result, report = _device.run(correlate_, input, kernel, filtered, ax, ay, border, cval, opts,
+                                     bool(return_report), output)
+        return (result, report) if return_report else result
+    _check_output(source, output)
     if output_dtype(source.dtype, output).kind != "f":
         opts = opts.for_integers(kernel)
     into = output if _writable_float32(output, source.shape) else None
@@ -381,16 +388,20 @@ def correlate(input, weights, output=None, mode="reflect", cval=0.0, origin=0, *
 # ---- one axis ----
 
 def _one_d(correlate_, input, weights, axis, output, mode, cval, origin, method, device, threads, precision):
-    source = _source(input, precision)
-    w = real_array(weights, "weights")
+    on_gpu = gpu_array_kind(input) is not None
+    source = shape_only(input) if on_gpu else _source(input, precision)
+    w = real_array(host_weights(weights) if gpu_array_kind(weights) else weights, "weights")
     if w.ndim != 1:
         raise ValueError(f"weights must be 1-D, got shape {w.shape}")
     (a,) = normalize_axes(axis, source.ndim)
     kernel = kernel_2d(w.reshape(1, -1))
     ax = anchor(origins(origin, 1)[0], kernel.shape[1], a)
     border, cval = _border_and_cval(mode, cval)
-    _check_output(source, output)
     opts = _Options(method, device, threads)
+    if on_gpu:  # scipy's 1-D rule is IEEE's (zero weights multiply)
+        opts.zero_taps = "multiply"
+        return _device.run(correlate_, input, kernel, (a,), ax, 0, border, cval, opts, False, output)[0]
+    _check_output(source, output)
     if output_dtype(source.dtype, output).kind != "f":
         opts = opts.for_integers(kernel)
     into = output if _writable_float32(output, source.shape) else None

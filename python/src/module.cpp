@@ -23,6 +23,7 @@
 #include "convlab/border.h"
 #include "convlab/convolve.h"
 #include "convlab/error.h"
+#include "convlab/executor.h"
 #include "convlab/modes.h"
 #include "engine/threadpool.h" // the engine's pool (core/src), for the copies in and out
 
@@ -497,6 +498,33 @@ nb::tuple filter(Input input, Weights weights, std::optional<Output> output, std
     return nb::make_tuple(array, wantReport ? reportOf(runs) : nb::none());
 }
 
+// A run over one image in GPU memory (python/convlab/_device.py reads the pointers from the
+// array's __cuda_array_interface__): `channels` planes of height x width float32 at `in`, the
+// result written at `out`, after the work queued on the caller's `stream`. Returns (whether the
+// input held a NaN or an infinity, the report or None).
+nb::tuple filterDevice(std::uintptr_t in, std::uintptr_t out, int height, int width, int channels, std::uintptr_t stream,
+                       Weights weights, std::string_view mode, double cval, int anchorX, int anchorY, bool correlate,
+                       std::string_view method, std::string_view device, bool wantReport)
+{
+    const convlab::ConvolveParams params =
+        paramsFrom(weights, mode, cval, anchorX, anchorY, correlate, method, device, 0);
+    convlab::checkImageSize(width, height, std::max(channels, 1));
+    convlab::DevicePlanes planes;
+    planes.in = reinterpret_cast<const float*>(in);
+    planes.out = reinterpret_cast<float*>(out);
+    planes.width = width;
+    planes.height = height;
+    planes.channels = channels;
+    planes.stream = stream;
+    convlab::RunReport report;
+    bool nonFinite = false;
+    {
+        nb::gil_scoped_release unlocked;
+        nonFinite = convlab::convolveOnDevice(params, planes, &report);
+    }
+    return nb::make_tuple(nonFinite, wantReport ? nb::object(reportDict(report, 0.0, 0.0)) : nb::none());
+}
+
 // The samples the engine's border rule reads for coordinates [begin, end) of an axis of n:
 // borderIndex itself (docs/semantics.md, Border modes), -1 where the constant stands.
 nb::ndarray<nb::numpy, std::int64_t> borderIndices(long long begin, long long end, int n, std::string_view mode)
@@ -556,6 +584,9 @@ NB_MODULE(_convlab, m)
           "anchor_y"_a, "correlate"_a, "method"_a, "device"_a, "threads"_a, "report"_a);
     m.def("filter_u16", &filterPacked<std::uint16_t>, "input"_a, "weights"_a, "output"_a.none(), "mode"_a, "cval"_a, "anchor_x"_a,
           "anchor_y"_a, "correlate"_a, "method"_a, "device"_a, "threads"_a, "report"_a);
+    m.def("filter_device", &filterDevice, "input"_a, "output"_a, "height"_a, "width"_a, "channels"_a, "stream"_a,
+          "weights"_a, "mode"_a, "cval"_a, "anchor_x"_a, "anchor_y"_a, "correlate"_a, "method"_a, "device"_a,
+          "report"_a);
     m.def("border_indices", &borderIndices, "begin"_a, "end"_a, "n"_a, "mode"_a);
     m.def("border_name", [](std::string_view mode) { return convlab::borderName(convlab::parseBorder(mode).mode); });
     m.def("border_modes", &borderModeTable);

@@ -246,12 +246,19 @@ def test_nan_and_infinities_reach_what_scipy_reaches(mode):
     assert np.isnan(ndi.uniform_filter1d(line, 3)).sum() > 3
 
 
-def test_gpu_arrays_are_refused_with_what_to_do():
-    # Producers of GPU memory, as CuPy and torch present it: __cuda_array_interface__, or
-    # DLPack with a CUDA device. Never read as an object array or copied behind the caller's back.
-    class CudaInterface:
-        __cuda_array_interface__ = {"shape": (4, 4), "typestr": "<f4", "data": (0, False), "version": 3}
+class _CudaInterface:
+    """A producer of GPU memory as CuPy, torch and numba present it (__cuda_array_interface__,
+    version 3); the pointer is never dereferenced on the host."""
 
+    def __init__(self, shape=(4, 4), typestr="<f4", strides=None):
+        self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr, "data": (0, False), "version": 3,
+                                         "strides": strides, "stream": 1}
+
+
+def test_gpu_arrays_go_to_the_cuda_session_or_say_why_not():
+    # convolve, correlate, convolve1d and correlate1d take CUDA arrays where they lie: on a
+    # machine without a usable GPU the CUDA session says so; the other filters, and arrays the
+    # session cannot read as planes, are refused before anything runs, saying what to pass.
     class DlpackOnCuda:
         def __dlpack_device__(self):
             return (2, 0)
@@ -270,11 +277,32 @@ def test_gpu_arrays_are_refused_with_what_to_do():
             return self.array
 
     weights = np.ones((3, 3), np.float32)
-    for producer in (CudaInterface(), DlpackOnCuda()):
-        for call in (lambda x: convlab.convolve(x, weights), lambda x: convlab.gaussian_filter(x, 1.0),
-                     lambda x: convlab.correlate(np.ones((4, 4), np.float32), x)):
-            with pytest.raises(TypeError, match=r"in CUDA memory.*host"):
-                call(producer)
+    out = _CudaInterface()
+    for call in (lambda x: convlab.convolve(x, weights, output=out), lambda x: convlab.correlate(x, weights, output=out),
+                 lambda x: convlab.correlate1d(x, [1, 2, 1], output=out), lambda x: convlab.convolve1d(x, [1, 2, 1],
+                                                                                                       output=out)):
+        with pytest.raises(convlab.Error, match=r"CUDA cannot run here|not in this device's memory"):
+            call(_CudaInterface())
+    with pytest.raises(TypeError, match="no empty_like"):  # neither CuPy's nor torch's: output= is needed
+        convlab.convolve(_CudaInterface(), weights)
+    with pytest.raises(TypeError, match=r"in CUDA memory.*host"):
+        convlab.gaussian_filter(_CudaInterface(), 1.0)
+    with pytest.raises(TypeError, match="weights in GPU memory: pass them as a host array"):
+        convlab.correlate(np.ones((4, 4), np.float32), _CudaInterface())  # GPU weights without .get()/.cpu()
+    with pytest.raises(TypeError, match="float32"):
+        convlab.convolve(_CudaInterface(typestr="<f8"), weights, output=out)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        convlab.convolve(_CudaInterface(strides=(4, 16)), weights, output=out)
+    with pytest.raises(ValueError, match="last one or two axes"):
+        convlab.correlate1d(_CudaInterface(), [1, 2, 1], axis=0, output=out)
+    with pytest.raises(ValueError, match="shape"):
+        convlab.convolve(_CudaInterface(), weights, output=_CudaInterface((4, 5)))
+    with pytest.raises(TypeError, match="float32 CUDA array"):
+        convlab.convolve(_CudaInterface(), weights, output=np.uint8)
+    cupy_installed = __import__("importlib").util.find_spec("cupy") is not None
+    if not cupy_installed:
+        with pytest.raises(TypeError, match="through CuPy, which is not installed"):
+            convlab.convolve(DlpackOnCuda(), weights)
     assert np.array_equal(convlab.convolve(DlpackOnHost(), weights), convlab.convolve(np.ones((4, 4), np.float32),
                                                                                        weights))
 

@@ -45,11 +45,15 @@ lib="$prefix/usr/lib/x86_64-linux-gnu"
 export LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PKG_CONFIG_LIBDIR="$lib/pkgconfig:$prefix/usr/share/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$prefix"
 
+# The Python module too, where fetch-debs.sh carried nanobind and this python3 has its headers.
+python_flags=(-DCONVLAB_WITH_PYTHON=OFF)
+[[ -d .debs/nanobind/cmake ]] && python_flags=(-DCONVLAB_WITH_PYTHON=AUTO -DPython_EXECUTABLE="$(command -v python3)"
+                                              -Dnanobind_DIR="$root/.debs/nanobind/cmake")
 echo "== configure and build (sm_90) $(elapsed)"
 t0=$(date +%s)
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCONVLAB_WITH_GUI=OFF -DCONVLAB_WITH_OPENCV=OFF \
   -DCONVLAB_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_PREFIX_PATH="$prefix/usr" \
-  -DCMAKE_EXE_LINKER_FLAGS="-Wl,--disable-new-dtags" > "$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
+  -DCMAKE_EXE_LINKER_FLAGS="-Wl,--disable-new-dtags" "${python_flags[@]}" > "$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
 cmake --build "$build" -j"$(nproc)" --target convlab-cli test_gpu convlab-gpu-bench > "$build.log" 2>&1 || { tail -50 "$build.log"; exit 1; }
 cmake --build "$build" -j"$(nproc)" --target convlab-interop-check >> "$build.log" 2>&1 || echo "interop check not built (no EGL/OpenGL found)"
 echo "build took $(( $(date +%s) - t0 )) s"
@@ -73,6 +77,17 @@ if [[ -f $out/gpu-bench.json ]] && t=$(within 150 40); then
   PYTHONUNBUFFERED=1 timeout "$t" python3 tests/gpu/peers_gpu.py --runs "${BENCH_RUNS:-5}" --ours "$out/gpu-bench.json" \
     --cli "$build/app/convlab-cli" > "$out/gpu-peers.txt" 2>&1
   echo "peers exit $?"; cat "$out/gpu-peers.txt"
+fi
+
+echo "== python GPU arrays $(elapsed)"
+if [[ ! -d .debs/nanobind/cmake ]]; then
+  echo "skipped: nanobind was not carried (tests/gpu/fetch-debs.sh copies it from .venv)"
+elif ! timeout 240 cmake --build "$build" -j"$(nproc)" --target _convlab >> "$build.log" 2>&1; then
+  echo "the Python module did not build here:"; grep -i 'python\|nanobind' "$build.configure.log" | tail -5; tail -5 "$build.log"
+elif t=$(within 120 40); then
+  PYTHONPATH="$build/python" timeout "$t" python3 tests/gpu/python_gpu_arrays.py --json "$out/python-gpu-arrays.json" \
+    > "$out/python-gpu-arrays.txt" 2>&1
+  echo "python GPU arrays exit $?"; cat "$out/python-gpu-arrays.txt"
 fi
 
 echo "== CLI on the GPU $(elapsed)"

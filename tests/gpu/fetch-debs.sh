@@ -20,4 +20,9 @@ done
 if ((${#missing[@]})); then
   apt-get download "${missing[@]}"
 fi
+# nanobind's sources and CMake files (a pip package, from the virtual environment of
+# scripts/setup.sh), for the Python module's build on the GPU machine (GPU arrays).
+if [[ -x "$root/.venv/bin/python" ]] && nb=$("$root/.venv/bin/python" -c "import nanobind, os; print(os.path.dirname(nanobind.__file__))" 2>/dev/null); then
+  rm -rf "$root/.debs/nanobind" && cp -r "$nb" "$root/.debs/nanobind"
+fi
 du -sh "$root/.debs"

@@ -85,15 +85,22 @@ void Session::setImage(const ImagePlanes& image)
         link_.upload(planar.data.data(), src_.get(), sizeof(float) * n, stream_);
     }
     // The FFT would spread a non-finite sample over the whole plane, so compute() runs
-    // direct for such an image; the check runs on the device and is read when an FFT asks.
+    // direct for such an image.
+    holdImage(image.width, image.height, image.channels, image.depth, image.hasAlpha);
+}
+
+// The image in src_ is complete (its copies queued): its shape, and whether a sample is NaN or
+// infinite, checked on the device and read when an FFT asks.
+void Session::holdImage(int width, int height, int channels, SampleDepth depth, bool hasAlpha)
+{
     nonFiniteFlag_.reserve(1);
-    launchFlagNonFinite(src_.get(), static_cast<long long>(n), nonFiniteFlag_.get(), stream_);
+    launchFlagNonFinite(src_.get(), static_cast<long long>(width) * height * channels, nonFiniteFlag_.get(), stream_);
     nonFinite_.reset();
-    w_ = image.width;
-    h_ = image.height;
-    c_ = image.channels;
-    depth_ = image.depth;
-    hasAlpha_ = image.hasAlpha;
+    w_ = width;
+    h_ = height;
+    c_ = channels;
+    depth_ = depth;
+    hasAlpha_ = hasAlpha;
 }
 
 void Session::setImage(const PackedImage& packed)
@@ -182,6 +189,45 @@ void Session::runResident(const ConvolveParams& params, RunReport* report)
     check(cudaStreamSynchronize(stream_), "run");
     clock.collect(rep.stages);
     publish(slot, static_cast<size_t>(w_) * h_ * c_);
+}
+
+bool Session::runOnDevice(const ConvolveParams& params, const DevicePlanes& planes, RunReport* report)
+{
+    if (!planes.in || !planes.out || planes.width < 1 || planes.height < 1 || planes.channels < 1 || planes.channels > 4)
+        throw Error("device planes of " + std::to_string(planes.width) + "x" + std::to_string(planes.height) + "x" +
+                    std::to_string(planes.channels) + " (or a null pointer): 1..4 planes of at least 1x1 are needed");
+    for (const void* p : {static_cast<const void*>(planes.in), static_cast<const void*>(planes.out)}) {
+        cudaPointerAttributes a{};
+        if (cudaPointerGetAttributes(&a, p) != cudaSuccess || a.type != cudaMemoryTypeDevice) {
+            cudaGetLastError(); // clears the error the query left
+            throw Error("the array is not in this device's memory (a CUDA array of another device, or host memory)");
+        }
+    }
+    RunReport local;
+    RunReport& rep = report ? *report : local;
+    EventClock clock(stream_);
+    clock.mark("start");
+    if (planes.stream != 0) { // after what the caller queued on its stream
+        cudaEvent_t queued;
+        check(cudaEventCreateWithFlags(&queued, cudaEventDisableTiming), "event");
+        const cudaError_t recorded = cudaEventRecord(queued, reinterpret_cast<cudaStream_t>(planes.stream));
+        const cudaError_t waited = recorded == cudaSuccess ? cudaStreamWaitEvent(stream_, queued, 0) : recorded;
+        cudaEventDestroy(queued);
+        check(waited, "waiting for the caller's stream");
+    }
+    // The planes are copied into the session's image buffer (device to device, about a
+    // thousandth of the bus's time): every method then reads the image it was written for, and
+    // an output that is the input is written only after the input was read.
+    const size_t n = size_t(planes.width) * planes.height * planes.channels;
+    w_ = 0; // no image held until this one is complete
+    src_.reserve(n);
+    check(cudaMemcpyAsync(src_.get(), planes.in, sizeof(float) * n, cudaMemcpyDeviceToDevice, stream_), "device copy");
+    holdImage(planes.width, planes.height, planes.channels, SampleDepth::F32, false);
+    clock.mark("device copy in");
+    compute(params, planes.out, rep, clock);
+    check(cudaStreamSynchronize(stream_), "run");
+    clock.collect(rep.stages);
+    return imageHasNonFinite();
 }
 
 void Session::downloadLastResult(Image& out)

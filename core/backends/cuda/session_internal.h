@@ -121,6 +121,7 @@ public:
     Histogram histogramOfLastResult(int maxBins, const std::atomic<bool>* cancel) override;
     double estimateMs(const ConvolveParams& params, int width, int height, int channels, bool hasAlpha) override;
     BusCosts busCosts() override;
+    bool runOnDevice(const ConvolveParams& params, const DevicePlanes& planes, RunReport* report) override;
 
     // The OpenGL interop (session_display.cu).
     void copyLastResultToGlBuffer(unsigned int glBuffer, size_t values) override;
@@ -129,6 +130,7 @@ public:
 
 private:
     cudaGraphicsResource_t registered(unsigned int glBuffer, size_t bytes);
+    void holdImage(int width, int height, int channels, SampleDepth depth, bool hasAlpha);
 
     struct Plans {
         cufftHandle forward = 0, backward = 0;

@@ -107,4 +107,11 @@ void rerunOnCpuAfterGpuFailure(const ImagePlanes& in, ConvolveParams params, Ima
 void rerunOnCpuAfterGpuFailure(const ImagePlanes& in, ConvolveParams params, const OutputPlanes& out,
                                RunReport& report, const std::string& why);
 
+// A run over planes in GPU memory (convlab's Python arrays on CUDA), on the shared executor's
+// session, the result written where the caller said: nothing crosses the bus and nothing falls
+// back to the CPU (the values are not on the host). Returns whether the input held a NaN or an
+// infinity. Throws convlab::Error when CUDA cannot run here, for device cpu, or for a method
+// without a CUDA path.
+bool convolveOnDevice(const ConvolveParams& params, const DevicePlanes& planes, RunReport* report = nullptr);
+
 } // namespace convlab

@@ -4,6 +4,7 @@
 // without CUDA, or on a machine without a driver or device, create() returns nullptr and says why.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -19,6 +20,17 @@ namespace convlab {
 class NoGpuPath : public Error {
 public:
     using Error::Error;
+};
+
+// Planes in device memory that the caller owns (a CuPy array, a torch CUDA tensor): `channels`
+// planes of width x height float32 values, one after another, row-major, on the session's
+// device. `stream` is the caller's cudaStream_t as an integer (1: the legacy default stream,
+// 2: the per-thread one; 0: none to wait for): the run waits for what the caller queued there.
+struct DevicePlanes {
+    const float* in = nullptr;
+    float* out = nullptr; // may be `in`: the input is read before anything is written
+    int width = 0, height = 0, channels = 0;
+    std::uintptr_t stream = 0;
 };
 
 class GpuSession {
@@ -79,6 +91,17 @@ public:
     virtual void copyLastResultToGlBuffer(unsigned int glBuffer, std::size_t values) = 0;
     // Forgets a GL buffer's registration (call before deleting the buffer).
     virtual void releaseGlBuffer(unsigned int glBuffer) = 0;
+
+    // Runs over device memory the caller owns and writes the result there: nothing crosses
+    // the bus. The planes become the session's image (as setImage of them; float32, no alpha).
+    // Returns whether the input held a NaN or an infinity (the engine's IEEE rule applied to
+    // them; docs/semantics.md, Non-finite values). Throws NoGpuPath for a method without a
+    // CUDA path, convlab::Error on any CUDA failure or a pointer the device cannot read.
+    virtual bool runOnDevice(const ConvolveParams& params, const DevicePlanes& planes, RunReport* report = nullptr)
+    {
+        (void)params, (void)planes, (void)report;
+        throw Error("this GPU session takes no device memory");
+    }
 
     virtual std::string deviceName() const = 0;
     // This device's estimate of the fastest method's time for an image of that shape (ms, the

@@ -202,4 +202,34 @@ Executor::Attempt Executor::tryGpu(const ConvolveParams& p, const RunFootprint& 
     return a;
 }
 
+bool convolveOnDevice(const ConvolveParams& params, const DevicePlanes& planes, RunReport* report)
+{
+    if (params.device == Device::Cpu)
+        throw Error("the array is in GPU memory and device is cpu: copy it to the host first, or pass device "
+                    "auto or cuda");
+    Executor& executor = Executor::shared();
+    std::lock_guard lock(executor.runMutex());
+    std::vector<StageTiming> once;
+    std::string why;
+    detail::StageClock clock(&once);
+    const bool fresh = !executor.sessionHandle();
+    GpuSession* session = executor.session(&why, true);
+    if (!session) throw Error("the array is in GPU memory, but CUDA cannot run here: " + why);
+    if (fresh) clock.mark("start CUDA (once per process)", true);
+    executor.noteHeld(nullptr); // the session's image is these planes from now on
+    RunReport local;
+    RunReport& rep = report ? *report : local;
+    try {
+        const bool nonFinite = session->runOnDevice(params, planes, &rep);
+        rep.stages.insert(rep.stages.begin(), once.begin(), once.end());
+        return nonFinite;
+    } catch (const NoGpuPath& e) {
+        throw Error(std::string(e.what()) + ": an array in GPU memory runs only on the GPU (method auto, direct, "
+                    "separable or fft)");
+    } catch (const Error&) {
+        executor.dropSession(); // whatever failed may have left the device unusable
+        throw;
+    }
+}
+
 } // namespace convlab
