@@ -262,6 +262,34 @@ RunSetup setupRun(const Options& o, const Choices& c)
     return s;
 }
 
+// A method asked for by name (-m) whose CPU estimate is over --max-seconds is refused before
+// anything runs, with the estimate and the fastest method named, unless --force says to run it:
+// a full-rank 1025x1025 kernel's separable passes over a 4096-pixel line take minutes where the
+// FFT takes a fraction of a second. Auto picks the fastest and is not refused; a CUDA run has
+// no CPU estimate to judge by.
+void refuseOverBudget(const Options& o, const ConvolveParams& p, const Source& input)
+{
+    if (o.force || p.method == Method::Auto || p.device == Device::Cuda) return;
+    const auto estimateS = [&](Method m) {
+        ConvolveParams q = p;
+        q.method = m;
+        return estimateCpuMs(q, input.width(), input.height(), input.channels(), input.hasAlpha()) / 1000.0;
+    };
+    const double asked = estimateS(p.method);
+    if (!(asked > o.maxSeconds)) return; // below 0 (a method the planner does not price): not judged
+    Method fastest = p.method;
+    double fastestS = asked;
+    for (const Method m : autoCandidates())
+        if (const double e = estimateS(m); e >= 0 && e < fastestS) {
+            fastest = m;
+            fastestS = e;
+        }
+    std::string text = "-m " + methodName(p.method) + " is estimated at " + num(asked, 3) + " s on this CPU, over " +
+                       "--max-seconds " + num(o.maxSeconds, 6);
+    if (fastest != p.method) text += "; " + methodName(fastest) + " is estimated at " + num(fastestS, 3) + " s";
+    throw Error(text + ": pass --force to run it anyway, or -m " + methodName(fastest) + " (or auto)");
+}
+
 Outcome convolveFile(const Options& o, const Choices& c)
 {
     const RunSetup setup = setupRun(o, c);
@@ -276,6 +304,7 @@ Outcome convolveFile(const Options& o, const Choices& c)
     r.notices = r.input.notices;
     r.save.depth = outputDepth(c.depth, c.map, o.output, r.input.depth(), r.input.channels(), r.input.hasAlpha(), r.notices);
 
+    refuseOverBudget(o, p, r.input);
     Image out;
     std::vector<double> totals;
     for (int i = 0; i < o.repeat; ++i) {
@@ -350,6 +379,11 @@ int runCli(int argc, char** argv)
     app.add_option("--depth", o.depth, "output depth: 8 | 16 | 32f (default: 32f for .npy, else the input's or the "
                                        "deepest the output format holds)")
         ->type_name("D");
+    app.add_option("--max-seconds", o.maxSeconds,
+                   "refuse a method asked for by -m whose estimate is over S seconds (default 300)")
+        ->type_name("S")
+        ->check(CLI::PositiveNumber);
+    app.add_flag("--force", o.force, "run a method asked for by -m even when its estimate is over --max-seconds");
     CLI::Option* repeatOpt = app.add_option("--repeat", o.repeat, "run N times (timings of each), write the last result")
         ->type_name("N")
         ->check(CLI::Range(1, 1000000));

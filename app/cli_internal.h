@@ -25,6 +25,9 @@ struct Options {
     bool json = false, filterAlpha = false, listPresets = false, version = false;
     std::string list; // --list border-modes | methods
     int threads = 0, repeat = 1;
+    // A method asked for by name whose estimate exceeds this is refused before it runs, unless forced.
+    double maxSeconds = 300.0;
+    bool force = false;
     // Teaching modes: each replaces the ordinary run.
     std::string probe, exportTarget, response;
     int channel = 0, responseSize = 256;

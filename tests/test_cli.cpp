@@ -186,6 +186,33 @@ private slots:
             QVERIFY2(c == '\n' || static_cast<unsigned char>(c) >= 0x20, b.err.toHex().constData());
     }
 
+    // A method asked for by name whose estimate is over --max-seconds is refused before it
+    // runs, saying the estimate and what to do; nothing is written. --force runs it; auto and
+    // a budget it fits run as before.
+    void forcedMethodOverBudgetIsRefusedUpFront()
+    {
+        const QString out = path(QStringLiteral("budget.npy"));
+        QFile::remove(out);
+        const CliRun refused = runCli({gray(), out, "-k", "1 2 1; 2 4 2; 1 2 1", "-m", "direct", "--max-seconds",
+                                       "1e-9"});
+        QCOMPARE(refused.exitCode, 1);
+        QVERIFY2(refused.err.contains("-m direct is estimated at") && refused.err.contains("--max-seconds 1e-09") &&
+                     refused.err.contains("--force"),
+                 refused.err.constData());
+        QVERIFY(!QFile::exists(out));
+        const CliRun json = runCli({gray(), out, "-k", "1 2 1", "-m", "separable", "--max-seconds", "1e-9", "--json"});
+        QCOMPARE(json.exitCode, 1);
+        QVERIFY2(QJsonDocument::fromJson(json.out).object()["error"].toString().contains("estimated at"),
+                 json.out.constData());
+        QCOMPARE(runCli({gray(), out, "-k", "1 2 1; 2 4 2; 1 2 1", "-m", "direct", "--max-seconds", "1e-9", "--force"})
+                     .exitCode,
+                 0);
+        QVERIFY(QFile::exists(out));
+        QCOMPARE(runCli({gray(), out, "-k", "1 2 1", "--max-seconds", "1e-9"}).exitCode, 0);   // auto
+        QCOMPARE(runCli({gray(), out, "-k", "1 2 1", "-m", "direct"}).exitCode, 0);            // the default budget
+        QCOMPARE(runCli({gray(), out, "-k", "1 2 1", "--max-seconds", "0"}).exitCode, 2);     // not positive
+    }
+
     // Many repeats keep a bounded number of reports; the median still covers every run.
     void manyRepeatsKeepBoundedReports()
     {

@@ -29,10 +29,11 @@ namespace convlab {
 namespace detail {
 namespace {
 
-constexpr int kModelVersion = 6; // 2: constants per method by name; 3: per-value costs from memory-sized planes;
+constexpr int kModelVersion = 7; // 2: constants per method by name; 3: per-value costs from memory-sized planes;
                                   // 4: the eight-sum pair kernels and the four-row column pass;
                                   // 5: the FFT's work weighted by what a point of each side costs;
-                                  // 6: kept in the calibration store
+                                  // 6: kept in the calibration store; 7: separable's row taps over
+                                  // the padded rows
 
 std::string cpuIdentity()
 {
