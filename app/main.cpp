@@ -52,6 +52,12 @@ int main(int argc, char** argv)
                                              "border-mode lab (probe, analysis, lab) instead of the window."),
                                  QObject::tr("PANEL"));
     parser.addOption(shotPanel);
+    QCommandLineOption shotZoom("screenshot-zoom",
+                                QObject::tr("With --screenshot: the view's zoom, fit (the default) or image pixels "
+                                            "per screen pixel from 0.01 to 256 (1: actual size), about the image's "
+                                            "centre."),
+                                QObject::tr("fit|Z"), "fit");
+    parser.addOption(shotZoom);
     QCommandLineOption backendOpt("backend",
                                   QObject::tr("With --benchmark-latency or --screenshot: run on cpu or cuda (fails "
                                               "when CUDA cannot run here), or auto: for each edit the cheaper of "
@@ -85,6 +91,10 @@ int main(int argc, char** argv)
     const QString path = args.isEmpty() ? QString() : args.first();
 
     const bool measuring = parser.isSet(latency) || parser.isSet(shot);
+    if (parser.isSet(shotZoom) && !parser.isSet(shot)) {
+        fail(QObject::tr("--screenshot-zoom needs --screenshot FILE"));
+        return kExitUsage;
+    }
     for (const QCommandLineOption* opt : {&backendOpt, &sizeOpt, &kernelOpt, &editsOpt, &jsonOpt})
         if (parser.isSet(*opt) && !measuring) {
             fail(QObject::tr("--%1 applies to --benchmark-latency or --screenshot").arg(opt->names().first()));
@@ -166,7 +176,17 @@ int main(int argc, char** argv)
     if (parser.isSet(shot)) {
         MainWindow w(false);
         w.applyFirstLaunchLayout(QSize(1280, 800));
-        return screenshot(w, o, parser.value(shot), parser.value(shotPanel));
+        double zoom = 0.0; // fit
+        if (parser.value(shotZoom) != QLatin1String("fit")) {
+            bool ok = false;
+            zoom = parser.value(shotZoom).toDouble(&ok);
+            if (!ok || !(zoom >= 0.01 && zoom <= 256.0)) {
+                fail(QObject::tr("--screenshot-zoom '%1' is not fit or a number from 0.01 to 256")
+                         .arg(parser.value(shotZoom)));
+                return kExitUsage;
+            }
+        }
+        return screenshot(w, o, parser.value(shot), parser.value(shotPanel), zoom);
     }
 
     // Interactive use: an FFT size never planned before gets a quick plan now and a measured one

@@ -493,7 +493,7 @@ QWidget* showPanel(MainWindow& w, const QString& panel)
 // Opens IMAGE (or the bundled sample, or a test chart of --size) with the edge kernel (or
 // --kernel) in split view, waits for the result to be drawn and saves a picture of the whole
 // window, or of `panel` (for the documentation).
-int screenshot(MainWindow& w, const RunOptions& o, const QString& outPath, const QString& panel)
+int screenshot(MainWindow& w, const RunOptions& o, const QString& outPath, const QString& panel, double zoom)
 {
     w.setErrorReporter([](const QString& m) { fail(m); });
     w.showFirstLaunchExample(); // what a new user sees first (set before the image: one render)
@@ -506,6 +506,7 @@ int screenshot(MainWindow& w, const RunOptions& o, const QString& outPath, const
         fail(QObject::tr("the result was not displayed"));
         return kExitFailed;
     }
+    if (zoom > 0.0) w.imageView()->setZoom(zoom); // about the view's centre, where the fitted image's centre is
     QWidget* target = &w;
     if (!panel.isEmpty() && !(target = showPanel(w, panel))) {
         fail(QObject::tr("the %1 panel was not ready").arg(panel));
@@ -522,8 +523,8 @@ int screenshot(MainWindow& w, const RunOptions& o, const QString& outPath, const
     }
     const convlab::RunReport& r = w.renderController()->report();
     std::printf("%s\n", qPrintable(outPath));
-    std::printf("  backend %s, display path: %s, GL renderer: %s\n", qPrintable(deviceText(r.device)),
-                qPrintable(w.displayPath()), qPrintable(gl.renderer));
+    std::printf("  backend %s, display path: %s, GL renderer: %s, view zoom %g\n", qPrintable(deviceText(r.device)),
+                qPrintable(w.displayPath()), qPrintable(gl.renderer), w.imageView()->zoom());
     if (!o.json.isEmpty()) {
         const auto& img = *w.sourceImage();
         const QJsonObject doc{{"mode", "screenshot"},

@@ -42,7 +42,8 @@ QSize parseSize(const QString& text, QString* error);
 
 // Measures kernel edits in `w` (see the option's help); prints the figures, returns the exit code.
 int benchmarkLatency(MainWindow& w, const RunOptions& o);
-// Pictures the window, or `panel` (probe, analysis, lab), into `outPath`; returns the exit code.
-int screenshot(MainWindow& w, const RunOptions& o, const QString& outPath, const QString& panel);
+// Pictures the window, or `panel` (probe, analysis, lab), into `outPath`, the view at `zoom`
+// about the image's centre (0: fitted); returns the exit code.
+int screenshot(MainWindow& w, const RunOptions& o, const QString& outPath, const QString& panel, double zoom = 0.0);
 
 } // namespace measure

@@ -77,6 +77,7 @@ private slots:
     void followsResultAndSource();
     void countsAddUpToThePixels();
     void markersFollowTheMapping();
+    void floatOriginalsMarkTheirValuesRange();
     void nonFiniteValuesListedApart();
     void largeImagesCountedOnTheWorker();
     void windowHasTheDock();
@@ -160,6 +161,26 @@ void TestHistogramPanel::countsAddUpToThePixels()
         QCOMPARE(int(h->channels.size()), 4);
         for (const ChannelHistogram& ch : h->channels) QCOMPARE(ch.total(), std::uint64_t(37 * 23));
     }
+}
+
+void TestHistogramPanel::floatOriginalsMarkTheirValuesRange()
+{
+    // A float original of 0..255 values: the markers are at the range the view maps by
+    // (ImageView::displayRange), 0 and 255, and at 0 and 1 with View > Float Range by Values off.
+    Image photo = test::randomImage(24, 16, 1, 4, true);
+    for (float& v : photo.data) v = std::round(std::min(std::fabs(v), 1.0f) * 250.0f);
+    photo.depth = SampleDepth::F32;
+    QVERIFY(renderAfter([&] { w_->setSourceImage(photo, "float photo"); }));
+    QVERIFY(settled());
+    QCOMPARE(w_->imageView()->displayRange(), 255.0);
+    QTRY_COMPARE(values(panel_->markers(Which::Source)), (std::vector<double>{0, 255}));
+    QCOMPARE(values(panel_->markers(Which::Result)), (std::vector<double>{0, 255}));
+    w_->workbench()->setFloatRangeByValues(false);
+    QCOMPARE(w_->imageView()->displayRange(), 1.0);
+    QCOMPARE(values(panel_->markers(Which::Source)), (std::vector<double>{0, 1}));
+    QCOMPARE(values(panel_->markers(Which::Result)), (std::vector<double>{0, 1}));
+    w_->workbench()->setFloatRangeByValues(true);
+    QCOMPARE(values(panel_->markers(Which::Result)), (std::vector<double>{0, 255}));
 }
 
 void TestHistogramPanel::markersFollowTheMapping()

@@ -57,6 +57,23 @@ QString errorOf(const std::function<void()>& f)
 class TestImageStats : public QObject {
     Q_OBJECT
 private slots:
+    // ---- the display range ----
+
+    // What a float image's values say its range is; integer depths keep theirs.
+    void displayRangeFromTheValues()
+    {
+        QCOMPARE(displayRange(SampleDepth::F32, 0.0), 1.0);
+        QCOMPARE(displayRange(SampleDepth::F32, 1.0), 1.0);
+        QCOMPARE(displayRange(SampleDepth::F32, std::nan("")), 1.0); // no finite value
+        QCOMPARE(displayRange(SampleDepth::F32, 1.5), 255.0);
+        QCOMPARE(displayRange(SampleDepth::F32, 255.0), 255.0);
+        QCOMPARE(displayRange(SampleDepth::F32, 255.5), 65535.0);
+        QCOMPARE(displayRange(SampleDepth::F32, 65535.0), 65535.0);
+        QCOMPARE(displayRange(SampleDepth::F32, 1e6), 1e6);
+        QCOMPARE(displayRange(SampleDepth::U8, 1e6), 255.0);
+        QCOMPARE(displayRange(SampleDepth::U16, 3.0), 65535.0);
+    }
+
     // ---- imageStats ----
 
     void statsOverChosenChannels()

@@ -52,6 +52,8 @@ public:
     // The histogram shown (null before one is counted) and its markers.
     const convlab::Histogram* histogram(Which which) const;
     std::vector<Marker> markers(Which which) const;
+    // The top of the range the view maps an image of `depth` by (ImageView::displayRange).
+    double displayRange(convlab::SampleDepth depth) const;
     // The line under a plot: the non-finite counts per channel.
     QString infoText(Which which) const;
     bool pending() const;
@@ -90,6 +92,7 @@ private:
     QThreadPool pool_;
     Slot result_, source_;
     display::Mapping mapping_ = display::Mapping::Clamp;
+    bool floatRangeByValues_ = true; // the document's display state, as the view follows it
     int channel_ = -1;
     QCheckBox* log_;
 };

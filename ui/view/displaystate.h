@@ -24,6 +24,9 @@ struct State {
     double differenceAbsoluteMax = 0.0; // the |d| drawn white under Absolute; 0: automatic
     bool paddingShown = false;          // View > Show Padding
     bool pixelGrid = true;              // View > Pixel Grid
+    // View > Float Range by Values: a float image maps by convlab::displayRange of its values
+    // (0..255 for 8-bit values stored as floats); off: by the nominal 0..1.
+    bool floatRangeByValues = true;
     bool operator==(const State&) const = default;
 };
 

@@ -175,6 +175,7 @@ void ImageView::paintGL()
         return;
 
     bool uploaded = false;
+    d->dpr = devicePixelRatioF();
     for (Slot* s : {&d->source, &d->result, &d->diff})
         uploaded = d->upload(*s) || uploaded;
     bool overlaysStale = uploaded; // reductions and problems are known once uploaded
@@ -288,6 +289,10 @@ void ImageView::setSource(const convlab::Image& source)
 void ImageView::setSource(std::shared_ptr<const convlab::Image> source)
 {
     d->source.assign(std::move(source), false);
+    // What a float original's values say its range is (one pass, once per image).
+    d->sourceTop = d->source.channels && d->source.depth == convlab::SampleDepth::F32
+                       ? convlab::imageStats(*d->source.host, d->source.statChannels).hi
+                       : 0.0;
     applyLayout();
     updateColorBar(); // an automatic difference scale follows the source's range
     updateNotice();

@@ -114,6 +114,10 @@ public:
     // What the grid is drawn over now: the geometry and the values on screen at each pixel.
     PixelGrid::Frame gridFrame() const;
     void setPixelGridEnabled(bool on);
+    // Float images mapped by convlab::displayRange of the original's values (on, the default)
+    // or by the nominal 0..1; displayRange() is the top of the range in use.
+    void setFloatRangeByValues(bool on);
+    double displayRange() const;
     bool pixelGridEnabled() const;
     // Whether the grid is drawn now (enabled, an image, zoomed in enough).
     bool pixelGridShown() const;

@@ -76,6 +76,7 @@ void ImageView::showDisplayState(const display::State& state)
     if (state.splitPosition != d->split) setSplitPosition(state.splitPosition);
     setDifferenceScale(state.differenceScale, state.differenceAbsoluteMax);
     setPixelGridEnabled(state.pixelGrid);
+    setFloatRangeByValues(state.floatRangeByValues);
 }
 
 double ImageView::zoom() const
@@ -110,8 +111,13 @@ void ImageView::assignTransform(double zoom, QPointF origin)
         return;
     d->zoom = zoom;
     d->origin = origin;
-    if (zoomed)
+    if (zoomed) {
+        for (auto* s : {&d->source, &d->result, &d->diff})
+            if (d->reductionStale(*s))
+                s->pending = imageview_detail::Slot::Pending::FromHost; // the next frame uploads it again
+        update();
         emit zoomChanged(zoom);
+    }
     emit viewChanged(zoom, origin);
 }
 

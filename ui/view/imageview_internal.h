@@ -59,6 +59,7 @@ struct Slot {
     bool displayable = true; // false when it could not be put into a texture (see problem)
     QString problem;         // why it is not drawn
     int factorX = 1, factorY = 1; // the texture's reduction from the image (1: full resolution)
+    bool overLimit = false;       // the reduction is the texture limit's (else the zoom's, or none)
 
     GLuint pbo = 0;
     std::size_t pboBytes = 0;
@@ -101,6 +102,7 @@ struct Slot {
         displayable = true;
         problem.clear();
         factorX = factorY = 1;
+        overLimit = false;
     }
 
     // Nothing to show; the GL objects stay for the next image.
@@ -149,6 +151,7 @@ struct ImageView::State {
     QPoint hovered{-1, -1};
 
     double lastDisplayMs = 0.0;
+    double dpr = 1.0; // device pixels per widget pixel, as of the last frame
 
     DifferenceScale diffScale = DifferenceScale::Absolute;
     double diffAbsoluteMax = 0.0; // 0: kDefaultDifferenceFraction of the nominal range
@@ -168,11 +171,25 @@ struct ImageView::State {
                                                                                  : maxTextureSize;
     }
 
-    // Top of the values' nominal range: the source's, else the result's, else the difference's.
+    bool floatRangeByValues = true; // View > Float Range by Values
+    double sourceTop = 0.0;         // the original's largest finite colour value (float originals)
+
+    // The top of the range a slot's values map by: its depth's, or for float images what the
+    // original's values say (convlab::displayRange), so that a float photo of 0..255 is not
+    // drawn white. Without an original, a slot's own statistics when known.
+    double rangeOf(const Slot& s) const
+    {
+        if (s.depth != convlab::SampleDepth::F32 || !floatRangeByValues)
+            return convlab::depthMax(s.depth);
+        if (source.channels)
+            return convlab::displayRange(s.depth, sourceTop);
+        return convlab::displayRange(s.depth, s.statsValid ? s.stats.hi : 0.0);
+    }
+
+    // Top of the values' range: the source's, else the result's, else the difference's.
     double nominalRange() const
     {
-        const Slot& s = source.channels ? source : result.channels ? result : diff;
-        return convlab::depthMax(s.depth);
+        return rangeOf(source.channels ? source : result.channels ? result : diff);
     }
 
     double differenceScale() const
@@ -196,9 +213,33 @@ struct ImageView::State {
         return result.channels ? result : source.channels ? source : diff;
     }
 
+    // The reduction the zoom allows: the largest power of two of image pixels per device pixel
+    // (1 from half size up). A texture of more texels than the screen has pixels only costs
+    // upload time and texture reads; powers of two keep the texture while a zoom stays in one
+    // octave.
+    int zoomFactor() const
+    {
+        const double pixelsPerTexel = zoom * dpr;
+        int f = 1;
+        while (f < 1024 && pixelsPerTexel * 2 * f <= 1.0)
+            f *= 2;
+        return f;
+    }
+
+    // Whether a zoom change asks for another reduction of a slot drawn from its host copy (the
+    // upload then happens at the next frame). GPU-written contents stay as they are: reducing
+    // them would read them back.
+    bool reductionStale(const Slot& s) const
+    {
+        if (!s.channels || !s.hostValid || s.overLimit || s.pending != Slot::Pending::None)
+            return false;
+        return std::max(1, std::min(zoomFactor(), s.width)) != s.factorX ||
+               std::max(1, std::min(zoomFactor(), s.height)) != s.factorY;
+    }
+
     // Uploads pending contents (host -> PBO -> texture, or PBO -> texture). A side over the
-    // texture limit gets a reduced copy instead (a GPU-written one is read back for it first).
-    // Context current.
+    // texture limit gets a reduced copy instead (a GPU-written one is read back for it first);
+    // contents from the host are reduced to what the zoom shows (zoomFactor). Context current.
     bool upload(Slot& s)
     {
         if (s.pending == Slot::Pending::None || s.channels == 0)
@@ -208,6 +249,11 @@ struct ImageView::State {
         const int limit = std::max(1, textureLimit());
         s.factorX = (s.width + limit - 1) / limit;
         s.factorY = (s.height + limit - 1) / limit;
+        s.overLimit = s.factorX > 1 || s.factorY > 1;
+        if (fromHost && !s.overLimit && s.keepHost) {
+            s.factorX = std::max(1, std::min(zoomFactor(), s.width));
+            s.factorY = std::max(1, std::min(zoomFactor(), s.height));
+        }
         s.problem.clear();
         s.displayable = s.channels <= maxLayers;
         if (!s.displayable) {
@@ -329,7 +375,7 @@ struct ImageView::State {
         // The texture covers whole blocks: a partial last block stretches the span past the size.
         program->setUniformValue(n + ".span", QVector2D(float(s.texW * s.factorX), float(s.texH * s.factorY)));
         program->setUniformValue(n + ".factor", QVector2D(float(s.factorX), float(s.factorY)));
-        program->setUniformValue(n + ".range", float(convlab::depthMax(s.depth)));
+        program->setUniformValue(n + ".range", float(rangeOf(s)));
         program->setUniformValue(n + ".lo", s.stats.lo);
         program->setUniformValue(n + ".hi", s.stats.hi);
         program->setUniformValue(n + ".maxAbs", s.stats.maxAbs);

@@ -86,7 +86,7 @@ QString ImageView::notice() const
             lines << tr("The %1 (%2×%3 px) cannot be drawn: %4.").arg(name).arg(s.width).arg(s.height).arg(s.problem);
             return;
         }
-        if (s.factorX == 1 && s.factorY == 1)
+        if (!s.overLimit) // a reduction to what the zoom shows is not news
             return;
         const QSize size(s.width, s.height), shown(s.texW, s.texH);
         for (Reduced& r : reduced) {
@@ -187,6 +187,19 @@ void ImageView::setPixelGridEnabled(bool on)
 {
     d->gridEnabled = on;
     update();
+}
+
+void ImageView::setFloatRangeByValues(bool on)
+{
+    if (d->floatRangeByValues == on) return;
+    d->floatRangeByValues = on;
+    updateColorBar();
+    update();
+}
+
+double ImageView::displayRange() const
+{
+    return d->nominalRange();
 }
 
 bool ImageView::pixelGridEnabled() const

@@ -287,6 +287,7 @@ void MainWindow::showDisplayStateInMenu()
     for (QAction* a : scaleGroup_->actions()) a->setChecked(a->data().toInt() == int(s.differenceScale));
     padding_->setChecked(s.paddingShown);
     pixelGrid_->setChecked(s.pixelGrid);
+    floatRange_->setChecked(s.floatRangeByValues);
 }
 
 void MainWindow::showPixel(int x, int y) { showPixelValues(x, y, {}); }

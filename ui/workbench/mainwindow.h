@@ -178,6 +178,7 @@ private:
     QActionGroup* mapGroup_;
     QActionGroup* scaleGroup_;
     QAction* pixelGrid_ = nullptr;
+    QAction* floatRange_ = nullptr;
     QStringList recent_;
     ResultPresenter* presenter_; // the view's display path
     QSize shownSourceSize_; // of the source the view shows

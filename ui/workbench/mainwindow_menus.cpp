@@ -120,6 +120,11 @@ void MainWindow::buildMenus()
     grid->setCheckable(true);
     grid->setShortcut(QKeySequence(Qt::Key_G));
     grid->setStatusTip(tr("Zoomed in beyond 800%: outline every pixel; beyond 3200%: write its values into it"));
+    QAction* floatRange = floatRange_ =
+        viewMenu->addAction(tr("Float Range by &Values"), doc_, &WorkbenchDocument::setFloatRangeByValues);
+    floatRange->setCheckable(true);
+    floatRange->setStatusTip(tr("Float images: map 0..255 (or 0..65535, or 0..max) when their values say so; "
+                                "off: 0..1 as written to files"));
     for (QAction* a : {fit, actual, original, grid}) {
         a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
         view_->addAction(a);

@@ -188,6 +188,13 @@ void WorkbenchDocument::setPixelGridShown(bool on)
     assignDisplayState(s);
 }
 
+void WorkbenchDocument::setFloatRangeByValues(bool on)
+{
+    display::State s = display_;
+    s.floatRangeByValues = on;
+    assignDisplayState(s);
+}
+
 QString WorkbenchDocument::channelName(int c, int channels, bool hasAlpha)
 {
     const bool alpha = hasAlpha && channels > 1;

@@ -162,6 +162,7 @@ public:
     void setDifferenceScale(display::DifferenceScale scale, double absoluteMax = 0.0);
     void setPaddingShown(bool on);
     void setPixelGridShown(bool on);
+    void setFloatRangeByValues(bool on);
     // View > Channel: -1 shows every channel, c >= 0 channel c alone, as grey. The view, the
     // probe, the Difference and the Histogram panels follow it. A source without channel c
     // sets it back to -1. Throws convlab::Error for a channel the source does not have.

@@ -50,6 +50,11 @@ enum class SampleDepth { U8, U16, F32 };
 
 // Largest value of the nominal range of a depth: 255, 65535 or 1.
 double depthMax(SampleDepth d);
+// The top of the range a view maps an image's values by (docs/semantics.md, Output mapping):
+// depthMax for 8/16-bit images; for float images what their values say, from the largest
+// finite one: 1 when it is at most 1, 255 or 65535 when the values fit those (8- or 16-bit
+// samples stored as floats, as a .npy of a photo often holds), else that value itself.
+double displayRange(SampleDepth d, double largestFinite);
 
 // float32, planar: plane c holds height*width values, row-major. 1..4 channels, any size from
 // 1x1. `hasAlpha` marks the last channel as alpha (set by image loaders for gray+alpha and

@@ -25,6 +25,15 @@ double depthMax(SampleDepth d)
     return 1.0;
 }
 
+double displayRange(SampleDepth d, double largestFinite)
+{
+    if (d != SampleDepth::F32) return depthMax(d);
+    if (!(largestFinite > 1.0)) return 1.0; // NaN (no finite value) included
+    if (largestFinite <= 255.0) return 255.0;
+    if (largestFinite <= 65535.0) return 65535.0;
+    return largestFinite;
+}
+
 void checkImageSize(int w, int h, int c)
 {
     if (w < 1 || h < 1 || w > kMaxImageSide || h > kMaxImageSide)
