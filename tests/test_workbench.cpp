@@ -25,6 +25,7 @@
 #include <cmath>
 #include <memory>
 
+#include "workbench/memorybudget.h"
 #include "panels/controlspanel.h"
 #include "convlab/compare.h"
 #include "convlab/convolve.h"
@@ -94,6 +95,7 @@ private slots:
     void durationsKeepTheirUnit();
     void openingKeepsTheWindowResponsive();
     void cancelledOpenKeepsTheImage();
+    void imageOverTheMemoryBudgetIsRefused();
     void largeImageBuffersReleasedOnReturn();
 
 private:
@@ -721,6 +723,40 @@ void TestWorkbench::cancelledOpenKeepsTheImage()
     QCOMPARE(opened.count(), 0);
     QCOMPARE(w_->sourceImage(), before);
     QVERIFY(errors_.isEmpty());
+}
+
+// An image whose working set the available memory cannot hold is refused with the size it
+// needs; the current image and its result stay. With the memory there, the same file opens.
+void TestWorkbench::imageOverTheMemoryBudgetIsRefused()
+{
+    QTemporaryDir dir;
+    const QString path = writeLargePng(dir);
+    const auto before = w_->sourceImage();
+    const auto resultBefore = render()->result();
+    WorkbenchDocument* doc = w_->workbench();
+    doc->setAvailableMemorySource([] { return std::optional<std::uint64_t>(std::uint64_t(64) << 20); }); // 64 MiB
+    QSignalSpy failed(doc, &WorkbenchDocument::openFailed);
+    QSignalSpy opened(doc, &WorkbenchDocument::sourceChanged);
+    doc->open(path);
+    QVERIFY(failed.wait(kWaitMs));
+    const QString message = failed.first().at(1).toString();
+    QVERIFY2(message.contains("needs about") && message.contains("GiB") && message.contains("current image stays"),
+             qPrintable(message));
+    QCOMPARE(opened.count(), 0);
+    QCOMPARE(w_->sourceImage(), before);
+    QCOMPARE(render()->result(), resultBefore);
+    errors_.clear(); // the window reported the refusal, as it should
+    doc->setAvailableMemorySource(memorybudget::availableBytes);
+    doc->open(path);
+    QVERIFY(opened.wait(kWaitMs));
+    QCOMPARE(w_->sourceImage()->width, 3000);
+    // The arithmetic: seven float buffers of the image; what is already decoded counts as free.
+    QCOMPARE(memorybudget::workingSetBytes(100, 50, 3), std::uint64_t(7 * 4 * 100 * 50 * 3));
+    QVERIFY(memorybudget::refusal(100, 50, 3, std::uint64_t(7 * 4 * 100 * 50 * 3)).isEmpty());
+    QVERIFY(!memorybudget::refusal(100, 50, 3, std::uint64_t(1000)).isEmpty());
+    QVERIFY(memorybudget::refusal(100, 50, 3, std::uint64_t(1000), std::uint64_t(7 * 4 * 100 * 50 * 3)).isEmpty());
+    QVERIFY(memorybudget::refusal(100, 50, 3, std::nullopt).isEmpty()); // unknown: not refused
+    QVERIFY(memorybudget::availableBytes().value_or(1) > 0);
 }
 
 // Back from a large image to a small one, nothing image-sized of the large one is kept.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "workbench/workbenchdocument.h"
+#include "workbench/memorybudget.h"
 
 #include <QEventLoop>
 #include <QFileInfo>
@@ -269,6 +270,12 @@ quint64 WorkbenchDocument::open(const QString& path)
         try {
             if (!QFileInfo(path).isFile()) throw convlab::Error("no such file");
             *decoded = decode(path);
+            // Before the results, the comparison and the view's copies are allocated: an image
+            // the memory cannot hold is refused here, and the current one stays.
+            const convlab::Image& im = decoded->image;
+            const QString tooLarge = memorybudget::refusal(im.width, im.height, im.channels, availableMemory_(),
+                                                           im.data.size() * sizeof(float));
+            if (!tooLarge.isEmpty()) throw convlab::Error(tooLarge.toStdString());
         } catch (const convlab::Error& e) {
             error = QString::fromUtf8(e.what());
         } catch (const std::bad_alloc&) {

@@ -14,6 +14,8 @@
 #include <QString>
 #include <QThreadPool>
 #include <QVector>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -24,6 +26,7 @@
 #include "convlab/image.h"
 #include "view/displaystate.h"
 #include "workbench/latest.h"
+#include "workbench/memorybudget.h"
 
 class KernelDocument;
 class RenderController;
@@ -88,8 +91,15 @@ public:
     void setSource(convlab::Image image, const QString& title, const QString& path = {},
                    std::shared_ptr<const convlab::PackedImage> packed = {});
     // Decodes `path` on a worker; sourceChanged() or openFailed() follows (nothing, when a
-    // newer open or cancelOpen() supersedes it). Returns the open's id.
+    // newer open or cancelOpen() supersedes it). An image whose working set the available memory
+    // cannot hold (workbench/memorybudget.h) fails with the size it needs. Returns the open's id.
     quint64 open(const QString& path);
+    // Where the available memory is read from (default memorybudget::availableBytes): the seam
+    // for tests. Set while no open is on its way.
+    void setAvailableMemorySource(std::function<std::optional<std::uint64_t>()> source)
+    {
+        availableMemory_ = std::move(source);
+    }
     void cancelOpen();
     bool opening() const { return opening_.pending(); }
     std::shared_ptr<const convlab::Image> source() const { return source_; }
@@ -238,6 +248,7 @@ private:
     std::optional<Comparison> comparison_;
     std::optional<Result> comparedA_; // A as it was when path B started
     LatestOnly opening_, comparing_;
+    std::function<std::optional<std::uint64_t>()> availableMemory_ = memorybudget::availableBytes;
     QThreadPool workers_; // decoding and comparing, off the UI thread
     bool wasBusy_ = false;
     display::State display_;
