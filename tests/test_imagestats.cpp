@@ -192,6 +192,26 @@ private slots:
         QCOMPARE(out.at(0, 0, 2), 16.0f);
     }
 
+    // Into an output of the right shape: its memory is reused and the values are reduceByBlocks'
+    // own; another shape reshapes it; the input itself is refused.
+    void blocksIntoReuseTheOutput()
+    {
+        const Image a = test::randomImage(37, 23, 3, 5, true), b = test::randomImage(37, 23, 3, 6, true);
+        Image out;
+        reduceByBlocksInto(a, 4, 4, out);
+        QCOMPARE(out.data, reduceByBlocks(a, 4, 4).data);
+        const float* memory = out.data.data();
+        reduceByBlocksInto(b, 4, 4, out);
+        QCOMPARE(out.data.data(), memory);
+        QCOMPARE(out.data, reduceByBlocks(b, 4, 4).data);
+        reduceByBlocksInto(b, 2, 3, out);
+        QCOMPARE(out.width, 19);
+        QCOMPARE(out.height, 8);
+        QCOMPARE(out.data, reduceByBlocks(b, 2, 3).data);
+        Image self = a;
+        QVERIFY_THROWS_EXCEPTION(Error, reduceByBlocksInto(self, 2, 2, self));
+    }
+
     void blocksKeepDepthAndAlpha()
     {
         Image in = test::randomImage(9, 7, 4, 3, true);

@@ -61,6 +61,7 @@ struct Slot {
     int factorX = 1, factorY = 1; // the texture's reduction from the image (1: full resolution)
     bool overLimit = false;       // the reduction is the texture limit's (else the zoom's, or none)
 
+    convlab::Image reduced; // the last reduced copy uploaded, its memory kept for the next
     GLuint pbo = 0;
     std::size_t pboBytes = 0;
     GLuint tex = 0;
@@ -280,6 +281,7 @@ struct ImageView::State {
     void uploadFull(Slot& s, bool fromHost)
     {
         // Planar values are exactly a stack of layers: plane c -> layer c, no interleaving.
+        s.reduced = convlab::Image(); // a zoom at half size or more needs no reduced copy
         if (fromHost) {
             // Straight from the image's memory: a pixel buffer would be one more image-sized
             // copy held for nothing (only a GPU producer needs one). One a GPU producer left
@@ -312,16 +314,18 @@ struct ImageView::State {
             s.problem = QStringLiteral("its values could not be read back for a reduced copy");
             return;
         }
-        convlab::Image reduced;
         try {
-            reduced = convlab::reduceByBlocks(*s.host, s.factorX, s.factorY); // once per image, never per frame
+            // Once per image (and zoom octave), never per frame, into the slot's buffer of the
+            // previous one: an edit's upload allocates nothing.
+            convlab::reduceByBlocksInto(*s.host, s.factorX, s.factorY, s.reduced);
         } catch (const std::bad_alloc&) {
+            s.reduced = convlab::Image();
             s.displayable = false;
             s.problem = QStringLiteral("no memory for a reduced copy");
             return;
         }
         gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-        fillTexture(s, reduced.width, reduced.height, reduced.data.data());
+        fillTexture(s, s.reduced.width, s.reduced.height, s.reduced.data.data());
     }
 
     // Fills the slot's texture with w x h x channels planar floats from `pixels` (or from the

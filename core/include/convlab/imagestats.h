@@ -28,6 +28,9 @@ ImageStats imageStats(const Image& image, int channels);
 // a non-finite value averages to a non-finite value. Depth and alpha flag are kept. Throws
 // convlab::Error for factors below 1 or an empty image.
 Image reduceByBlocks(const Image& image, int fx, int fy);
+// The same into `out`, reshaped only when its shape differs (a display's reduced copy reuses its
+// memory from image to image); `out` must not be `image`.
+void reduceByBlocksInto(const Image& image, int fx, int fy, Image& out);
 
 // The image box-averaged (reduceByBlocks) by the smallest whole factor f, the same along both
 // axes, that leaves at most maxPixels pixels; the image itself when it has no more than that.

@@ -49,13 +49,23 @@ ImageStats imageStats(const Image& image, int channels)
 
 Image reduceByBlocks(const Image& image, int fx, int fy)
 {
+    Image out;
+    reduceByBlocksInto(image, fx, fy, out);
+    return out;
+}
+
+void reduceByBlocksInto(const Image& image, int fx, int fy, Image& out)
+{
     if (fx < 1 || fy < 1)
         throw Error("block reduction: factors " + std::to_string(fx) + "x" + std::to_string(fy) +
                     " are not whole numbers of at least 1");
     requireImage(image, "block reduction");
+    if (&out == &image) throw Error("block reduction: the output must not be the input");
     const int w = int(blocks(image.width, fx));
     const int h = int(blocks(image.height, fy));
-    Image out(w, h, image.channels, image.depth);
+    if (out.width != w || out.height != h || out.channels != image.channels)
+        out = Image::uninitialized(w, h, image.channels, image.depth); // every value is written below
+    out.depth = image.depth;
     out.hasAlpha = image.hasAlpha;
     // Sums in double: a block of a few hundred float values keeps its low bits.
     std::vector<double> sums(static_cast<std::size_t>(w));
@@ -76,7 +86,6 @@ Image reduceByBlocks(const Image& image, int fx, int fy)
             }
         }
     }
-    return out;
 }
 
 Image downscaleByArea(const Image& image, int maxPixels)
