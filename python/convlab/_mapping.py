@@ -101,13 +101,15 @@ def accepts_map(filter_function):
     a mapping's name filters in float32 and writes the result as `map_samples` does, into
     `output` (a uint8 or uint16 array or dtype; by default the input's, which must then be one
     of those), scaled from the input dtype's nominal range (`nominal_max`)."""
-    parameters = inspect.signature(filter_function).parameters
+    signature = inspect.signature(filter_function)
+    if "output" not in signature.parameters:
+        raise TypeError(f"{filter_function.__name__} has no output parameter to map into")
 
     @functools.wraps(filter_function)
     def filtered(input, *args, map=None, **kwargs):
         if map is None:
             return filter_function(input, *args, **kwargs)
-        bound = inspect.signature(filter_function).bind(input, *args, **kwargs)
+        bound = signature.bind(input, *args, **kwargs)
         output = bound.arguments.get("output")
         source = real_array(input, "input")
         wanted = output.dtype if isinstance(output, np.ndarray) else np.dtype(output) if output is not None \
@@ -130,9 +132,6 @@ def accepts_map(filter_function):
             mapped = output
         return mapped if report is None else (mapped, report)
 
-    if "output" not in parameters:
-        raise TypeError(f"{filter_function.__name__} has no output parameter to map into")
-    signature = inspect.signature(filter_function)
     params = list(signature.parameters.values())
     extra = inspect.Parameter("map", inspect.Parameter.KEYWORD_ONLY, default=None)
     at = next((i for i, p in enumerate(params) if p.kind == inspect.Parameter.VAR_KEYWORD), len(params))

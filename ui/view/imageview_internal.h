@@ -14,6 +14,8 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "view/imageview.h"
 #include "convlab/error.h"
@@ -234,8 +236,14 @@ struct ImageView::State {
     {
         if (!s.channels || !s.hostValid || s.overLimit || s.pending != Slot::Pending::None)
             return false;
-        return std::max(1, std::min(zoomFactor(), s.width)) != s.factorX ||
-               std::max(1, std::min(zoomFactor(), s.height)) != s.factorY;
+        return zoomFactors(s) != std::pair{s.factorX, s.factorY};
+    }
+
+    // zoomFactor along each side of a slot, at most the side itself.
+    std::pair<int, int> zoomFactors(const Slot& s) const
+    {
+        const int f = zoomFactor();
+        return {std::max(1, std::min(f, s.width)), std::max(1, std::min(f, s.height))};
     }
 
     // Uploads pending contents (host -> PBO -> texture, or PBO -> texture). A side over the
@@ -251,10 +259,8 @@ struct ImageView::State {
         s.factorX = (s.width + limit - 1) / limit;
         s.factorY = (s.height + limit - 1) / limit;
         s.overLimit = s.factorX > 1 || s.factorY > 1;
-        if (fromHost && !s.overLimit && s.keepHost) {
-            s.factorX = std::max(1, std::min(zoomFactor(), s.width));
-            s.factorY = std::max(1, std::min(zoomFactor(), s.height));
-        }
+        if (fromHost && !s.overLimit && s.keepHost)
+            std::tie(s.factorX, s.factorY) = zoomFactors(s);
         s.problem.clear();
         s.displayable = s.channels <= maxLayers;
         if (!s.displayable) {

@@ -124,6 +124,10 @@ bool cudaAvailable(std::string* reason = nullptr);
 // GPU (chooseDevice, costs.h). Below 0 when the planner does not price that method. The first
 // call may calibrate the planner (once per machine).
 double estimateCpuMs(const ConvolveParams& params, int width, int height, int channels, bool hasAlpha);
+// Every method the CPU planner prices, estimated for these parameters (whatever method they
+// ask for) from one plan: the kernel's rank is computed once.
+std::vector<MethodEstimate> estimateCpuMethods(const ConvolveParams& params, int width, int height, int channels,
+                                               bool hasAlpha);
 
 // Kernel after semantics: correlation-form kernel (flipped for convolution) and its anchor.
 Kernel correlationKernel(const Kernel& k, Semantics s);

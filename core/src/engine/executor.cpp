@@ -15,7 +15,9 @@ namespace {
 
 // The CPU planner's estimate of the run as planned (auto's choice of method, or the method
 // asked for). Below 0 when the planner does not price that method.
-double cpuEstimateMs(const ConvolveParams& p, const detail::ImageShape& shape, detail::StageClock& clock)
+// Every priced method's estimate for the run of `p`, and the method its plan takes.
+std::vector<MethodEstimate> cpuEstimates(const ConvolveParams& p, const detail::ImageShape& shape,
+                                         detail::StageClock& clock, Method& planned)
 {
     const int threads = detail::resolveThreads(p.threads);
     detail::MethodCosts cpuCosts;
@@ -31,8 +33,15 @@ double cpuEstimateMs(const ConvolveParams& p, const detail::ImageShape& shape, d
     const detail::Plan plan = detail::makePlan(p, shape, cpuCosts, scratch, nullptr);
     std::vector<MethodEstimate> estimates = std::move(scratch.estimates);
     if (estimates.empty()) estimates = cpuCosts.estimate(plan.kernel, plan.factors.rank > 0 ? plan.factors.rank : 1, plan.channels);
-    for (const MethodEstimate& e : estimates)
-        if (e.method == plan.method) return e.ms;
+    planned = plan.method;
+    return estimates;
+}
+
+double cpuEstimateMs(const ConvolveParams& p, const detail::ImageShape& shape, detail::StageClock& clock)
+{
+    Method planned = Method::Auto;
+    for (const MethodEstimate& e : cpuEstimates(p, shape, clock, planned))
+        if (e.method == planned) return e.ms;
     return -1.0;
 }
 
@@ -57,6 +66,17 @@ double estimateCpuMs(const ConvolveParams& params, int width, int height, int ch
     std::vector<StageTiming> unused;
     detail::StageClock clock(&unused);
     return cpuEstimateMs(params, {width, height, channels, hasAlpha}, clock);
+}
+
+std::vector<MethodEstimate> estimateCpuMethods(const ConvolveParams& params, int width, int height, int channels,
+                                               bool hasAlpha)
+{
+    ConvolveParams p = params;
+    p.method = Method::Auto; // auto's plan prices every method, with the kernel's rank
+    std::vector<StageTiming> unused;
+    detail::StageClock clock(&unused);
+    Method planned = Method::Auto;
+    return cpuEstimates(p, {width, height, channels, hasAlpha}, clock, planned);
 }
 
 Executor::Executor(ExplicitCuda explicitCuda, SessionFactory factory)
