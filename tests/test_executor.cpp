@@ -97,7 +97,7 @@ ConvolveParams paramsOn(Device device)
     return p;
 }
 
-RunFootprint footprint(double upBytes, double downBytes) { return {256, 256, 1, false, upBytes, downBytes}; }
+RunFootprint footprint(double upBytes, double downBytes) { return {256, 256, 1, false, upBytes, downBytes, nullptr}; }
 
 } // namespace
 
@@ -254,6 +254,32 @@ private slots:
         QCOMPARE(log.busMeasured, 1); // once per session
         // A stand-in's figures are not this machine's bus: nothing is kept in the store.
         QVERIFY(!cachedBusCosts().known());
+    }
+
+    // The footprint names its image: on the backend whose session holds it the upload is free,
+    // so a run that the transfer would lose goes to the GPU once the image is there.
+    void anImageTheSessionHoldsUploadsNothing()
+    {
+        Log log;
+        log.gpuEstimateMs = 0.001;
+        Executor ex(Executor::ExplicitCuda::Throws, idleSessions(log));
+        auto image = std::make_shared<int>(7);
+        RunFootprint f = footprint(1e12, 0); // 100 s up at 10 GB/s
+        f.image = image;
+        QVERIFY(!ex.tryGpu(paramsOn(Device::Auto), f, nullptr, [](GpuSession&) {}).ran);
+        const Executor::Attempt upload = ex.tryGpu(paramsOn(Device::Cuda), f, nullptr, [&](GpuSession&) { ex.noteHeld(image); });
+        QVERIFY(upload.ran);
+        QCOMPARE(upload.device, Device::Cuda);
+        QVERIFY(ex.holds(image));
+        const Executor::Attempt resident = ex.tryGpu(paramsOn(Device::Auto), f, nullptr, [](GpuSession&) {});
+        QVERIFY2(resident.ran, resident.reason.c_str());
+        QCOMPARE(resident.device, Device::Cuda);
+        f.image = std::make_shared<int>(8); // another image: the upload counts again
+        QVERIFY(!ex.tryGpu(paramsOn(Device::Auto), f, nullptr, [](GpuSession&) {}).ran);
+        QCOMPARE(log.sessions, 1);
+        // Only GPU backends have sessions.
+        QVERIFY_THROWS_EXCEPTION(Error, ex.setSessionFactory(idleSessions(log), Device::Cpu));
+        QVERIFY_THROWS_EXCEPTION(Error, ex.session(Device::Auto));
     }
 
 private:

@@ -90,7 +90,7 @@ private:
 
 
 private slots:
-    void initTestCase() { gpu_ = GpuSession::create(&why_); }
+    void initTestCase() { gpu_ = startCudaSession(&why_); }
 
     // What a session measured is kept in the calibration store: a later session on this device
     // (here: of this process, reading the same file) takes the tiled grid and the planner's
@@ -112,7 +112,7 @@ private slots:
         std::string why;
         Image first;
         {
-            const std::unique_ptr<GpuSession> a = GpuSession::create(&why);
+            const std::unique_ptr<GpuSession> a = startCudaSession(&why);
             QVERIFY2(a, why.c_str());
             a->setImage(in);
             RunReport rep;
@@ -122,7 +122,7 @@ private slots:
             QVERIFY(calibrated);
         }
         QVERIFY(QFile::exists(cache.path() + "/convlab/calibrations.json"));
-        const std::unique_ptr<GpuSession> b = GpuSession::create(&why);
+        const std::unique_ptr<GpuSession> b = startCudaSession(&why);
         QVERIFY2(b, why.c_str());
         b->setImage(in);
         RunReport rep;
@@ -219,7 +219,7 @@ private slots:
         for (const char* policy : {"fastest", "smallest"}) {
             qputenv("CONVLAB_GPU_FFT_SIZE", policy);
             std::string why;
-            const std::unique_ptr<GpuSession> gpu = GpuSession::create(&why);
+            const std::unique_ptr<GpuSession> gpu = startCudaSession(&why);
             QVERIFY2(gpu, why.c_str());
             gpu->setImage(in);
             for (const BorderModeInfo& mode : borderModes()) {
@@ -260,7 +260,7 @@ private slots:
         for (const char* policy : {"plane", "plane-fused", "tiles", "tiles-fused", "fastest"}) {
             qputenv("CONVLAB_GPU_FFT_LAYOUT", policy);
             std::string why;
-            const std::unique_ptr<GpuSession> gpu = GpuSession::create(&why);
+            const std::unique_ptr<GpuSession> gpu = startCudaSession(&why);
             QVERIFY2(gpu, why.c_str());
             const bool chosen = std::string(policy) == "fastest";
             for (const Case& c : cases) {

@@ -82,7 +82,7 @@ int main(int argc, char** argv)
         }
     }
     std::string why;
-    auto gpu = GpuSession::create(&why);
+    auto gpu = startCudaSession(&why);
     if (!gpu) {
         std::cerr << "convlab-gpu-bench: CUDA unavailable: " << why << "\n";
         return 1;

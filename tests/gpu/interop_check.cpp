@@ -62,7 +62,7 @@ double relErr(const std::vector<float>& got, const Image& want, const Kernel& k,
 int main()
 {
     std::string why;
-    auto gpu = GpuSession::create(&why);
+    auto gpu = startCudaSession(&why);
     if (!gpu) {
         std::printf("interop check: CUDA unavailable: %s\n", why.c_str());
         return 1;

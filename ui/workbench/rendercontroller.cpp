@@ -75,10 +75,11 @@ quint64 RenderController::request(std::shared_ptr<const convlab::Image> source, 
 
 convlab::RunFootprint RenderController::footprintOf(const Outcome& job) const
 {
-    // What only this controller knows: an image already on the device costs no upload, a
-    // result nobody reads on the host (it is drawn from the device) costs no download.
+    // What only this controller knows: which image it is (a session that holds it uploads
+    // nothing), and that a result nobody reads on the host (it is drawn from the device) costs no
+    // download.
     convlab::RunFootprint f = job.packed ? convlab::footprintOf(*job.packed) : convlab::footprintOf(*job.source);
-    if (executor_.holds(job.source)) f.uploadBytes = 0.0;
+    f.image = job.source;
     if (!job.hostCopy) f.downloadBytes = 0.0;
     return f;
 }

@@ -74,8 +74,8 @@ public:
     // fails; nothing when a newer result replaced it, or the count was cancelled by the next run.
     // False when no result is on the device.
     bool countHistogram(int maxBins);
-    // Where CUDA sessions come from (default convlab::GpuSession::create): the one seam for a
-    // stand-in device.
+    // Where CUDA sessions come from (default the CUDA row's startSession, convlab/modes.h): the
+    // one seam for a stand-in device.
     using GpuSessionFactory = convlab::Executor::SessionFactory;
     void setGpuSessionFactory(GpuSessionFactory factory);
     std::shared_ptr<const convlab::Image> result() const { return result_; }

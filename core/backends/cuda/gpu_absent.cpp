@@ -10,7 +10,7 @@ bool cudaAvailable(std::string* reason)
     return false;
 }
 
-std::unique_ptr<GpuSession> GpuSession::create(std::string* reason)
+std::unique_ptr<GpuSession> startCudaSession(std::string* reason)
 {
     cudaAvailable(reason);
     return nullptr;

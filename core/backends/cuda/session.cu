@@ -502,7 +502,7 @@ void Session::runSeparable(const Geometry& g, const detail::SeparableFactors& f,
 
 } // namespace cuda
 
-std::unique_ptr<GpuSession> GpuSession::create(std::string* reason)
+std::unique_ptr<GpuSession> startCudaSession(std::string* reason)
 {
     if (!cudaAvailable(reason)) return nullptr;
     try {

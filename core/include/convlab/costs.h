@@ -73,9 +73,10 @@ struct BusCosts {
     double uploadMs(double bytes) const { return latencyMs + bytes / (uploadGBs * 1e6); }
     double downloadMs(double bytes) const { return latencyMs + bytes / (downloadGBs * 1e6); }
 };
-// The figures kept by the last session on this machine (unknown when none is kept).
-BusCosts cachedBusCosts();
-void saveBusCosts(const BusCosts& bus);
+// The figures kept by the last session of GPU backend `device` on this machine (unknown when
+// none is kept).
+BusCosts cachedBusCosts(Device device = Device::Cuda);
+void saveBusCosts(const BusCosts& bus, Device device = Device::Cuda);
 
 // The choice between CPU and GPU for device auto (docs/architecture.md, The device choice):
 // the GPU pays for moving the image up (unless it is already there) and the result down; the
@@ -88,6 +89,7 @@ struct DeviceCosts {
     double gpuComputeMs = -1.0;
     double uploadMs = 0.0;      // 0 when the image is resident on the device
     double downloadMs = 0.0;    // 0 when the result stays there (displayed from the device)
+    Device gpu = Device::Cuda;  // the GPU backend weighed, returned when it wins
 };
 struct DeviceChoice {
     Device device = Device::Cpu;

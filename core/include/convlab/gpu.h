@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The GPU backend interface. Callers (the engine's convolve(), the GUI) see only this header;
 // the implementation in core/backends/cuda is the one place that includes CUDA headers. In a build
-// without CUDA, or on a machine without a driver or device, create() returns nullptr and says why.
+// without CUDA, or on a machine without a driver or device, startCudaSession() (convlab/modes.h,
+// the CUDA backend's row) returns nullptr and says why.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -35,9 +36,6 @@ struct DevicePlanes {
 
 class GpuSession {
 public:
-    // A session on the default device, with its own stream; nullptr (and `reason`) when CUDA
-    // cannot run here.
-    static std::unique_ptr<GpuSession> create(std::string* reason = nullptr);
     virtual ~GpuSession() = default;
 
     // Uploads the source image; it stays on the device until the next setImage, so a kernel

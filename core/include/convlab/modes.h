@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The one list of border modes, the one list of methods and the one list of backends, with
-// everything said about each (names, aliases, the names other libraries use, the rule, the
-// accuracy). Names, combo boxes, the border-mode lab, code export and the command-line help all
-// read these tables, so a new mode, method or backend is described here once
-// (docs/semantics.md, Border modes and Methods; docs/architecture.md, The executor).
+// The one list of methods and the one list of backends, with everything said about each (names,
+// descriptions, the accuracy), beside the list of border modes (convlab/border.h, with their
+// rule). Names, combo boxes, the border-mode lab, code export and the command-line help all read
+// these tables, so a new mode, method or backend is described once (docs/semantics.md, Border
+// modes and Methods; docs/architecture.md, The executor).
 #pragma once
 #include <array>
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -33,66 +34,6 @@ extern const MethodEngine kFftEngine;
 
 // A name as the look-ups compare it: lower case, '-' and ' ' read as '_'.
 std::string normalizedName(std::string_view text);
-
-// ---- border modes ----
-
-struct BorderModeInfo {
-    BorderMode mode;
-    const char* name;                     // ConvLab's name (borderName, combos, CLI)
-    std::span<const char* const> aliases; // other names parseBorder accepts, lower case with '_'
-    bool takesValue;                      // written name[:VALUE] (the constant)
-    const char* rule;                     // the rule in short, with its pattern: "period 2n: cba|abcd|dcb"
-    const char* example;                  // n = 4 ("abcd"), p = -3..6, '#' the constant: "cbaabcddcb"
-    // The same rule elsewhere; nullptr where that library has none.
-    const char* opencv;     // cv::BorderTypes flag
-    bool opencvFilter2D;    // filter2D applies the flag itself (its constant is 0); else pad first
-    const char* scipy;      // scipy.ndimage / cupyx mode=
-    const char* scipyNote;  // shown after the scipy name ("(cval)"), or nullptr
-    const char* matlab;     // imfilter padding option
-    const char* gimp;       // Convolution Matrix border
-    const char* gmic;       // boundary conditions
-};
-
-namespace detail {
-inline constexpr const char* kConstantAliases[] = {"border_constant", "zero", "zeros", "fill", "dirichlet"};
-inline constexpr const char* kReplicateAliases[] = {"border_replicate", "nearest", "clamp", "edge", "neumann"};
-inline constexpr const char* kReflectAliases[] = {"border_reflect", "symmetric"};
-inline constexpr const char* kMirrorAliases[] = {"reflect101", "reflect_101", "border_reflect_101",
-                                                 "border_reflect101", "border_default"};
-inline constexpr const char* kWrapAliases[] = {"border_wrap", "grid_wrap", "circular", "periodic", "loop"};
-
-// In display order. docs/semantics.md, Border modes, is the same table in prose.
-inline constexpr BorderModeInfo kBorderModes[] = {
-    {BorderMode::Constant, "constant", kConstantAliases, true, "value c outside", "###abcd###", //
-     "BORDER_CONSTANT", true, "constant", "(cval)", "X (0 by default)", "Black/White", "0 Dirichlet"},
-    {BorderMode::Replicate, "replicate", kReplicateAliases, false, "clamp: aaa|abcd|ddd", "aaaabcdddd", //
-     "BORDER_REPLICATE", true, "nearest", nullptr, "replicate", "Clamp", "1 Neumann"},
-    {BorderMode::Reflect, "reflect", kReflectAliases, false, "period 2n: cba|abcd|dcb", "cbaabcddcb", //
-     "BORDER_REFLECT", true, "reflect", nullptr, "symmetric", nullptr, "3 mirror"},
-    {BorderMode::Mirror, "mirror", kMirrorAliases, false, "period 2n\u22122: dcb|abcd|cba", "dcbabcdcba", //
-     "BORDER_REFLECT_101", true, "mirror", nullptr, nullptr, nullptr, nullptr},
-    {BorderMode::Wrap, "wrap", kWrapAliases, false, "period n: bcd|abcd|abc", "bcdabcdabc", //
-     "BORDER_WRAP", false, "wrap", "/ grid-wrap", "circular", "Loop", "2 periodic"},
-};
-} // namespace detail
-
-constexpr std::span<const BorderModeInfo> borderModes() { return detail::kBorderModes; }
-inline constexpr std::size_t kBorderModeCount = std::size(detail::kBorderModes);
-
-// The modes in display order, for storage with one slot per mode.
-constexpr std::array<BorderMode, kBorderModeCount> borderModeList()
-{
-    std::array<BorderMode, kBorderModeCount> out{};
-    for (std::size_t i = 0; i < kBorderModeCount; ++i) out[i] = detail::kBorderModes[i].mode;
-    return out;
-}
-
-// Throws convlab::Error for a value that is not an enumerator.
-const BorderModeInfo& borderModeInfo(BorderMode mode);
-// The entry whose name or alias is `name` (case, '-' and ' ' ignored as in parseBorder), or null.
-const BorderModeInfo* findBorderMode(std::string_view name);
-// "OpenCV BORDER_REFLECT · scipy reflect · MATLAB symmetric · GIMP — · G'MIC 3 mirror" (UTF-8).
-std::string otherLibraryNames(const BorderModeInfo& info);
 
 // ---- methods ----
 
@@ -174,9 +115,12 @@ constexpr double toleranceOf(Accuracy a)
 enum class Device { Auto, Cpu, Cuda };
 inline constexpr int kDeviceValues = 3;
 
-// Whether the CUDA backend can run here; `reason` says why not (defined by the CUDA backend,
-// or by the build without it).
+class GpuSession; // convlab/gpu.h
+
+// Whether the CUDA backend can run here; `reason` says why not. Its session on the default
+// device, or null and why not. Both defined by the CUDA backend, or by the build without it.
 bool cudaAvailable(std::string* reason);
+std::unique_ptr<GpuSession> startCudaSession(std::string* reason);
 
 struct BackendInfo {
     Device device;
@@ -184,16 +128,20 @@ struct BackendInfo {
     const char* label;       // the Backend combo's entry
     const char* description; // one line, for tooltips and help
     bool (*available)(std::string* why); // whether it can run on this machine (null: always)
+    // A GPU backend's session (the executor starts one per backend and keeps it); null for the
+    // CPU, which the engine runs itself, and for auto.
+    std::unique_ptr<GpuSession> (*startSession)(std::string* why);
 };
 
 namespace detail {
 inline constexpr BackendInfo kBackends[] = {
-    {Device::Cpu, "cpu", "CPU", "the engine's threads and SIMD bodies", nullptr},
-    {Device::Cuda, "cuda", "CUDA", "an NVIDIA GPU: one kept session, shared-memory tiles, cuFFT", &cudaAvailable},
+    {Device::Cpu, "cpu", "CPU", "the engine's threads and SIMD bodies", nullptr, nullptr},
+    {Device::Cuda, "cuda", "CUDA", "an NVIDIA GPU: one kept session, shared-memory tiles, cuFFT", &cudaAvailable,
+     &startCudaSession},
     {Device::Auto, "auto", "auto",
      "for each run the cheaper backend by measured costs, the bus included: an image already on the GPU "
      "costs no upload, a result nobody reads no download (the CPU where CUDA cannot run)",
-     nullptr},
+     nullptr, nullptr},
 };
 } // namespace detail
 

@@ -13,7 +13,11 @@ namespace convlab {
 namespace {
 
 constexpr int kBusVersion = 2; // 2: kept in the calibration store
-constexpr const char* kBusSection = "gpu-bus";
+// CUDA's section keeps the name it had when it was the only GPU backend.
+std::string busSection(Device device)
+{
+    return device == Device::Cuda ? std::string("gpu-bus") : backendInfo(device).name + std::string("-bus");
+}
 
 std::string ms(double v)
 {
@@ -26,13 +30,14 @@ std::mutex gBusMutex;
 
 } // namespace
 
-// The bus figures in the calibration store (engine/calibrations.h), section "gpu-bus". They are
-// read before CUDA starts (that is what they are for), so the section has no identity to check;
-// the device they were measured on is kept among the values.
-BusCosts cachedBusCosts()
+// The bus figures in the calibration store (engine/calibrations.h), one section per GPU backend
+// ("gpu-bus" for CUDA, NAME-bus for another). They are read before the session starts (that is
+// what they are for), so the section has no identity to check; the device they were measured on
+// is kept among the values.
+BusCosts cachedBusCosts(Device device)
 {
     std::lock_guard lock(gBusMutex);
-    const auto stored = detail::loadCalibration(kBusSection, kBusVersion, "");
+    const auto stored = detail::loadCalibration(busSection(device), kBusVersion, "");
     if (!stored) return {};
     auto number = [&](const char* key) { return detail::calibrationNumberAt(*stored, key).value_or(0.0); };
     BusCosts bus;
@@ -46,11 +51,11 @@ BusCosts cachedBusCosts()
     return bus;
 }
 
-void saveBusCosts(const BusCosts& bus)
+void saveBusCosts(const BusCosts& bus, Device device)
 {
     if (!bus.known()) return;
     std::lock_guard lock(gBusMutex);
-    detail::saveCalibration(kBusSection, kBusVersion, "",
+    detail::saveCalibration(busSection(device), kBusVersion, "",
                             {{"device", bus.device},
                              {"upload_gbs", detail::calibrationNumber(bus.uploadGBs)},
                              {"download_gbs", detail::calibrationNumber(bus.downloadGBs)},
@@ -73,7 +78,7 @@ DeviceChoice chooseDevice(const DeviceCosts& c)
     }
     const double gpu = c.gpuComputeMs + bus;
     if (gpu < c.cpuMs)
-        return {Device::Cuda, "the GPU's " + ms(gpu) + " (computing " + ms(c.gpuComputeMs) + ", " + transfers +
+        return {c.gpu, "the GPU's " + ms(gpu) + " (computing " + ms(c.gpuComputeMs) + ", " + transfers +
                                   ") against the CPU's " + ms(c.cpuMs)};
     return {Device::Cpu, "the CPU's " + ms(c.cpuMs) + " against the GPU's " + ms(gpu) + " (computing " +
                              ms(c.gpuComputeMs) + ", " + transfers + ")"};

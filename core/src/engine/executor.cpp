@@ -2,6 +2,7 @@
 // Where a run goes and what happens when the GPU cannot take it (convlab/executor.h).
 #include "convlab/executor.h"
 
+#include <optional>
 #include <utility>
 
 #include "convlab/error.h"
@@ -52,13 +53,14 @@ detail::ImageShape shapeOf(const RunFootprint& f) { return {f.width, f.height, f
 RunFootprint footprintOf(const ImagePlanes& image)
 {
     const double bytes = sizeof(float) * static_cast<double>(image.planeSize()) * image.channels;
-    return {image.width, image.height, image.channels, image.hasAlpha, bytes, bytes};
+    return {image.width, image.height, image.channels, image.hasAlpha, bytes, bytes, nullptr};
 }
 
 RunFootprint footprintOf(const PackedImage& image)
 {
     const double down = sizeof(float) * static_cast<double>(image.width) * image.height * image.channels;
-    return {image.width, image.height, image.channels, image.hasAlpha, static_cast<double>(image.samples().size()), down};
+    return {image.width, image.height, image.channels, image.hasAlpha, static_cast<double>(image.samples().size()), down,
+            nullptr};
 }
 
 double estimateCpuMs(const ConvolveParams& params, int width, int height, int channels, bool hasAlpha)
@@ -79,9 +81,40 @@ std::vector<MethodEstimate> estimateCpuMethods(const ConvolveParams& params, int
     return cpuEstimates(p, {width, height, channels, hasAlpha}, clock, planned);
 }
 
-Executor::Executor(ExplicitCuda explicitCuda, SessionFactory factory)
-    : explicitCuda_(explicitCuda), factory_(std::move(factory))
+// One GPU backend as the executor keeps it.
+struct Executor::Backend {
+    Device device = Device::Cuda;
+    const char* label = "";  // "CUDA", for the stages and the notices
+    SessionFactory standIn;  // empty: the row's startSession
+    std::shared_ptr<GpuSession> session;
+    std::shared_ptr<const void> held; // what the session holds (noteHeld)
+    bool tried = false;      // a start was tried since the last drop
+    std::string why;         // why the last start failed
+    BusCosts bus;            // the session's measured transfers (unknown until device auto asks)
+    std::unique_ptr<GpuSession> startFresh(std::string* reason) const
+    {
+        if (standIn) return standIn(reason);
+        return backendInfo(device).startSession(reason);
+    }
+};
+
+// A GPU backend's verdict for one run of device auto.
+struct Executor::Weighed {
+    DeviceChoice choice;
+    double totalMs = 0.0; // compute and bus, when the choice is this backend
+};
+
+Executor::Executor(ExplicitCuda explicitCuda, SessionFactory cudaStandIn) : explicitCuda_(explicitCuda)
 {
+    backends_.resize(kDeviceValues);
+    for (const BackendInfo& info : backends()) {
+        if (!info.startSession) continue;
+        auto b = std::make_unique<Backend>();
+        b->device = info.device;
+        b->label = info.label;
+        backends_[static_cast<int>(info.device)] = std::move(b);
+    }
+    backend(Device::Cuda).standIn = std::move(cudaStandIn);
 }
 
 Executor::~Executor() = default;
@@ -92,94 +125,156 @@ Executor& Executor::shared()
     return *executor;
 }
 
-void Executor::setSessionFactory(SessionFactory factory)
+Executor::Backend& Executor::backend(Device device)
 {
-    factory_ = std::move(factory);
-    dropSession();
-    tried_ = false;
+    return const_cast<Backend&>(std::as_const(*this).backend(device));
 }
 
-GpuSession* Executor::session(std::string* why, bool askAgain)
+const Executor::Backend& Executor::backend(Device device) const
 {
-    if (session_) return session_.get();
-    if (tried_ && !askAgain) {
-        if (why) *why = why_;
+    const int i = static_cast<int>(device);
+    if (i < 0 || i >= static_cast<int>(backends_.size()) || !backends_[i])
+        throw Error(backendInfo(device).name + std::string(" is not a GPU backend"));
+    return *backends_[i];
+}
+
+void Executor::setSessionFactory(SessionFactory factory, Device device)
+{
+    Backend& b = backend(device);
+    b.standIn = std::move(factory);
+    drop(b);
+}
+
+GpuSession* Executor::start(Backend& b, std::string* why, bool askAgain)
+{
+    if (b.session) return b.session.get();
+    if (b.tried && !askAgain) {
+        if (why) *why = b.why;
         return nullptr;
     }
     std::string reason;
-    std::unique_ptr<GpuSession> fresh = factory_ ? factory_(&reason) : GpuSession::create(&reason);
-    tried_ = true;
+    std::unique_ptr<GpuSession> fresh = b.startFresh(&reason);
+    b.tried = true;
     if (!fresh) {
-        why_ = reason.empty() ? "no CUDA session" : reason;
-        if (why) *why = why_;
+        b.why = reason.empty() ? std::string("no ") + b.label + " session" : reason;
+        if (why) *why = b.why;
         return nullptr;
     }
     std::lock_guard lock(sessionMutex_);
-    session_ = std::move(fresh);
-    return session_.get();
+    b.session = std::move(fresh);
+    return b.session.get();
+}
+
+GpuSession* Executor::session(Device device, std::string* why, bool askAgain)
+{
+    Backend& b = backend(device);
+    GpuSession* s = start(b, why, askAgain);
+    if (s) current_ = device;
+    return s;
 }
 
 std::shared_ptr<GpuSession> Executor::sessionHandle() const
 {
     std::lock_guard lock(sessionMutex_);
-    return session_;
+    return backend(current_).session;
 }
 
-void Executor::dropSession()
+std::shared_ptr<GpuSession> Executor::sessionHandle(Device device) const
 {
     std::lock_guard lock(sessionMutex_);
-    session_.reset();
-    held_.reset();
-    bus_ = {};
-    tried_ = false; // a fresh session is tried next time
+    return backend(device).session;
 }
 
-bool Executor::holds(const std::shared_ptr<const void>& key) const { return key && session_ && held_ == key; }
-
-void Executor::noteHeld(std::shared_ptr<const void> key) { held_ = std::move(key); }
-
-BusCosts Executor::busFigures(std::vector<StageTiming>* stages)
+void Executor::drop(Backend& b)
 {
-    if (bus_.known()) return bus_;
+    std::lock_guard lock(sessionMutex_);
+    b.session.reset();
+    b.held.reset();
+    b.bus = {};
+    b.tried = false; // a fresh session is tried next time
+}
+
+void Executor::dropSession() { drop(backend(current_)); }
+
+bool Executor::holds(const std::shared_ptr<const void>& key) const
+{
+    const Backend& b = backend(current_);
+    return key && b.session && b.held == key;
+}
+
+void Executor::noteHeld(std::shared_ptr<const void> key) { backend(current_).held = std::move(key); }
+
+BusCosts Executor::busFigures(Backend& b, std::vector<StageTiming>* stages)
+{
+    if (b.bus.known()) return b.bus;
     detail::StageClock clock(stages);
-    bus_ = session_->busCosts();
-    if (!factory_) saveBusCosts(bus_); // a stand-in's figures are not this machine's
+    b.bus = b.session->busCosts();
+    if (!b.standIn) saveBusCosts(b.bus, b.device); // a stand-in's figures are not this machine's
     clock.mark("measure the bus (once per process)", true);
-    return bus_;
+    return b.bus;
+}
+
+Executor::Weighed Executor::weigh(Backend& b, const ConvolveParams& p, const RunFootprint& f,
+                                  const std::function<double()>& cpuMs, std::vector<StageTiming>* stages)
+{
+    detail::StageClock clock(stages);
+    const std::string label = b.label;
+    const auto unavailable = [&] { return Weighed{{Device::Cpu, label + " unavailable (" + b.why + ")"}}; };
+    const auto started = [&] {
+        const bool fresh = !b.session && !b.tried;
+        GpuSession* s = start(b, nullptr, false);
+        if (fresh) clock.mark(((s ? "start " : "look for ") + label + " (once per process)").c_str(), true);
+        return s;
+    };
+    if (b.tried && !b.session) return unavailable();
+    // The image on the device already costs no upload on this backend.
+    const double upBytes = f.image && b.session && b.held == f.image ? 0.0 : f.uploadBytes;
+    // The bus figures kept from an earlier process decide first: work the transfers alone
+    // would lose stays on the CPU without the session being started.
+    const BusCosts kept = b.session ? b.bus : (b.standIn ? BusCosts{} : cachedBusCosts(b.device));
+    if (!kept.known() && !started()) return unavailable();
+    const double cpu = cpuMs();
+    if (cpu < 0) return {{Device::Cpu, "the planner prices " + methodName(p.method) + " on the CPU only"}};
+    if (kept.known()) {
+        DeviceChoice early = chooseDevice({cpu, -1.0, kept.uploadMs(upBytes), kept.downloadMs(f.downloadBytes), b.device});
+        if (early.device == Device::Cpu) return {early};
+    }
+    GpuSession* s = started();
+    if (!s) return unavailable();
+    const BusCosts bus = busFigures(b, stages);
+    const double gpuMs = s->estimateMs(p, f.width, f.height, f.channels, f.hasAlpha);
+    if (gpuMs < 0) return {{Device::Cpu, methodName(p.method) + " has no " + label + " path"}};
+    // Nothing to move costs nothing, not even the bus's latency.
+    const double up = upBytes > 0 ? bus.uploadMs(upBytes) : 0.0;
+    const double down = f.downloadBytes > 0 ? bus.downloadMs(f.downloadBytes) : 0.0;
+    return {chooseDevice({cpu, gpuMs, up, down, b.device}), gpuMs + up + down};
 }
 
 DeviceChoice Executor::place(const ConvolveParams& p, const RunFootprint& f, std::vector<StageTiming>* stages)
 {
     if (p.device != Device::Auto) return {p.device, {}};
-    detail::StageClock clock(stages);
-    const auto unavailable = [&] { return DeviceChoice{Device::Cpu, "CUDA unavailable (" + why_ + ")"}; };
-    const auto start = [&] {
-        const bool fresh = !session_ && !tried_;
-        GpuSession* s = session();
-        if (fresh) clock.mark(s ? "start CUDA (once per process)" : "look for CUDA (once per process)", true);
-        return s;
+    double cpuMs = 0.0;
+    bool cpuKnown = false;
+    const std::function<double()> cpuEstimate = [&] {
+        if (!cpuKnown) {
+            detail::StageClock clock(stages);
+            cpuMs = cpuEstimateMs(p, shapeOf(f), clock);
+            cpuKnown = true;
+        }
+        return cpuMs;
     };
-    if (tried_ && !session_) return unavailable();
-    // The bus figures kept from an earlier process decide first: work the transfers alone
-    // would lose stays on the CPU without CUDA being started.
-    const BusCosts kept = session_ ? bus_ : (factory_ ? BusCosts{} : cachedBusCosts());
-    if (!kept.known() && !start()) return unavailable();
-    const double cpuMs = cpuEstimateMs(p, shapeOf(f), clock);
-    if (cpuMs < 0) return {Device::Cpu, "the planner prices " + methodName(p.method) + " on the CPU only"};
-    if (kept.known()) {
-        DeviceChoice early = chooseDevice({cpuMs, -1.0, kept.uploadMs(f.uploadBytes), kept.downloadMs(f.downloadBytes)});
-        if (early.device == Device::Cpu) return early;
+    // The cheapest GPU backend that beats the CPU; else the CPU, with the last backend's reason.
+    std::optional<Weighed> best;
+    DeviceChoice cpu{Device::Cpu, "no GPU backend in this build"};
+    for (const std::unique_ptr<Backend>& b : backends_) {
+        if (!b) continue;
+        Weighed w = weigh(*b, p, f, cpuEstimate, stages);
+        if (w.choice.device == Device::Cpu)
+            cpu = std::move(w.choice);
+        else if (!best || w.totalMs < best->totalMs)
+            best = std::move(w);
     }
-    GpuSession* s = start();
-    if (!s) return unavailable();
-    const BusCosts bus = busFigures(stages);
-    clock.restart();
-    const double gpuMs = s->estimateMs(p, f.width, f.height, f.channels, f.hasAlpha);
-    if (gpuMs < 0) return {Device::Cpu, methodName(p.method) + " has no CUDA path"};
-    // Nothing to move costs nothing, not even the bus's latency.
-    const double up = f.uploadBytes > 0 ? bus.uploadMs(f.uploadBytes) : 0.0;
-    const double down = f.downloadBytes > 0 ? bus.downloadMs(f.downloadBytes) : 0.0;
-    return chooseDevice({cpuMs, gpuMs, up, down});
+    return best ? best->choice : cpu;
 }
 
 Executor::Attempt Executor::tryGpu(const ConvolveParams& p, const RunFootprint& f, std::vector<StageTiming>* stages,
@@ -188,24 +283,26 @@ Executor::Attempt Executor::tryGpu(const ConvolveParams& p, const RunFootprint& 
     Attempt a;
     if (p.device == Device::Cpu) return a;
     const bool fallsBack = p.device == Device::Auto || explicitCuda_ == ExplicitCuda::FallsBack;
-    GpuSession* s = nullptr;
-    if (p.device == Device::Auto) {
+    Device device = p.device;
+    if (device == Device::Auto) {
         const DeviceChoice choice = place(p, f, stages);
         a.reason = choice.reason;
         if (choice.device == Device::Cpu) return a;
-        s = session_.get();
-    } else {
-        std::string why;
-        detail::StageClock clock(stages);
-        const bool fresh = !session_;
-        s = session(&why, true); // the caller asked for CUDA: ask again
-        if (fresh && s) clock.mark("start CUDA (once per process)", true);
-        if (!s) {
-            if (!fallsBack) throw Error("CUDA unavailable: " + why);
-            a.deviceFailed = true;
-            a.failure = "CUDA unavailable: " + why;
-            return a;
-        }
+        device = choice.device;
+    }
+    Backend& b = backend(device);
+    std::string why;
+    detail::StageClock clock(stages);
+    const bool fresh = !b.session;
+    GpuSession* s = session(device, &why, true); // placed there, or asked for: ask again
+    if (fresh && s) clock.mark(("start " + std::string(b.label) + " (once per process)").c_str(), true);
+    a.device = device;
+    if (!s) {
+        const std::string failure = std::string(b.label).append(" unavailable: ").append(why);
+        if (!fallsBack) throw Error(failure);
+        a.deviceFailed = true;
+        a.failure = failure;
+        return a;
     }
     try {
         onGpu(*s);
@@ -214,7 +311,7 @@ Executor::Attempt Executor::tryGpu(const ConvolveParams& p, const RunFootprint& 
         if (!fallsBack) throw;
         a.notice = std::string(e.what()) + ": ran on the CPU"; // the session stays usable
     } catch (const Error& e) {
-        dropSession(); // whatever failed may have left the device unusable
+        drop(b); // whatever failed may have left the device unusable
         if (!fallsBack) throw;
         a.deviceFailed = true;
         a.failure = e.what();
@@ -232,8 +329,8 @@ bool convolveOnDevice(const ConvolveParams& params, const DevicePlanes& planes, 
     std::vector<StageTiming> once;
     std::string why;
     detail::StageClock clock(&once);
-    const bool fresh = !executor.sessionHandle();
-    GpuSession* session = executor.session(&why, true);
+    const bool fresh = !executor.sessionHandle(Device::Cuda);
+    GpuSession* session = executor.session(Device::Cuda, &why, true);
     if (!session) throw Error("the array is in GPU memory, but CUDA cannot run here: " + why);
     if (fresh) clock.mark("start CUDA (once per process)", true);
     executor.noteHeld(nullptr); // the session's image is these planes from now on
