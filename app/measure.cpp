@@ -240,6 +240,7 @@ struct Sample {
     convlab::RunReport report; // the engine's total and stages, the device and method that ran
     double displayMs = 0.0;    // the view's upload + draw of that result
     QString displayPath;
+    QString drawnFrom; // what the view's texture held: "8-bit colours" mapped on the host, or "float values"
     // What neither the engine nor the view's drawing accounts for: queueing, the event loop,
     // Qt composing the window. Negative when the display overlapped the engine's last stage
     // (CUDA interop draws the result before its host copy has been downloaded).
@@ -273,7 +274,8 @@ QJsonObject sampleJson(const Sample& s)
             {"engine", engine},
             {"display_ms", s.displayMs},
             {"rest_ms", s.restMs()},
-            {"display_path", s.displayPath}};
+            {"display_path", s.displayPath},
+            {"drawn_from", s.drawnFrom}};
 }
 
 QString stagesText(const convlab::RunReport& r)
@@ -340,6 +342,8 @@ int benchmarkLatency(MainWindow& w, const RunOptions& o)
         s.report = w.renderController()->report();
         s.displayMs = w.imageView()->lastDisplayMs();
         s.displayPath = w.displayPath();
+        s.drawnFrom = w.imageView()->resultDrawnFromColours() ? QStringLiteral("8-bit colours")
+                                                             : QStringLiteral("float values");
         return s;
     };
     const double firstMs = clock.waitForDisplay();
@@ -395,8 +399,9 @@ int benchmarkLatency(MainWindow& w, const RunOptions& o)
                 qPrintable(backend),
                 qPrintable(deviceText(o.backend)),
                 cudaDeviceName(w).isEmpty() ? "" : qPrintable(QStringLiteral(" on ") + cudaDeviceName(w)));
-    std::printf("  GL renderer: %s (%s)\n  display path: %s\n", qPrintable(gl.renderer), qPrintable(gl.version),
-                qPrintable(steady.empty() ? first.displayPath : steady.back().displayPath));
+    const Sample& last = steady.empty() ? first : steady.back();
+    std::printf("  GL renderer: %s (%s)\n  display path: %s, drawn from %s\n", qPrintable(gl.renderer),
+                qPrintable(gl.version), qPrintable(last.displayPath), qPrintable(last.drawnFrom));
     printSample("first result after load", first);
     if (!steady.empty()) {
         std::printf("steady state, %d edits: median %.2f ms, p10 %.2f, p90 %.2f (min %.2f, max %.2f)\n", o.edits,
@@ -438,7 +443,8 @@ int benchmarkLatency(MainWindow& w, const RunOptions& o)
             {"backend", backend},
             {"cuda_device", cudaDeviceName(w)},
             {"gl", glJson(gl)},
-            {"display_path", steady.empty() ? first.displayPath : steady.back().displayPath},
+            {"display_path", last.displayPath},
+            {"drawn_from", last.drawnFrom},
             {"first", sampleJson(first)},
             {"steady", steadyJson},
         };

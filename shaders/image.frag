@@ -2,10 +2,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // (#version must be the first line of a GLSL shader.)
 // Maps float images (one GL_R32F array layer per channel, planar as the engine stores them)
-// to display colours. Geometry is in device-independent widget pixels, y down.
+// to display colours. Images the view holds on the host come as their colours instead (RGBA8,
+// mapped on the CPU by ui/view/displaymap.cpp, the twin of mapValue, diverging, display and
+// displayOne here: change both). Geometry is in device-independent widget pixels, y down.
 
 struct Layer {
     int channels;  // 0: nothing to draw; 1 grey, 2 grey+alpha, 3 RGB, 4 RGBA
+    int premapped; // 1: drawn from its colour texture (alpha in .a), not its float layers
     vec2 size;     // width, height in image pixels
     vec2 span;     // image pixels the texture covers (size, or whole blocks of a reduced copy)
     vec2 factor;   // image pixels per texel along x and y (1 unless the image exceeds the limit)
@@ -18,6 +21,8 @@ struct Layer {
 uniform sampler2DArray uSourceTex;
 uniform sampler2DArray uResultTex;
 uniform sampler2DArray uDiffTex;
+uniform sampler2D uSourceColours;
+uniform sampler2D uResultColours;
 uniform Layer uSource;
 uniform Layer uResult;
 uniform Layer uDiff;
@@ -136,6 +141,18 @@ vec3 shade(sampler2DArray tex, Layer L, vec2 p, vec2 w, int mapping)
     return display(L, v, w, mapping);
 }
 
+// The same for an image whose colours were mapped on the CPU: only the checkerboard behind
+// transparent pixels is left to do.
+vec3 shadeColours(vec4 c, Layer L, vec2 w)
+{
+    return uChannel < 0 && hasAlpha(L) ? mix(checker(w), c.rgb, c.a) : c.rgb;
+}
+
+vec3 shadeLayer(sampler2DArray tex, sampler2D colours, Layer L, vec2 p, vec2 w, int mapping)
+{
+    return L.premapped != 0 ? shadeColours(texture(colours, p / L.span), L, w) : shade(tex, L, p, w, mapping);
+}
+
 // A coordinate of the padded image: itself inside [0, n), else the rule's entry (-1: constant).
 int marginSlot(int p, int n)
 {
@@ -149,6 +166,10 @@ vec3 shadePadding(ivec2 ip, vec2 w)
     int x = ip.x >= 0 && ip.x < n.x ? ip.x : uPadIndexX[marginSlot(ip.x, n.x)];
     int y = ip.y >= 0 && ip.y < n.y ? ip.y : uPadIndexY[marginSlot(ip.y, n.y)];
     vec4 v = vec4(uBorderValue);
+    if (uSource.premapped != 0 && x >= 0 && y >= 0) {
+        ivec2 t = ivec2(floor((vec2(x, y) + 0.5) / uSource.factor));
+        return mix(shadeColours(texelFetch(uSourceColours, t, 0), uSource, w), kPadTint, kPadTintWeight);
+    }
     if (uChannel >= 0) {
         if (x >= 0 && y >= 0) {
             ivec2 t = ivec2(floor((vec2(x, y) + 0.5) / uSource.factor));
@@ -187,6 +208,23 @@ vec3 shadeDifference(vec2 p)
     return heat(clamp(m / max(uDiffScale, kTiny), 0.0, 1.0));
 }
 
+#ifdef RESULT_COLOURS_ONLY
+// The program of the frame that shows the result alone from its colours (ImageView picks it:
+// View > Result, no padding preview, a result mapped on the CPU): what main() below does in
+// that case, without the work a software renderer spends on the branches it would not take.
+void main()
+{
+    vec2 w = vec2(gl_FragCoord.x, uFbHeight - gl_FragCoord.y) / uDpr;
+    vec2 p = (w - uOrigin) / uZoom;
+    vec3 c = uBackground;
+    if (inside(p, uResult))
+        c = shadeColours(texture(uResultColours, p / uResult.span), uResult, w);
+    if (uBandInner.x >= 0.0 && all(greaterThanEqual(p, vec2(0.0))) && all(lessThan(p, uImageSize)) &&
+        ringOutside(w - uOrigin - uBandInner.xy * uZoom, (uBandInner.zw - uBandInner.xy) * uZoom))
+        c = kBandLine;
+    fragColor = vec4(c, 1.0);
+}
+#else
 void main()
 {
     vec2 w = vec2(gl_FragCoord.x, uFbHeight - gl_FragCoord.y) / uDpr;
@@ -200,12 +238,12 @@ void main()
             c = shadePadding(ivec2(floor(p)), w);
     } else if (uViewMode == 1 || (uViewMode == 2 && w.x < uSplitX)) {
         if (inside(p, uSource))
-            c = shade(uSourceTex, uSource, p, w, kClamp); // colour maps are for the result only
+            c = shadeLayer(uSourceTex, uSourceColours, uSource, p, w, kClamp); // colour maps are for the result only
     } else if (uViewMode == 3) {
         if (inside(p, uDiff))
             c = shadeDifference(p);
     } else if (inside(p, uResult)) {
-        c = shade(uResultTex, uResult, p, w, uMapping);
+        c = shadeLayer(uResultTex, uResultColours, uResult, p, w, uMapping);
     }
     if (uBandInner.x >= 0.0 && inImage &&
         ringOutside(w - uOrigin - uBandInner.xy * uZoom, (uBandInner.zw - uBandInner.xy) * uZoom))
@@ -216,3 +254,4 @@ void main()
         c = vec3(0.92);
     fragColor = vec4(c, 1.0);
 }
+#endif

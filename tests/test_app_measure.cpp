@@ -97,6 +97,8 @@ private slots:
         QCOMPARE(doc.value("backend").toString(), QStringLiteral("cpu"));
         QVERIFY(!doc.value("gl").toObject().value("renderer").toString().isEmpty());
         QCOMPARE(doc.value("display_path").toString(), QStringLiteral("host memory to the OpenGL buffer"));
+        // A CPU result is drawn from the colours the view mapped on the host (view/displaymap.h).
+        QCOMPARE(doc.value("drawn_from").toString(), QStringLiteral("8-bit colours"));
 
         const QJsonObject first = doc.value("first").toObject();
         QVERIFY(first.value("wall_ms").toDouble() > 0.0);

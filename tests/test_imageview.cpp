@@ -12,6 +12,7 @@
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <tuple>
 
 #include "panels/analysispanel.h"
 #include "view/colorbar.h"
@@ -134,6 +135,7 @@ private slots:
     void hoverAndClickSignals();
     void resultBufferPath();
     void resultBufferRejectsWrongShape();
+    void hostColoursMatchTheShader();
     void readout();
     void survivesReparenting();
     void paddingPreviewFollowsBorderRule_data();
@@ -545,6 +547,66 @@ void TestImageView::resultBufferPath()
     EXPECT_RGB(pixelAtImage(f, *v, 40, 20), 30, 30, 30, 1);
     QCOMPARE(v->resultBuffer(kImageW, kImageH, 1), pbo);
     QVERIFY(v->lastDisplayMs() > 0.0);
+}
+
+// A result the view holds on the host is drawn from colours mapped on the CPU
+// (view/displaymap.cpp), one written by a GPU producer from its values by the shader: the two
+// mappings are twins. Every mapping, every channel choice, grey, grey+alpha, RGB and RGBA,
+// values below, inside and above the range and NaN, drawn both ways, pixel by pixel.
+void TestImageView::hostColoursMatchTheShader()
+{
+    auto v = shownView(Image());
+    QVERIFY(v);
+    v->setSource(makeImage(1, SampleDepth::U8, [](int, int, int) { return 0.0f; })); // 8-bit scale
+    v->actualSize();
+    using M = ImageView::Mapping;
+    for (int channels = 1; channels <= 4; ++channels) {
+        const Image values = makeImage(channels, SampleDepth::U8, [](int c, int x, int y) {
+            if (x == 7 && y == 5) return std::nanf("");
+            return -300.0f + 9.7f * x + 3.1f * y + 41.0f * c; // -300 .. 450
+        });
+        for (M m : {M::Clamp, M::Abs, M::Normalize, M::Offset, M::Diverging}) {
+            for (int channel : {-1, 0, channels - 1}) {
+                v->setMapping(m);
+                v->setDisplayChannel(channel);
+                v->setResult(values);
+                const QImage host = v->grabFramebuffer();
+                QVERIFY(v->resultDrawnFromColours());
+                const unsigned int pbo = v->resultBuffer(kImageW, kImageH, channels);
+                QVERIFY(pbo != 0);
+                v->makeCurrent();
+                QOpenGLExtraFunctions* gl = QOpenGLContext::currentContext()->extraFunctions();
+                gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pbo);
+                gl->glBufferSubData(GL_PIXEL_UNPACK_BUFFER, 0, GLsizeiptr(values.data.size() * sizeof(float)),
+                                    values.data.data());
+                gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+                v->doneCurrent();
+                v->resultBufferWritten(kImageW, kImageH, channels);
+                const QImage shader = v->grabFramebuffer();
+                QVERIFY(!v->resultDrawnFromColours());
+                int worst = 0, wx = 0, wy = 0;
+                for (int y = 0; y < kImageH; ++y)
+                    for (int x = 0; x < kImageW; ++x) {
+                        if (x == 7 && y == 5) continue; // NaN: the shader's clamp() is not defined for it
+                        const QRgb a = pixelAtImage(host, *v, x, y), b = pixelAtImage(shader, *v, x, y);
+                        const int d = std::max({std::abs(qRed(a) - qRed(b)), std::abs(qGreen(a) - qGreen(b)),
+                                                std::abs(qBlue(a) - qBlue(b))});
+                        if (d > worst) std::tie(worst, wx, wy) = std::tuple(d, x, y);
+                    }
+                QVERIFY2(worst <= 1, qPrintable(QStringLiteral("%1 channels, mapping %2, channel %3: (%4, %5) differs "
+                                                               "by %6: host %7, shader %8")
+                                                    .arg(channels)
+                                                    .arg(int(m))
+                                                    .arg(channel)
+                                                    .arg(wx)
+                                                    .arg(wy)
+                                                    .arg(worst)
+                                                    .arg(rgb(pixelAtImage(host, *v, wx, wy)))
+                                                    .arg(rgb(pixelAtImage(shader, *v, wx, wy)))));
+            }
+        }
+    }
+    v->setDisplayChannel(-1);
 }
 
 void TestImageView::resultBufferRejectsWrongShape()

@@ -3,6 +3,7 @@
 #include "view/imageview.h"
 
 #include <QElapsedTimer>
+#include <QFile>
 #include <QLabel>
 #include <QOpenGLContext>
 #include <QOpenGLFunctions_3_3_Core>
@@ -40,6 +41,40 @@ static void registerShaderResources()
 namespace {
 
 constexpr float kBackground = 0.17f;   // dark grey around the image
+
+} // namespace
+
+namespace {
+
+// shaders/image.frag, with `define` defined when given (one source, two programs). Null, with a
+// warning, when it does not build.
+std::unique_ptr<QOpenGLShaderProgram> buildImageProgram(const QByteArray& define)
+{
+    QFile file(QStringLiteral(":/shaders/image.frag"));
+    if (!file.open(QIODevice::ReadOnly)) {
+        qWarning("ImageView: the image shader is missing from the resources");
+        return nullptr;
+    }
+    QByteArray source = file.readAll();
+    if (!define.isEmpty()) {
+        const qsizetype afterVersion = source.indexOf('\n') + 1; // #version must stay the first line
+        source.insert(afterVersion, "#define " + define + " 1\n");
+    }
+    auto program = std::make_unique<QOpenGLShaderProgram>();
+    if (!program->addShaderFromSourceFile(QOpenGLShader::Vertex, QStringLiteral(":/shaders/image.vert")) ||
+        !program->addShaderFromSourceCode(QOpenGLShader::Fragment, source) || !program->link()) {
+        qWarning("ImageView: the image shaders failed to build: %s", qPrintable(program->log()));
+        return nullptr;
+    }
+    program->bind();
+    program->setUniformValue("uSourceTex", 0);
+    program->setUniformValue("uResultTex", 1);
+    program->setUniformValue("uDiffTex", 2);
+    program->setUniformValue("uSourceColours", 3);
+    program->setUniformValue("uResultColours", 4);
+    program->release();
+    return program;
+}
 
 } // namespace
 
@@ -104,9 +139,13 @@ void ImageView::releaseGL(bool keepData)
             d->gl->glDeleteBuffers(1, &s->pbo);
         if (s->tex)
             d->gl->glDeleteTextures(1, &s->tex);
-        s->pbo = s->tex = 0;
+        if (s->rgbaTex)
+            d->gl->glDeleteTextures(1, &s->rgbaTex);
+        s->pbo = s->tex = s->rgbaTex = 0;
         s->pboBytes = 0;
+        s->layersW = s->layersH = s->layersC = s->rgbaW = s->rgbaH = 0;
         s->texW = s->texH = s->texC = 0;
+        s->premapped = false;
         if (s->channels)
             s->pending = Slot::Pending::FromHost;
     }
@@ -114,6 +153,7 @@ void ImageView::releaseGL(bool keepData)
         d->gl->glDeleteVertexArrays(1, &d->vao);
     d->vao = 0;
     d->program.reset();
+    d->coloursProgram.reset();
     d->gl = nullptr;
     doneCurrent();
 }
@@ -130,19 +170,9 @@ void ImageView::initializeGL()
     connect(context(), &QOpenGLContext::aboutToBeDestroyed, this, [this] { releaseGL(true); });
     d->gl = gl;
 
-    auto program = std::make_unique<QOpenGLShaderProgram>();
-    if (!program->addShaderFromSourceFile(QOpenGLShader::Vertex, QStringLiteral(":/shaders/image.vert")) ||
-        !program->addShaderFromSourceFile(QOpenGLShader::Fragment, QStringLiteral(":/shaders/image.frag")) ||
-        !program->link()) {
-        qWarning("ImageView: the image shaders failed to build: %s", qPrintable(program->log()));
-    } else {
-        d->program = std::move(program);
-        d->program->bind();
-        d->program->setUniformValue("uSourceTex", 0);
-        d->program->setUniformValue("uResultTex", 1);
-        d->program->setUniformValue("uDiffTex", 2);
-        d->program->release();
-    }
+    d->program = buildImageProgram({});
+    if (d->program)
+        d->coloursProgram = buildImageProgram("RESULT_COLOURS_ONLY");
     gl->glGenVertexArrays(1, &d->vao);
     gl->glGetIntegerv(GL_MAX_TEXTURE_SIZE, &d->maxTextureSize);
     gl->glGetIntegerv(GL_MAX_ARRAY_TEXTURE_LAYERS, &d->maxLayers);
@@ -176,8 +206,11 @@ void ImageView::paintGL()
 
     bool uploaded = false;
     d->dpr = devicePixelRatioF();
-    for (Slot* s : {&d->source, &d->result, &d->diff})
+    for (Slot* s : {&d->source, &d->result, &d->diff}) {
+        if (d->premapStale(*s))
+            s->pending = Slot::Pending::FromHost; // mapped again from the host copy
         uploaded = d->upload(*s) || uploaded;
+    }
     bool overlaysStale = uploaded; // reductions and problems are known once uploaded
     // Statistics (min, max, max |v|) are computed only when a mapping needs them (only the
     // result is mapped); a GPU-written result is read back for that once.
@@ -191,25 +224,39 @@ void ImageView::paintGL()
         }
     }
 
-    const Slot* bound[] = {&d->source, &d->result, &d->diff};
-    for (int unit = 0; unit < 3; ++unit) {
+    // Units 0-2: the float layers of source, result and difference; 3-4: the colours of source
+    // and result (uSourceColours, uResultColours).
+    struct Binding {
+        const Slot* slot;
+        GLenum target;
+        GLuint tex;
+    };
+    const Binding bound[] = {{&d->source, GL_TEXTURE_2D_ARRAY, d->source.tex},
+                             {&d->result, GL_TEXTURE_2D_ARRAY, d->result.tex},
+                             {&d->diff, GL_TEXTURE_2D_ARRAY, d->diff.tex},
+                             {&d->source, GL_TEXTURE_2D, d->source.rgbaTex},
+                             {&d->result, GL_TEXTURE_2D, d->result.rgbaTex}};
+    for (int unit = 0; unit < 5; ++unit) {
+        const Binding& b = bound[unit];
         gl->glActiveTexture(GL_TEXTURE0 + unit);
-        gl->glBindTexture(GL_TEXTURE_2D_ARRAY, bound[unit]->tex);
-        if (bound[unit]->tex) {
+        gl->glBindTexture(b.target, b.tex);
+        if (b.tex) {
             // Sharp texels once a texel spans a display pixel or more.
-            const double texel = d->zoom * std::min(bound[unit]->factorX, bound[unit]->factorY);
+            const double texel = d->zoom * std::min(b.slot->factorX, b.slot->factorY);
             const GLint filter = texel >= 1.0 ? GL_NEAREST : GL_LINEAR;
-            gl->glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, filter);
-            gl->glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAG_FILTER, filter);
+            gl->glTexParameteri(b.target, GL_TEXTURE_MIN_FILTER, filter);
+            gl->glTexParameteri(b.target, GL_TEXTURE_MAG_FILTER, filter);
         }
     }
     gl->glActiveTexture(GL_TEXTURE0);
 
-    auto& p = *d->program;
+    QOpenGLShaderProgram* program =
+        d->resultColoursOnly() && d->coloursProgram ? d->coloursProgram.get() : d->program.get();
+    auto& p = *program;
     p.bind();
-    d->setLayerUniforms("uSource", d->source);
-    d->setLayerUniforms("uResult", d->result);
-    d->setLayerUniforms("uDiff", d->diff);
+    d->setLayerUniforms(program, "uSource", d->source);
+    d->setLayerUniforms(program, "uResult", d->result);
+    d->setLayerUniforms(program, "uDiff", d->diff);
     p.setUniformValue("uMapping", static_cast<int>(d->mapping));
     p.setUniformValue("uChannel", d->displayChannel);
     p.setUniformValue("uViewMode", static_cast<int>(d->shownMode()));
@@ -250,9 +297,9 @@ void ImageView::paintGL()
     gl->glDrawArrays(GL_TRIANGLES, 0, 3);
     gl->glBindVertexArray(0);
     p.release();
-    for (int unit = 0; unit < 3; ++unit) {
+    for (int unit = 0; unit < 5; ++unit) {
         gl->glActiveTexture(GL_TEXTURE0 + unit);
-        gl->glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
+        gl->glBindTexture(bound[unit].target, 0);
     }
     gl->glActiveTexture(GL_TEXTURE0);
     if (pixelGridShown()) {
@@ -545,4 +592,9 @@ void ImageView::resultBufferWritten(int width, int height, int channels)
 double ImageView::lastDisplayMs() const
 {
     return d->lastDisplayMs;
+}
+
+bool ImageView::resultDrawnFromColours() const
+{
+    return d->result.channels > 0 && d->result.premapped;
 }

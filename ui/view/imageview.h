@@ -175,6 +175,10 @@ public:
 
     // Wall time of the last display update (upload + draw) in ms, for the timings panel.
     double lastDisplayMs() const;
+    // Whether the result on screen is drawn from colours mapped on the host (a result the view
+    // holds on the host: 8-bit colours, view/displaymap.h), not from its float values (a result
+    // written into resultBuffer() by a GPU producer, mapped by the shader).
+    bool resultDrawnFromColours() const;
 
 signals:
     // Emitted as the cursor moves over the image: pixel coordinates (or -1,-1 when outside).

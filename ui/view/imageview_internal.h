@@ -13,10 +13,12 @@
 #include <cstddef>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
 
+#include "view/displaymap.h"
 #include "view/imageview.h"
 #include "convlab/error.h"
 #include "convlab/image.h"
@@ -45,7 +47,9 @@ inline void checkShape(int w, int h, int c, const char* what)
 }
 
 // One displayed image: a pixel buffer object holding its planar float32 values and a
-// GL_TEXTURE_2D_ARRAY (one GL_R32F layer per channel) filled from that buffer.
+// GL_TEXTURE_2D_ARRAY (one GL_R32F layer per channel) filled from that buffer, or, for an image
+// the view holds on the host, a GL_RGBA8 texture of its display colours mapped on the CPU
+// (view/displaymap.h): a quarter of the bytes of three float layers, one texture read a pixel.
 struct Slot {
     enum class Pending { None, FromHost, FromBuffer };
 
@@ -66,8 +70,14 @@ struct Slot {
     convlab::Image reduced; // the last reduced copy uploaded, its memory kept for the next
     GLuint pbo = 0;
     std::size_t pboBytes = 0;
-    GLuint tex = 0;
-    int texW = 0, texH = 0, texC = 0;
+    GLuint tex = 0;                        // the float layers
+    int layersW = 0, layersH = 0, layersC = 0; // their allocation
+    bool premapped = false;                // drawn from the colour texture, not the layers
+    displaymap::Key premapKey;             // what the colours were mapped with
+    std::vector<std::uint8_t> rgba;        // the colours uploaded last, memory kept for the next
+    GLuint rgbaTex = 0;
+    int rgbaW = 0, rgbaH = 0;              // its allocation
+    int texW = 0, texH = 0, texC = 0;      // what is drawn: its size and channels (0: nothing)
 
     std::size_t bytes() const { return static_cast<std::size_t>(width) * height * channels * sizeof(float); }
     bool contains(int x, int y) const { return channels > 0 && x >= 0 && y >= 0 && x < width && y < height; }
@@ -127,6 +137,9 @@ struct ImageView::State {
     using Slot = imageview_detail::Slot;
     QOpenGLFunctions_3_3_Core* gl = nullptr; // null until initializeGL succeeds
     std::unique_ptr<QOpenGLShaderProgram> program;
+    // The same shader built with RESULT_COLOURS_ONLY: the frames that show only a result mapped
+    // on the CPU (resultColoursOnly), the usual frame of an edit, skip the full shader's paths.
+    std::unique_ptr<QOpenGLShaderProgram> coloursProgram;
     GLuint vao = 0;
     GLint maxTextureSize = 0;
     GLint maxLayers = 0;
@@ -239,6 +252,40 @@ struct ImageView::State {
         return zoomFactors(s) != std::pair{s.factorX, s.factorY};
     }
 
+    // The colours a slot drawn from its host copy is mapped with now; none for the difference
+    // (its heat map's scale follows the settings frame by frame) and for a slot that does not
+    // keep its host copy (nothing to map again when the mapping changes). Computes the
+    // statistics a mapping needs.
+    std::optional<displaymap::Key> premapKeyFor(Slot& s)
+    {
+        if ((&s != &source && &s != &result) || !s.keepHost || !s.hostValid)
+            return std::nullopt;
+        displaymap::Key k;
+        k.mapping = &s == &result ? mapping : Mapping::Clamp; // colour maps are for the result only
+        k.channel = displayChannel;
+        k.range = float(rangeOf(s));
+        if (displaymap::needsStats(k.mapping)) {
+            if (!s.statsValid) {
+                s.stats = convlab::imageStats(*s.host, s.statChannels);
+                s.statsValid = true;
+            }
+            k.lo = s.stats.lo;
+            k.hi = s.stats.hi;
+            k.maxAbs = s.stats.maxAbs;
+        }
+        return k;
+    }
+
+    // Whether a slot's colours were mapped otherwise than the view maps them now (a new
+    // mapping, channel or range): they are mapped and uploaded again at the next frame.
+    bool premapStale(Slot& s)
+    {
+        if (!s.premapped || s.pending != Slot::Pending::None)
+            return false;
+        const auto key = premapKeyFor(s);
+        return key && *key != s.premapKey;
+    }
+
     // zoomFactor along each side of a slot, at most the side itself.
     std::pair<int, int> zoomFactors(const Slot& s) const
     {
@@ -298,7 +345,7 @@ struct ImageView::State {
                 s.pboBytes = 0;
             }
             gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-            fillTexture(s, s.width, s.height, s.host->data.data());
+            fillFromHost(s, *s.host);
         } else {
             gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, s.pbo);
             fillTexture(s, s.width, s.height, nullptr);
@@ -331,7 +378,63 @@ struct ImageView::State {
             return;
         }
         gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-        fillTexture(s, s.reduced.width, s.reduced.height, s.reduced.data.data());
+        fillFromHost(s, s.reduced);
+    }
+
+    // Fills the slot's textures from values on the host (the image or its reduced copy): its
+    // colours where the slot is mapped on the CPU, else its float layers.
+    void fillFromHost(Slot& s, const convlab::Image& values)
+    {
+        if (const auto key = premapKeyFor(s)) {
+            try {
+                displaymap::toRgba8(values, *key, s.rgba);
+            } catch (const std::bad_alloc&) {
+                s.rgba = {};
+                fillTexture(s, values.width, values.height, values.data.data());
+                return;
+            }
+            fillColours(s, values.width, values.height, s.rgba.data());
+            s.premapKey = *key;
+            return;
+        }
+        fillTexture(s, values.width, values.height, values.data.data());
+    }
+
+    void setUnpackDefaults()
+    {
+        gl->glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+        gl->glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+        gl->glPixelStorei(GL_UNPACK_IMAGE_HEIGHT, 0);
+        gl->glPixelStorei(GL_UNPACK_SKIP_ROWS, 0);
+        gl->glPixelStorei(GL_UNPACK_SKIP_PIXELS, 0);
+        gl->glPixelStorei(GL_UNPACK_SKIP_IMAGES, 0);
+    }
+
+    // Fills the slot's colour texture with w x h RGBA8 pixels, reallocating it only when the
+    // shape changes.
+    void fillColours(Slot& s, int w, int h, const std::uint8_t* pixels)
+    {
+        if (!s.rgbaTex) {
+            gl->glGenTextures(1, &s.rgbaTex);
+            gl->glBindTexture(GL_TEXTURE_2D, s.rgbaTex);
+            gl->glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+            gl->glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+            gl->glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_BASE_LEVEL, 0);
+            gl->glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
+        }
+        gl->glBindTexture(GL_TEXTURE_2D, s.rgbaTex);
+        setUnpackDefaults();
+        if (s.rgbaW == w && s.rgbaH == h) {
+            gl->glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
+        } else {
+            gl->glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
+            s.rgbaW = w;
+            s.rgbaH = h;
+        }
+        s.premapped = true;
+        s.texW = w;
+        s.texH = h;
+        s.texC = s.channels;
     }
 
     // Fills the slot's texture with w x h x channels planar floats from `pixels` (or from the
@@ -347,20 +450,19 @@ struct ImageView::State {
             gl->glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAX_LEVEL, 0);
         }
         gl->glBindTexture(GL_TEXTURE_2D_ARRAY, s.tex);
-        gl->glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-        gl->glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
-        gl->glPixelStorei(GL_UNPACK_IMAGE_HEIGHT, 0);
-        gl->glPixelStorei(GL_UNPACK_SKIP_ROWS, 0);
-        gl->glPixelStorei(GL_UNPACK_SKIP_PIXELS, 0);
-        gl->glPixelStorei(GL_UNPACK_SKIP_IMAGES, 0);
-        if (s.texW == w && s.texH == h && s.texC == s.channels) {
+        setUnpackDefaults();
+        if (s.layersW == w && s.layersH == h && s.layersC == s.channels) {
             gl->glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, 0, w, h, s.channels, GL_RED, GL_FLOAT, pixels);
         } else {
             gl->glTexImage3D(GL_TEXTURE_2D_ARRAY, 0, GL_R32F, w, h, s.channels, 0, GL_RED, GL_FLOAT, pixels);
-            s.texW = w;
-            s.texH = h;
-            s.texC = s.channels;
+            s.layersW = w;
+            s.layersH = h;
+            s.layersC = s.channels;
         }
+        s.premapped = false;
+        s.texW = w;
+        s.texH = h;
+        s.texC = s.channels;
     }
 
     // Copies the PBO back into the host copy when a GPU producer wrote it. Context current.
@@ -376,11 +478,20 @@ struct ImageView::State {
         s.hostValid = true;
     }
 
-    void setLayerUniforms(const char* name, const Slot& s)
+    // Whether this frame shows nothing but the result drawn from its colours.
+    bool resultColoursOnly() const
+    {
+        const Slot& r = result;
+        return shownMode() == ViewMode::Result && !padding && r.channels > 0 && r.displayable && r.premapped &&
+               r.texC == r.channels;
+    }
+
+    void setLayerUniforms(QOpenGLShaderProgram* program, const char* name, const Slot& s)
     {
         const QByteArray n(name);
         const bool drawn = s.channels > 0 && s.displayable && s.texC == s.channels;
         program->setUniformValue(n + ".channels", drawn ? s.channels : 0);
+        program->setUniformValue(n + ".premapped", drawn && s.premapped ? 1 : 0);
         program->setUniformValue(n + ".size", QVector2D(float(s.width), float(s.height)));
         // The texture covers whole blocks: a partial last block stretches the span past the size.
         program->setUniformValue(n + ".span", QVector2D(float(s.texW * s.factorX), float(s.texH * s.factorY)));

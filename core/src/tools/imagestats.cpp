@@ -54,6 +54,34 @@ Image reduceByBlocks(const Image& image, int fx, int fy)
     return out;
 }
 
+namespace {
+
+// The means of runs of fx column sums (of `rows` rows each) into out[0, ceil(width / fx)), the
+// last run shorter where the width is not a multiple of fx.
+void sumColumnRuns(const double* columns, int width, int fx, double rows, float* out)
+{
+    for (int ox = 0, x0 = 0; x0 < width; ++ox, x0 += fx) {
+        const int x1 = std::min(x0 + fx, width);
+        double sum = 0.0;
+        for (int x = x0; x < x1; ++x) sum += columns[x];
+        out[ox] = float(sum / (double(x1 - x0) * rows));
+    }
+}
+
+template <int F> void sumColumnRuns(const double* columns, int width, double rows, float* out)
+{
+    const int full = width / F;
+    const double count = F * rows;
+    for (int ox = 0; ox < full; ++ox) {
+        double sum = 0.0;
+        for (int k = 0; k < F; ++k) sum += columns[ox * F + k];
+        out[ox] = float(sum / count);
+    }
+    if (full * F < width) sumColumnRuns(columns + full * F, width - full * F, F, rows, out + full);
+}
+
+} // namespace
+
 void reduceByBlocksInto(const Image& image, int fx, int fy, Image& out)
 {
     if (fx < 1 || fy < 1)
@@ -67,22 +95,28 @@ void reduceByBlocksInto(const Image& image, int fx, int fy, Image& out)
         out = Image::uninitialized(w, h, image.channels, image.depth); // every value is written below
     out.depth = image.depth;
     out.hasAlpha = image.hasAlpha;
-    // Sums in double: a block of a few hundred float values keeps its low bits.
-    std::vector<double> sums(static_cast<std::size_t>(w));
+    // Sums in double: a block of a few hundred float values keeps its low bits. The rows of a
+    // block are summed column by column first (a loop the compiler vectorises), then each run of
+    // fx columns; the view's zoom reductions (2, 4, 8) have that run unrolled.
+    std::vector<double> columns(static_cast<std::size_t>(image.width));
     for (int c = 0; c < image.channels; ++c) {
         const float* in = image.plane(c);
         float* o = out.plane(c);
         for (int oy = 0; oy < h; ++oy) {
             const int y0 = oy * fy, y1 = std::min(y0 + fy, image.height);
-            std::fill(sums.begin(), sums.end(), 0.0);
+            std::fill(columns.begin(), columns.end(), 0.0);
             for (int y = y0; y < y1; ++y) {
                 const float* row = in + static_cast<std::size_t>(y) * image.width;
-                for (int ox = 0, x = 0; ox < w; ++ox)
-                    for (const int x1 = std::min(x + fx, image.width); x < x1; ++x) sums[ox] += row[x];
+                double* col = columns.data();
+                for (int x = 0; x < image.width; ++x) col[x] += row[x];
             }
-            for (int ox = 0; ox < w; ++ox) {
-                const int cols = std::min((ox + 1) * fx, image.width) - ox * fx;
-                o[static_cast<std::size_t>(oy) * w + ox] = float(sums[ox] / (double(cols) * (y1 - y0)));
+            float* orow = o + static_cast<std::size_t>(oy) * w;
+            const double rows = y1 - y0;
+            switch (fx) {
+            case 2: sumColumnRuns<2>(columns.data(), image.width, rows, orow); break;
+            case 4: sumColumnRuns<4>(columns.data(), image.width, rows, orow); break;
+            case 8: sumColumnRuns<8>(columns.data(), image.width, rows, orow); break;
+            default: sumColumnRuns(columns.data(), image.width, fx, rows, orow); break;
             }
         }
     }
