@@ -11,6 +11,7 @@
 #include "cli.h"
 
 #include "batch.h"
+#include "cli_interrupt.h"
 #include "cli_internal.h"
 
 #include <CLI/CLI.hpp>
@@ -266,15 +267,16 @@ RunSetup setupRun(const Options& o, const Choices& c)
 // anything runs, with the estimate and the fastest method named, unless --force says to run it:
 // a full-rank 1025x1025 kernel's separable passes over a 4096-pixel line take minutes where the
 // FFT takes a fraction of a second. Auto picks the fastest and is not refused; a CUDA run has
-// no CPU estimate to judge by.
-void refuseOverBudget(const Options& o, const ConvolveParams& p, const Source& input)
+// no CPU estimate to judge by. Returns the asked method's estimate in seconds (below 0: none),
+// for the elapsed-time line of a run that goes ahead.
+double refuseOverBudget(const Options& o, const ConvolveParams& p, const Source& input)
 {
-    if (o.force || p.method == Method::Auto || p.device == Device::Cuda) return;
+    if (p.method == Method::Auto || p.device == Device::Cuda) return -1.0;
     // The asked method's own plan first: it needs the kernel's rank only for separable, where
     // auto's plan (which prices every method) takes an SVD, 1.7 s for a 1025x1025 kernel.
     const double asked =
         estimateCpuMs(p, input.width(), input.height(), input.channels(), input.hasAlpha()) / 1000.0;
-    if (!(asked > o.maxSeconds)) return; // below 0 (a method the planner does not price): not judged
+    if (o.force || !(asked > o.maxSeconds)) return asked; // below 0 (not priced): not judged
     const std::vector<MethodEstimate> estimates =
         estimateCpuMethods(p, input.width(), input.height(), input.channels(), input.hasAlpha());
     const auto best = std::min_element(estimates.begin(), estimates.end(),
@@ -287,6 +289,11 @@ void refuseOverBudget(const Options& o, const ConvolveParams& p, const Source& i
     if (fastest != p.method) text += "; " + methodName(fastest) + " is estimated at " + num(fastestS, 3) + " s";
     throw Error(text + ": pass --force to run it anyway, or -m " + methodName(fastest) + " (or auto)");
 }
+
+// A run that a signal stopped (cli_interrupt.h).
+struct Interrupted {
+    int signal;
+};
 
 Outcome convolveFile(const Options& o, const Choices& c)
 {
@@ -302,18 +309,35 @@ Outcome convolveFile(const Options& o, const Choices& c)
     r.notices = r.input.notices;
     r.save.depth = outputDepth(c.depth, c.map, o.output, r.input.depth(), r.input.channels(), r.input.hasAlpha(), r.notices);
 
-    refuseOverBudget(o, p, r.input);
+    const double estimateS = refuseOverBudget(o, p, r.input);
     Image out;
     std::vector<double> totals;
-    for (int i = 0; i < o.repeat; ++i) {
-        RunReport rep;
-        r.input.runInto(p, out, &rep); // the first run allocates the output, later ones reuse it
-        totals.push_back(rep.totalMs);
-        r.runs.push_back(std::move(rep));
-        if (r.runs.size() > Outcome::kKeptRuns) r.runs.pop_front();
-        ++r.runCount;
+    {
+        // Ctrl-C while it computes stops the run at its next check, and nothing is written; a
+        // signal during the write is the process's handler's (it removes the temporary).
+        const InterruptStops interrupt;
+        ConvolveParams run = p;
+        run.cancel = interrupt.flag();
+        const ElapsedLine elapsed(methodName(p.method), estimateS);
+        try {
+            for (int i = 0; i < o.repeat; ++i) {
+                RunReport rep;
+                r.input.runInto(run, out, &rep); // the first run allocates the output, later ones reuse it
+                totals.push_back(rep.totalMs);
+                r.runs.push_back(std::move(rep));
+                if (r.runs.size() > Outcome::kKeptRuns) r.runs.pop_front();
+                ++r.runCount;
+            }
+            if (setup.compare) {
+                ConvolveParams other = *setup.compare;
+                other.cancel = interrupt.flag();
+                r.diff = compareImages(out, r.input.run(other, &r.compareReport));
+            }
+        } catch (const Cancelled&) {
+            throw Interrupted{interrupt.signal()};
+        }
+        if (interrupt.signal()) throw Interrupted{interrupt.signal()}; // after the last check
     }
-    if (setup.compare) r.diff = compareImages(out, r.input.run(*setup.compare, &r.compareReport));
 
     saveImage(out, o.output, r.save);
     finishOutcome(r, totals);
@@ -498,6 +522,9 @@ int runCli(int argc, char** argv)
         return 0;
     } catch (const UsageError& e) {
         return fail(std::string(e.what()) + " (see --help)", 2);
+    } catch (const Interrupted& e) {
+        return fail(interruptedBy(e.signal) + ": the run stopped and nothing was written to '" + o.output + "'",
+                    exitStatusFor(e.signal));
     } catch (const std::bad_alloc&) {
         return fail("out of memory", 1);
     } catch (const std::exception& e) {

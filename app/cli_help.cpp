@@ -255,7 +255,8 @@ Tables: convlab-cli --list border-modes|methods [--json]   one line a mode or me
 Exit status: 0 success, 1 error (one line on stderr; the output file is left untouched),
   2 bad command line (unknown option, option value or name; missing argument; in batch mode
   also two inputs with one output name), 3 batch mode: some inputs were skipped (each said on
-  stderr), the others written.)";
+  stderr), the others written; 128 + N stopped by signal N while it computed (130: Ctrl-C),
+  nothing written. A terminal on stderr shows how long a run has computed from its first second.)";
 
 } // namespace
 

@@ -225,6 +225,37 @@ private slots:
         QVERIFY(j["median_total_ms"].toDouble() > 0.0);
     }
 
+    // Ctrl-C (or SIGTERM) while it computes: the run stops at its next check, the tool says
+    // which signal stopped it and that nothing was written, and returns 128 + the signal.
+    void interruptStopsTheRunAndWritesNothing()
+    {
+        QTemporaryDir dir;
+        const QString in = dir.filePath("in.npy");
+        writeNpy(test::randomImage(1024, 1024, 3, 9), in.toStdString());
+        const QString out = dir.filePath("out.npy");
+        for (int sig : {SIGINT, SIGTERM}) {
+            QProcess p;
+            // The reference method with a 101x101 kernel: minutes of work, stopped within the second.
+            p.start(test::cliPath(), {in, out, "-k", "preset:box:size=101", "-m", "reference", "--force", "-d", "cpu"});
+            QVERIFY(p.waitForStarted());
+            QThread::msleep(1500); // decoded and computing
+            QCOMPARE(p.state(), QProcess::Running);
+            QElapsedTimer t;
+            t.start();
+            ::kill(static_cast<pid_t>(p.processId()), sig);
+            QVERIFY(p.waitForFinished(20000));
+            QVERIFY2(t.elapsed() < 10000, "the run did not stop at its next check");
+            QCOMPARE(p.exitStatus(), QProcess::NormalExit); // it stopped itself, not the signal
+            QCOMPARE(p.exitCode(), 128 + sig);
+            const QString err = QString::fromUtf8(p.readAllStandardError());
+            QVERIFY2(err.contains(sig == SIGINT ? "interrupted by SIGINT" : "stopped by SIGTERM") &&
+                         err.contains("nothing was written to"),
+                     qPrintable(err));
+            QVERIFY(!QFile::exists(out));
+            QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 1); // the input alone
+        }
+    }
+
     // Interrupted while it writes the output (the moment its temporary appears), the tool
     // removes the temporary: no hidden file is left, and no partial output.
     void interruptLeavesNoTemporary()
