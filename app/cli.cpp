@@ -238,8 +238,31 @@ ConvolveParams cli::buildParams(const Options& o, const Choices& c)
 
 namespace {
 
-// The engine's side of a run, every check that needs no file done: the kernel, CUDA when it is
-// asked for, the --compare run.
+// "auto | cpu | cuda": the backends' names, auto first.
+std::string backendNames()
+{
+    std::string names = deviceName(Device::Auto);
+    for (const BackendInfo& b : backends())
+        if (b.device != Device::Auto) names += std::string(" | ") + b.name;
+    return names;
+}
+
+// Whether backend `device` can run here (the CPU and auto always can); why not in `why`.
+bool canRun(Device device, std::string* why)
+{
+    const BackendInfo& b = backendInfo(device);
+    return !b.available || b.available(why);
+}
+
+// An explicit backend that cannot run here is an error before any file is read.
+void requireBackend(Device device, const char* what)
+{
+    std::string why;
+    if (!canRun(device, &why)) throw Error(backendInfo(device).label + std::string(" unavailable: ") + why + what);
+}
+
+// The engine's side of a run, every check that needs no file done: the kernel, the backend when
+// one is asked for, the --compare run.
 RunSetup setupRun(const Options& o, const Choices& c)
 {
     RunSetup s;
@@ -247,18 +270,27 @@ RunSetup setupRun(const Options& o, const Choices& c)
     p = buildParams(o, c);
     s.requestedDevice = p.device;
 
-    s.cuda = cudaAvailable(&s.cudaWhy);
-    if (p.device == Device::Cuda && !s.cuda) throw Error("CUDA unavailable: " + s.cudaWhy);
-    if (p.device == Device::Auto && !s.cuda) {
-        p.device = Device::Cpu; // what auto would do, without the engine's notice on stderr
-        s.quiet.push_back("running on the CPU: CUDA unavailable (" + s.cudaWhy + ")");
+    s.cuda = cudaAvailable(&s.cudaWhy); // for the report
+    requireBackend(p.device, "");
+    if (p.device == Device::Auto) {
+        std::string reasons;
+        bool gpu = false;
+        for (const BackendInfo& b : backends()) {
+            if (!b.startSession) continue;
+            std::string why;
+            if (canRun(b.device, &why)) gpu = true;
+            else reasons += (reasons.empty() ? "" : "; ") + std::string(b.label) + " unavailable (" + why + ")";
+        }
+        if (!gpu) {
+            p.device = Device::Cpu; // what auto would do, without the engine's notice on stderr
+            s.quiet.push_back("running on the CPU: " + reasons);
+        }
     }
 
     if (c.compare) {
         s.compare = p;
         std::tie(s.compare->method, s.compare->device) = *c.compare;
-        if (s.compare->device == Device::Cuda && !s.cuda)
-            throw Error("CUDA unavailable: " + s.cudaWhy + " (--compare)");
+        requireBackend(s.compare->device, " (--compare)");
     }
     return s;
 }
@@ -393,7 +425,7 @@ int runCli(int argc, char** argv)
     app.add_option("-m,--method", o.method, methodChoices())
         ->type_name("NAME")
         ->capture_default_str();
-    app.add_option("-d,--device", o.device, "auto | cpu | cuda")->type_name("NAME")->capture_default_str();
+    app.add_option("-d,--device", o.device, backendNames())->type_name("NAME")->capture_default_str();
     app.add_option("--threads", o.threads, "CPU threads (0: all)")->type_name("N")->check(CLI::Range(0, 4096));
     app.add_option("--map", o.map, "float to integer samples: clamp | abs | normalize | offset")
         ->type_name("NAME")

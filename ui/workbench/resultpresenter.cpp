@@ -23,18 +23,33 @@ ResultPresenter::ResultPresenter(WorkbenchDocument* doc, ImageView* view, QObjec
     });
 }
 
+namespace {
+
+// Whether a GPU backend produced the result (any row of backends() but the CPU).
+bool ranOnGpu(const convlab::RunReport& report)
+{
+    return report.device != convlab::Device::Cpu && report.device != convlab::Device::Auto;
+}
+
+QString gpuLabel(const convlab::RunReport& report)
+{
+    return QString::fromUtf8(convlab::backendInfo(report.device).label);
+}
+
+} // namespace
+
 void ResultPresenter::onResultChanged()
 {
     const WorkbenchDocument::Result& r = *doc_->result();
     pendingDisplayId_ = r.requestId;
-    if (earlyDisplayedId_ == r.requestId && r.report.device == convlab::Device::Cuda) {
-        setDisplayPath(r.image ? tr("CUDA to the OpenGL buffer (interop), shown before the download")
-                               : tr("CUDA to the OpenGL buffer (interop); the values stay on the GPU"));
+    if (earlyDisplayedId_ == r.requestId && ranOnGpu(r.report)) {
+        setDisplayPath(r.image ? tr("%1 to the OpenGL buffer (interop), shown before the download").arg(gpuLabel(r.report))
+                               : tr("%1 to the OpenGL buffer (interop); the values stay on the GPU").arg(gpuLabel(r.report)));
     } else if (const QString gpu = showGpuResult(r.width, r.height, r.channels, r.report); !gpu.isEmpty()) {
         setDisplayPath(gpu);
     } else if (r.image) {
         view_->setResult(r.image);
-        if (r.report.device != convlab::Device::Cuda) setDisplayPath(tr("host memory to the OpenGL buffer"));
+        if (!ranOnGpu(r.report)) setDisplayPath(tr("host memory to the OpenGL buffer"));
     } else {
         // CUDA cannot draw into the view here: the values come down (onResultHostReady draws them,
         // and the frame after that is the result's), and from now on with each run.
@@ -87,9 +102,9 @@ void ResultPresenter::onGpuResultResident(quint64 id, int width, int height, int
 
 QString ResultPresenter::showGpuResult(int width, int height, int channels, const convlab::RunReport& report)
 {
-    if (report.device != convlab::Device::Cuda) return {};
+    if (!ranOnGpu(report)) return {};
     if (copyGpuResultIntoView(width, height, channels))
-        return tr("CUDA to the OpenGL buffer (interop)");
+        return tr("%1 to the OpenGL buffer (interop)").arg(gpuLabel(report));
     // The caller draws the host copy.
     setDisplayPath(tr("download + upload (%1)")
                        .arg(interopError_.isEmpty() ? tr("no GPU session")

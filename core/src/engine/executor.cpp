@@ -263,16 +263,19 @@ DeviceChoice Executor::place(const ConvolveParams& p, const RunFootprint& f, std
         }
         return cpuMs;
     };
-    // The cheapest GPU backend that beats the CPU; else the CPU, with the last backend's reason.
+    // The cheapest GPU backend that beats the CPU; else the CPU, with every backend's reason.
     std::optional<Weighed> best;
     DeviceChoice cpu{Device::Cpu, "no GPU backend in this build"};
+    bool first = true;
     for (const std::unique_ptr<Backend>& b : backends_) {
         if (!b) continue;
         Weighed w = weigh(*b, p, f, cpuEstimate, stages);
-        if (w.choice.device == Device::Cpu)
-            cpu = std::move(w.choice);
-        else if (!best || w.totalMs < best->totalMs)
+        if (w.choice.device == Device::Cpu) {
+            cpu.reason = first ? w.choice.reason : cpu.reason + "; " + w.choice.reason;
+            first = false;
+        } else if (!best || w.totalMs < best->totalMs) {
             best = std::move(w);
+        }
     }
     return best ? best->choice : cpu;
 }
