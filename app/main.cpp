@@ -80,6 +80,12 @@ int main(int argc, char** argv)
                                              .arg(kEdits),
                                 QObject::tr("N"), QString::number(kEdits));
     parser.addOption(editsOpt);
+    QCommandLineOption pauseOpt("pause-ms",
+                                QObject::tr("With --benchmark-latency: the window runs its event loop this long "
+                                            "before each edit, as between a user's edits, so that an edit meets a "
+                                            "window at rest (default 0: each edit right after the last was drawn)."),
+                                QObject::tr("MS"), QStringLiteral("0"));
+    parser.addOption(pauseOpt);
     QCommandLineOption jsonOpt("json",
                                QObject::tr("With --benchmark-latency or --screenshot: also write what was measured "
                                            "(backend, GL renderer, display path, timings) as JSON to FILE."),
@@ -100,10 +106,11 @@ int main(int argc, char** argv)
             fail(QObject::tr("--%1 applies to --benchmark-latency or --screenshot").arg(opt->names().first()));
             return kExitUsage;
         }
-    if (parser.isSet(editsOpt) && !parser.isSet(latency)) {
-        fail(QObject::tr("--edits applies to --benchmark-latency"));
-        return kExitUsage;
-    }
+    for (const QCommandLineOption* opt : {&editsOpt, &pauseOpt})
+        if (parser.isSet(*opt) && !parser.isSet(latency)) {
+            fail(QObject::tr("--%1 applies to --benchmark-latency").arg(opt->names().first()));
+            return kExitUsage;
+        }
     if (parser.isSet(latency) && parser.isSet(shot)) {
         fail(QObject::tr("--benchmark-latency and --screenshot are separate runs: give one"));
         return kExitUsage;
@@ -129,6 +136,11 @@ int main(int argc, char** argv)
         o.edits = parser.value(editsOpt).toInt(&ok);
         if (!ok || o.edits < 1 || o.edits > kMaxEdits) {
             fail(QObject::tr("--edits '%1' is not a whole number from 1 to %2").arg(parser.value(editsOpt)).arg(kMaxEdits));
+            return kExitUsage;
+        }
+        o.pauseMs = parser.value(pauseOpt).toInt(&ok);
+        if (!ok || o.pauseMs < 0 || o.pauseMs > 10000) {
+            fail(QObject::tr("--pause-ms '%1' is not a whole number from 0 to 10000").arg(parser.value(pauseOpt)));
             return kExitUsage;
         }
         try {

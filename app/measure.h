@@ -26,7 +26,7 @@ constexpr int kExitNoGl = 4;        // the view has no usable OpenGL context
 // Prints "convlab: MESSAGE" on stderr.
 void fail(const QString& message);
 
-// What --backend, --size, --kernel, --edits and --json asked for.
+// What --backend, --size, --kernel, --edits, --pause-ms and --json asked for.
 struct RunOptions {
     QString image;                           // IMAGE, or empty
     QSize size;                              // --size (invalid: not given)
@@ -34,6 +34,7 @@ struct RunOptions {
     std::optional<convlab::KernelSpec> kernel;
     convlab::Device backend = convlab::Device::Auto;
     int edits = kEdits;
+    int pauseMs = 0; // --pause-ms: the event loop runs this long before each edit
     QString json;
 };
 

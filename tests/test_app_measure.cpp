@@ -78,9 +78,10 @@ private slots:
         const QString json = path(QStringLiteral("latency.json"));
         const QString kernel = QStringLiteral("1 2 1; 2 4 2; 1 2 1");
         const AppRun r = runApp({"--benchmark-latency", "--backend", "cpu", "--size", "96x64", "--kernel", kernel,
-                                 "--edits", "4", "--json", json});
+                                 "--edits", "4", "--pause-ms", "30", "--json", json});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QStringLiteral("first result after load")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("each edit after 30 ms of the event loop")), qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("steady state, 4 edits")), qPrintable(r.out));
 
         const QJsonObject doc = readJson(json);
@@ -111,6 +112,7 @@ private slots:
 
         const QJsonObject steady = doc.value("steady").toObject();
         QCOMPARE(steady.value("edits").toInt(), 4);
+        QCOMPARE(steady.value("pause_ms").toInt(), 30);
         const QJsonArray samples = steady.value("samples").toArray();
         QCOMPARE(samples.size(), 4);
         for (const QJsonValue& v : samples) {
@@ -174,6 +176,7 @@ private slots:
         QTest::newRow("unknown backend") << QStringList{"--benchmark-latency", "--backend", "tpu"} << "--backend";
         QTest::newRow("edits not a number") << QStringList{"--benchmark-latency", "--edits", "many"} << "--edits 'many'";
         QTest::newRow("edits without benchmark") << QStringList{"--screenshot", "x.png", "--edits", "3"} << "--edits";
+        QTest::newRow("pause not a number") << QStringList{"--benchmark-latency", "--pause-ms", "-5"} << "--pause-ms '-5'";
         QTest::newRow("option without a mode") << QStringList{"--backend", "cpu"} << "--backend applies";
         QTest::newRow("both modes") << QStringList{"--benchmark-latency", "--screenshot", "x.png"} << "separate runs";
         QTest::newRow("size and image") << QStringList{"--benchmark-latency", "--size", "8x8", "in.png"} << "not both";

@@ -78,6 +78,7 @@ private slots:
     void anchorAndResizeAreUndoable();
     void borderModesMatchEngine();
     void staleResultIsDropped();
+    void fastRunSharesTheFrameOfItsEdit();
     void windowDropsSupersededRender();
     void openImageFileRenders();
     void corruptFileKeepsImage();
@@ -299,6 +300,59 @@ void TestWorkbench::staleResultIsDropped()
     QTest::qWait(50);
     QCOMPARE(ready.count(), 1);
     QCOMPARE(controller.resultId(), second);
+}
+
+// A run as quick as its predecessor was (under RenderController::kFrameBudgetMs) is delivered
+// before the window's paint, which Qt posts at low priority: the frame that shows the edit shows
+// its result. A slow predecessor: the result comes when it comes, after that paint.
+void TestWorkbench::fastRunSharesTheFrameOfItsEdit()
+{
+    RenderController controller;
+    auto src = std::make_shared<const Image>(test::randomImage(64, 48, 1, 4));
+    ConvolveParams fast;
+    fast.kernel = Kernel(3, 3, {0, 0, 0, 0, 2, 0, 0, 0, 0});
+    fast.method = Method::Direct;
+    fast.device = Device::Cpu;
+    QSignalSpy ready(&controller, &RenderController::resultReady);
+    controller.request(src, fast);
+    QVERIFY(ready.wait(kWaitMs)); // the first run: nothing known of its time yet
+    QVERIFY(controller.report().totalMs < RenderController::kFrameBudgetMs);
+
+    // Stands in for the window's paint: an event posted at low priority right after the request.
+    struct Paint : QObject {
+        RenderController* c;
+        quint64 seenId = 0;
+        bool ran = false;
+        bool event(QEvent* e) override
+        {
+            if (e->type() != QEvent::User) return QObject::event(e);
+            ran = true;
+            seenId = c->resultId();
+            return true;
+        }
+    } paint;
+    paint.c = &controller;
+    const quint64 second = controller.request(src, fast);
+    QCoreApplication::postEvent(&paint, new QEvent(QEvent::User), Qt::LowEventPriority);
+    QVERIFY(QTest::qWaitFor([&] { return paint.ran; }, kWaitMs));
+    QCOMPARE(paint.seenId, second); // delivered before the paint
+    QVERIFY(QTest::qWaitFor([&] { return ready.count() == 2; }, kWaitMs));
+    QTest::qWait(20);
+    QCOMPARE(ready.count(), 2); // once, though the worker's own delivery came later
+
+    ConvolveParams slow = fast;
+    slow.kernel = test::randomKernel(31, 31, test::KernelKind::Dense, 5);
+    slow.method = Method::Reference;
+    auto big = std::make_shared<const Image>(test::randomImage(600, 400, 1, 6));
+    controller.request(big, slow);
+    QVERIFY(ready.wait(kWaitMs));
+    QVERIFY2(controller.report().totalMs > RenderController::kFrameBudgetMs, "the slow run was not slow");
+    paint.ran = false;
+    const quint64 fourth = controller.request(big, slow);
+    QCoreApplication::postEvent(&paint, new QEvent(QEvent::User), Qt::LowEventPriority);
+    QVERIFY(QTest::qWaitFor([&] { return paint.ran; }, kWaitMs));
+    QVERIFY(paint.seenId != fourth); // not waited for: the paint came first
+    QVERIFY(QTest::qWaitFor([&] { return controller.resultId() == fourth; }, 4 * kWaitMs));
 }
 
 void TestWorkbench::windowDropsSupersededRender()

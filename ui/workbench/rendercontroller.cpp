@@ -22,6 +22,8 @@ struct RenderController::Outcome {
     bool leftOnDevice = false;  // it was not: the buffer has the shape, not the values
     bool wasCancelled = false;
     QString error;
+    bool done = false;      // the worker is through with it (guarded by doneMutex_)
+    bool delivered = false; // finish() ran for it (UI thread only)
 };
 
 RenderController::RenderController(QObject* parent)
@@ -68,9 +70,27 @@ quint64 RenderController::request(std::shared_ptr<const convlab::Image> source, 
         } catch (const std::exception& e) {
             job->error = QString::fromUtf8(e.what());
         }
+        {
+            std::lock_guard lock(doneMutex_);
+            job->done = true;
+        }
+        doneCv_.notify_all();
         QMetaObject::invokeMethod(this, [this, job] { finish(job); }, Qt::QueuedConnection);
     });
+    // Posted events come before the window's paint, which Qt posts at low priority: waiting
+    // here, the frame that shows the edit shows its result too.
+    if (report_.device == convlab::Device::Cpu && report_.totalMs > 0 && report_.totalMs < kFrameBudgetMs)
+        QMetaObject::invokeMethod(this, [this, job] { awaitBriefly(job); }, Qt::QueuedConnection);
     return job->id;
+}
+
+void RenderController::awaitBriefly(const std::shared_ptr<Outcome>& job)
+{
+    if (job->delivered || job->id != latest_.latest()) return;
+    std::unique_lock lock(doneMutex_);
+    if (!doneCv_.wait_for(lock, std::chrono::milliseconds(kFrameBudgetMs), [&] { return job->done; })) return;
+    lock.unlock();
+    finish(job);
 }
 
 convlab::RunFootprint RenderController::footprintOf(const Outcome& job) const
@@ -295,6 +315,7 @@ std::shared_ptr<convlab::Image> RenderController::takeSpare()
 
 void RenderController::finish(const std::shared_ptr<Outcome>& outcome)
 {
+    if (std::exchange(outcome->delivered, true)) return; // awaitBriefly delivered it already
     outcome->image.reset();
     if (!latest_.finish(outcome->id)) { // superseded: never shown
         recycle(std::move(outcome->buffer));

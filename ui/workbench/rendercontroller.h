@@ -8,6 +8,7 @@
 #include <QVector>
 #include <QThreadPool>
 #include <atomic>
+#include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -102,9 +103,18 @@ signals:
     void cancelled(quint64 id);
     void resultDropped(quint64 id);
 
+public:
+    // A CPU run whose predecessor took less than this is waited for on the UI thread before the
+    // window paints the edit that asked for it (awaitBriefly): the edit and its result then
+    // reach the screen in one frame instead of two. Under a software GL a frame of the window
+    // costs about 15 ms, more than such a run.
+    static constexpr int kFrameBudgetMs = 12;
+
 private:
     struct Outcome;
     void finish(const std::shared_ptr<Outcome>& outcome);
+    // Waits up to kFrameBudgetMs for `job` (still the newest) and delivers it at once when done.
+    void awaitBriefly(const std::shared_ptr<Outcome>& job);
     // Output buffers are reused from run to run (no allocation, no page faults): finished ones
     // are retired here and taken again once nobody else holds them.
     void recycle(std::shared_ptr<convlab::Image> buffer);
@@ -119,6 +129,8 @@ private:
     void finishHostCopy(quint64 id, bool superseded, const QString& error);
 
     QThreadPool pool_;
+    std::mutex doneMutex_;             // with doneCv_: the worker says a job is done (awaitBriefly)
+    std::condition_variable doneCv_;
     LatestOnly latest_;
     quint64 resultId_ = 0;
     std::shared_ptr<const convlab::Image> result_;
