@@ -516,6 +516,25 @@ void TestWorkbench::cancelAndCloseDuringRun()
     QCOMPARE(render()->resultId(), heldId);
     QCOMPARE(render()->result(), before);
 
+    // Escape does the same, through Edit > Stop Convolution, enabled only while something runs
+    // (so that, idle, Escape still leaves a cell's editor).
+    QAction* stop = nullptr;
+    for (QAction* a : w_->findChildren<QAction*>())
+        if (a->shortcut() == QKeySequence(Qt::Key_Escape)) stop = a;
+    QVERIFY(stop);
+    QVERIFY(!stop->isEnabled());
+    w_->kernelDocument()->setCell(0, 0, 3.0f);
+    QVERIFY(render()->busy());
+    QVERIFY(stop->isEnabled());
+    w_->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(w_.get()));
+    QTest::keyClick(w_.get(), Qt::Key_Escape);
+    QVERIFY(cancelled.wait(kWaitMs));
+    QCOMPARE(cancelled.count(), 2);
+    QVERIFY(!render()->busy());
+    QVERIFY(!stop->isEnabled());
+    QCOMPARE(render()->resultId(), heldId);
+
     // Closing and destroying the window while a run is in flight waits for it safely.
     w_->kernelDocument()->setCell(0, 0, 2.0f);
     QVERIFY(render()->busy());

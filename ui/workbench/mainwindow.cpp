@@ -108,7 +108,7 @@ void MainWindow::buildStatusBar()
     busy_->setMaximumWidth(120);
     busy_->hide();
     cancel_ = new QPushButton(tr("Cancel"));
-    cancel_->setToolTip(tr("Abandon the running convolution or the image being opened"));
+    cancel_->setToolTip(tr("Abandon the running convolution or the image being opened (Esc)"));
     cancel_->hide();
     statusBar()->addWidget(pixelLabel_, 1);
     statusBar()->addPermanentWidget(zoomLabel_);
@@ -148,6 +148,7 @@ void MainWindow::updateBusy()
     const bool busy = doc_->busy();
     busy_->setVisible(busy);
     cancel_->setVisible(busy);
+    if (stop_) stop_->setEnabled(busy);
     if (!doc_->opening() && statusBar()->currentMessage().startsWith(tr("Opening"))) statusBar()->clearMessage();
 }
 

@@ -173,6 +173,7 @@ private:
     QLabel* zoomLabel_;
     QProgressBar* busy_;
     QPushButton* cancel_;
+    QAction* stop_ = nullptr; // Edit > Stop Convolution (Escape), enabled while something runs
     QMenu* recentMenu_;
     QActionGroup* modeGroup_;
     QActionGroup* mapGroup_;

@@ -48,6 +48,12 @@ void MainWindow::buildMenus()
     edit->addAction(tr("&Copy Kernel as Text"), QKeySequence(tr("Ctrl+Shift+C")), this, &MainWindow::copyKernel);
     edit->addAction(tr("&Paste Kernel"), QKeySequence(tr("Ctrl+Shift+V")), this, &MainWindow::pasteKernel);
     edit->addSeparator();
+    // Escape stops what runs; enabled only then, so that it still leaves a cell's editor when
+    // nothing runs (the status bar's Cancel button does the same).
+    stop_ = edit->addAction(tr("S&top Convolution"), QKeySequence(Qt::Key_Escape), doc_, &WorkbenchDocument::cancel);
+    stop_->setStatusTip(tr("Abandon the running convolution or the image being opened; the view keeps the previous result"));
+    stop_->setEnabled(false);
+    edit->addSeparator();
     QAction* chain = edit->addAction(tr("Use Result as &Source"), QKeySequence(tr("Ctrl+Shift+R")), this, [this] {
         try {
             doc_->useResultAsSource();
