@@ -22,6 +22,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -303,23 +304,13 @@ RunSetup setupRun(const Options& o, const Choices& c)
 // for the elapsed-time line of a run that goes ahead.
 double refuseOverBudget(const Options& o, const ConvolveParams& p, const Source& input)
 {
-    if (p.method == Method::Auto || p.device == Device::Cuda) return -1.0;
-    // The asked method's own plan first: it needs the kernel's rank only for separable, where
-    // auto's plan (which prices every method) takes an SVD, 1.7 s for a 1025x1025 kernel.
-    const double asked =
-        estimateCpuMs(p, input.width(), input.height(), input.channels(), input.hasAlpha()) / 1000.0;
-    if (o.force || !(asked > o.maxSeconds)) return asked; // below 0 (not priced): not judged
-    const std::vector<MethodEstimate> estimates =
-        estimateCpuMethods(p, input.width(), input.height(), input.channels(), input.hasAlpha());
-    const auto best = std::min_element(estimates.begin(), estimates.end(),
-                                       [](const MethodEstimate& a, const MethodEstimate& b) { return a.ms < b.ms; });
-    const bool faster = best != estimates.end() && best->ms / 1000.0 < asked;
-    const Method fastest = faster ? best->method : p.method;
-    const double fastestS = faster ? best->ms / 1000.0 : asked;
-    std::string text = "-m " + methodName(p.method) + " is estimated at " + num(asked, 3) + " s on this CPU, over " +
+    const BudgetVerdict v =
+        judgeBudget(p, input.width(), input.height(), input.channels(), input.hasAlpha(), o.force ? std::numeric_limits<double>::infinity() : o.maxSeconds);
+    if (!v.over) return v.askedSeconds;
+    std::string text = "-m " + methodName(p.method) + " is estimated at " + num(v.askedSeconds, 3) + " s on this CPU, over " +
                        "--max-seconds " + num(o.maxSeconds, 6);
-    if (fastest != p.method) text += "; " + methodName(fastest) + " is estimated at " + num(fastestS, 3) + " s";
-    throw Error(text + ": pass --force to run it anyway, or -m " + methodName(fastest) + " (or auto)");
+    if (v.fastest != p.method) text += "; " + methodName(v.fastest) + " is estimated at " + num(v.fastestSeconds, 3) + " s";
+    throw Error(text + ": pass --force to run it anyway, or -m " + methodName(v.fastest) + " (or auto)");
 }
 
 // A run that a signal stopped (cli_interrupt.h).

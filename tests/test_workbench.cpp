@@ -79,6 +79,7 @@ private slots:
     void borderModesMatchEngine();
     void staleResultIsDropped();
     void fastRunSharesTheFrameOfItsEdit();
+    void forcedMethodOverTheBudgetIsRefusedUpFront();
     void windowDropsSupersededRender();
     void openImageFileRenders();
     void corruptFileKeepsImage();
@@ -353,6 +354,52 @@ void TestWorkbench::fastRunSharesTheFrameOfItsEdit()
     QVERIFY(QTest::qWaitFor([&] { return paint.ran; }, kWaitMs));
     QVERIFY(paint.seenId != fourth); // not waited for: the paint came first
     QVERIFY(QTest::qWaitFor([&] { return controller.resultId() == fourth; }, 4 * kWaitMs));
+}
+
+// A method chosen by name whose estimate is over the window's budget is not run: the window
+// says the estimate and the faster method, the result stays, and Edit > Run Over Budget runs it.
+// Auto is never refused.
+void TestWorkbench::forcedMethodOverTheBudgetIsRefusedUpFront()
+{
+    WorkbenchDocument* doc = w_->workbench();
+    QVERIFY(QTest::qWaitFor([&] { return !render()->busy() && render()->result(); }, kWaitMs));
+    const auto before = render()->result();
+    doc->setInteractiveBudgetSeconds(1e-9); // every priced method is over it
+    QSignalSpy refused(doc, &WorkbenchDocument::renderRefused);
+    QSignalSpy changed(doc, &WorkbenchDocument::resultChanged);
+    QAction* anyway = nullptr;
+    for (QAction* a : w_->findChildren<QAction*>())
+        if (a->text().remove('&') == QStringLiteral("Run Over Budget")) anyway = a;
+    QVERIFY(anyway);
+    QVERIFY(!anyway->isEnabled());
+
+    w_->controls()->setMethod(Method::Direct);
+    QVERIFY(refused.wait(kWaitMs));
+    const QString message = refused.at(0).at(0).toString();
+    QVERIFY2(message.startsWith("direct is estimated at") && message.contains("over the window's") &&
+                 message.contains("Run Over Budget"),
+             qPrintable(message));
+    QVERIFY(errors_.last().startsWith("Not run: direct is estimated at"));
+    QCOMPARE(changed.count(), 0);
+    QCOMPARE(render()->result(), before);
+    QVERIFY(anyway->isEnabled());
+    QVERIFY(!render()->busy());
+
+    anyway->trigger(); // the waiver: this method, this image
+    QVERIFY(changed.wait(kWaitMs));
+    QCOMPARE(render()->report().method, Method::Direct);
+    QVERIFY(!anyway->isEnabled());
+    w_->kernelDocument()->setCell(0, 0, 1.5f); // an edit keeps the waiver
+    QVERIFY(changed.wait(kWaitMs));
+    QCOMPARE(refused.count(), 1);
+
+    w_->controls()->setMethod(Method::Auto); // auto takes the fastest: never refused
+    QVERIFY(changed.wait(kWaitMs));
+    w_->controls()->setMethod(Method::Fft); // another method: the waiver is gone
+    QVERIFY(refused.wait(kWaitMs));
+    doc->setInteractiveBudgetSeconds(WorkbenchDocument::kInteractiveBudgetSeconds);
+    w_->controls()->setMethod(Method::Auto);
+    QVERIFY(changed.wait(kWaitMs));
 }
 
 void TestWorkbench::windowDropsSupersededRender()

@@ -132,6 +132,12 @@ void MainWindow::connectDocument()
     connect(doc_, &WorkbenchDocument::busyChanged, this, &MainWindow::updateBusy);
     connect(doc_, &WorkbenchDocument::renderFailed, this,
             [this](const QString& m) { reportError(tr("Convolution failed: %1").arg(m)); });
+    connect(doc_, &WorkbenchDocument::renderRefused, this, [this](const QString& m) {
+        reportError(tr("Not run: %1").arg(m));
+        runOverBudget_->setEnabled(true);
+    });
+    for (auto signal : {&WorkbenchDocument::resultChanged, &WorkbenchDocument::sourceChanged})
+        connect(doc_, signal, runOverBudget_, [this] { runOverBudget_->setEnabled(false); });
     connect(doc_, &WorkbenchDocument::renderCancelled, this,
             [this] { statusBar()->showMessage(tr("Cancelled: the view shows the previous result"), 4000); });
     connect(doc_, &WorkbenchDocument::openStarted, this, [this](const QString& path) {

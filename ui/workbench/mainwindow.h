@@ -174,6 +174,7 @@ private:
     QProgressBar* busy_;
     QPushButton* cancel_;
     QAction* stop_ = nullptr; // Edit > Stop Convolution (Escape), enabled while something runs
+    QAction* runOverBudget_ = nullptr; // Edit > Run Over Budget, enabled after a refusal
     QMenu* recentMenu_;
     QActionGroup* modeGroup_;
     QActionGroup* mapGroup_;

@@ -53,6 +53,10 @@ void MainWindow::buildMenus()
     stop_ = edit->addAction(tr("S&top Convolution"), QKeySequence(Qt::Key_Escape), doc_, &WorkbenchDocument::cancel);
     stop_->setStatusTip(tr("Abandon the running convolution or the image being opened; the view keeps the previous result"));
     stop_->setEnabled(false);
+    runOverBudget_ = edit->addAction(tr("Run Over &Budget"), doc_, &WorkbenchDocument::runOverBudget);
+    runOverBudget_->setStatusTip(tr("Run the chosen method although its estimate is over the window's %1 s budget")
+                                     .arg(WorkbenchDocument::kInteractiveBudgetSeconds));
+    runOverBudget_->setEnabled(false);
     edit->addSeparator();
     QAction* chain = edit->addAction(tr("Use Result as &Source"), QKeySequence(tr("Ctrl+Shift+R")), this, [this] {
         try {

@@ -2,12 +2,32 @@
 #include "workbench/rendercontroller.h"
 
 #include <QElapsedTimer>
+#include <cmath>
+#include <cstdio>
 #include <new>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "convlab/error.h"
 #include "convlab/executor.h"
 #include "convlab/gpu.h"
+
+namespace {
+
+// A run refused before it started (RenderController::request's budget).
+struct OverBudget : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+std::string seconds(double s)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, s < 10 ? "%.2g s" : "%.0f s", s);
+    return text;
+}
+
+} // namespace
 
 struct RenderController::Outcome {
     quint64 id = 0;
@@ -22,6 +42,8 @@ struct RenderController::Outcome {
     bool leftOnDevice = false;  // it was not: the buffer has the shape, not the values
     bool wasCancelled = false;
     QString error;
+    double budgetSeconds = std::numeric_limits<double>::infinity();
+    QString refusal;        // not run: over the budget, and why
     bool done = false;      // the worker is through with it (guarded by doneMutex_)
     bool delivered = false; // finish() ran for it (UI thread only)
 };
@@ -39,7 +61,8 @@ RenderController::~RenderController()
 }
 
 quint64 RenderController::request(std::shared_ptr<const convlab::Image> source, convlab::ConvolveParams params,
-                                  std::shared_ptr<const convlab::PackedImage> packed, bool hostCopy)
+                                  std::shared_ptr<const convlab::PackedImage> packed, bool hostCopy,
+                                  double budgetSeconds)
 {
     if (fetchCancel_) fetchCancel_->store(true); // the held result is about to be replaced
     if (countCancel_) countCancel_->store(true);  // and so are counts of its histogram
@@ -53,6 +76,7 @@ quint64 RenderController::request(std::shared_ptr<const convlab::Image> source, 
     job->cancel = ticket.cancel;
     job->buffer = takeSpare();
     job->hostCopy = hostCopy;
+    job->budgetSeconds = budgetSeconds;
     params.cancel = job->cancel.get();
     job->params = std::move(params);
     if (!wasBusy) emit busyChanged(true);
@@ -65,6 +89,8 @@ quint64 RenderController::request(std::shared_ptr<const convlab::Image> source, 
             job->image = job->buffer;
         } catch (const convlab::Cancelled&) {
             job->wasCancelled = true;
+        } catch (const OverBudget& e) {
+            job->refusal = QString::fromStdString(e.what());
         } catch (const std::bad_alloc&) {
             job->error = tr("out of memory");
         } catch (const std::exception& e) {
@@ -93,6 +119,24 @@ void RenderController::awaitBriefly(const std::shared_ptr<Outcome>& job)
     finish(job);
 }
 
+// Worker thread: the planner's estimate against the request's budget, before anything runs.
+void RenderController::refuseOverBudget(const Outcome& job)
+{
+    const convlab::Image& s = *job.source;
+    const convlab::BudgetVerdict v = convlab::judgeBudget(job.params, s.width, s.height, s.channels, s.hasAlpha,
+                                                          job.budgetSeconds);
+    if (!v.over) return;
+    const std::string asked = convlab::methodName(job.params.method);
+    std::string text = asked + " is estimated at " + seconds(v.askedSeconds) + " on this CPU, over the window's " +
+                       seconds(job.budgetSeconds) + " budget";
+    if (v.fastest != job.params.method)
+        text += "; " + convlab::methodName(v.fastest) + " is estimated at " + seconds(v.fastestSeconds) + ": choose " +
+                convlab::methodName(v.fastest) + " (or auto), or Edit > Run Over Budget";
+    else
+        text += ": Edit > Run Over Budget runs it";
+    throw OverBudget(text);
+}
+
 convlab::RunFootprint RenderController::footprintOf(const Outcome& job) const
 {
     // What only this controller knows: which image it is (a session that holds it uploads
@@ -106,6 +150,7 @@ convlab::RunFootprint RenderController::footprintOf(const Outcome& job) const
 
 void RenderController::runJob(Outcome& job)
 {
+    if (std::isfinite(job.budgetSeconds)) refuseOverBudget(job);
     // Worker thread only. Where the run goes, and the fall-back when the GPU cannot take it,
     // are the executor's (convlab/executor.h), as for convolve().
     const convlab::Executor::Attempt gpu = executor_.tryGpu(job.params, footprintOf(job), nullptr,
@@ -327,6 +372,9 @@ void RenderController::finish(const std::shared_ptr<Outcome>& outcome)
     if (outcome->wasCancelled) {
         recycle(std::move(outcome->buffer));
         emit cancelled(outcome->id);
+    } else if (!outcome->refusal.isEmpty()) {
+        recycle(std::move(outcome->buffer));
+        emit refused(outcome->id, outcome->refusal);
     } else if (!outcome->error.isEmpty()) {
         emit failed(outcome->id, outcome->error);
     } else {

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -34,8 +35,11 @@ public:
     // quarter or half of the bytes) and converts on the device. `hostCopy` false: a CUDA result
     // stays on the device (drawn from there by interop) and result() holds a buffer of its shape
     // whose values are not there yet (resultOnDevice() says so) until fetchHostCopy() brings them.
+    // A method asked for by name whose CPU estimate is over `budgetSeconds` is not run: the
+    // request ends with refused() (convlab::judgeBudget), the held result stays.
     quint64 request(std::shared_ptr<const convlab::Image> source, convlab::ConvolveParams params,
-                    std::shared_ptr<const convlab::PackedImage> packed = {}, bool hostCopy = true);
+                    std::shared_ptr<const convlab::PackedImage> packed = {}, bool hostCopy = true,
+                    double budgetSeconds = std::numeric_limits<double>::infinity());
     // Raises the cancel flag of the newest request (it then ends with cancelled()).
     void cancel();
     // Cancels and blocks until no run is left (window closing).
@@ -100,6 +104,9 @@ signals:
     void pixelRead(quint64 id, int x, int y, const QVector<float>& values);
     void histogramCounted(quint64 id, std::shared_ptr<const convlab::Histogram> histogram);
     void failed(quint64 id, const QString& message);
+    // Not run: the method asked for is estimated over the request's budget (`message` says by
+    // how much, and which method is faster).
+    void refused(quint64 id, const QString& message);
     void cancelled(quint64 id);
     void resultDropped(quint64 id);
 
@@ -121,6 +128,8 @@ private:
     std::shared_ptr<convlab::Image> takeSpare();
     // The run on the worker, placed by the executor (worker thread only).
     void runJob(Outcome& job);
+    // Throws OverBudget when the method asked for is estimated over the job's budget.
+    void refuseOverBudget(const Outcome& job);
     // What the bus would move for this run: nothing for an image the session holds, nothing
     // down for a result drawn from the device.
     convlab::RunFootprint footprintOf(const Outcome& job) const;

@@ -9,6 +9,7 @@
 #include <QUndoStack>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <new>
 #include <string>
 #include <utility>
@@ -58,6 +59,10 @@ WorkbenchDocument::WorkbenchDocument(QObject* parent)
             });
     connect(render_, &RenderController::failed, this, [this](quint64, const QString& m) {
         emit renderFailed(m);
+        emitBusy();
+    });
+    connect(render_, &RenderController::refused, this, [this](quint64, const QString& m) {
+        emit renderRefused(m);
         emitBusy();
     });
     connect(render_, &RenderController::cancelled, this, [this] {
@@ -340,11 +345,25 @@ convlab::ConvolveParams WorkbenchDocument::params() const
 
 // ---- rendering ----
 
+bool WorkbenchDocument::overBudgetWaived() const
+{
+    return source_ && waivedMethod_ == settings_.method && waivedSource_.lock() == source_;
+}
+
+void WorkbenchDocument::runOverBudget()
+{
+    if (!source_) return;
+    waivedMethod_ = settings_.method;
+    waivedSource_ = source_;
+    requestRender();
+}
+
 void WorkbenchDocument::requestRender()
 {
     if (!source_) return;
     requested_ = generation_;
-    render_->request(source_, params(), packed_, hostResultWanted() || std::exchange(forceHostCopy_, false));
+    const double budget = overBudgetWaived() ? std::numeric_limits<double>::infinity() : budgetSeconds_;
+    render_->request(source_, params(), packed_, hostResultWanted() || std::exchange(forceHostCopy_, false), budget);
     emit renderStarted();
     emitBusy();
 }

@@ -102,6 +102,15 @@ public:
     }
     void cancelOpen();
     bool opening() const { return opening_.pending(); }
+
+    // A method chosen by name whose CPU estimate is over this is not run (renderRefused says by
+    // how much and which method is faster) until runOverBudget(); auto is never refused.
+    static constexpr double kInteractiveBudgetSeconds = 5.0;
+    // The budget in force (default kInteractiveBudgetSeconds): the seam for a test.
+    void setInteractiveBudgetSeconds(double s) { budgetSeconds_ = s; }
+    // Runs the refused method all the same; the waiver holds while the method and the image do.
+    void runOverBudget();
+    bool overBudgetWaived() const;
     std::shared_ptr<const convlab::Image> source() const { return source_; }
     std::shared_ptr<const convlab::PackedImage> packedSource() const { return packed_; }
     QString title() const { return title_; }
@@ -205,6 +214,8 @@ signals:
     void gpuResultResident(quint64 id, int width, int height, int channels);
     void renderFailed(const QString& message);
     void renderCancelled();
+    // The method asked for was not run: its estimate is over the interactive budget.
+    void renderRefused(const QString& message);
     void comparisonChanged();
     void comparisonFailed(const QString& message);
     void openStarted(const QString& path);
@@ -254,4 +265,8 @@ private:
     display::State display_;
     QSet<const QObject*> hostWanted_;
     bool forceHostCopy_ = false; // the next run downloads (a copy from the device failed)
+    double budgetSeconds_ = kInteractiveBudgetSeconds;
+    // runOverBudget's waiver: for this method on this image.
+    std::optional<convlab::Method> waivedMethod_;
+    std::weak_ptr<const convlab::Image> waivedSource_;
 };

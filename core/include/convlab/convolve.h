@@ -129,6 +129,20 @@ double estimateCpuMs(const ConvolveParams& params, int width, int height, int ch
 std::vector<MethodEstimate> estimateCpuMethods(const ConvolveParams& params, int width, int height, int channels,
                                                bool hasAlpha);
 
+// Whether a method asked for by name would run past a time budget on the CPU: what the CLI's
+// --max-seconds and the workbench's interactive budget refuse before anything runs, naming the
+// estimate and the fastest method. Not over for auto (it takes the fastest), for an explicit
+// GPU device (no CPU estimate to judge by), for a method the planner does not price, or within
+// the budget.
+struct BudgetVerdict {
+    bool over = false;
+    double askedSeconds = -1.0;    // the asked method's estimate (below 0: none)
+    Method fastest = Method::Auto; // when over: the fastest priced method (the asked one if none is faster)
+    double fastestSeconds = -1.0;
+};
+BudgetVerdict judgeBudget(const ConvolveParams& params, int width, int height, int channels, bool hasAlpha,
+                          double budgetSeconds);
+
 // Kernel after semantics: correlation-form kernel (flipped for convolution) and its anchor.
 Kernel correlationKernel(const Kernel& k, Semantics s);
 

@@ -104,6 +104,26 @@ struct Executor::Weighed {
     double totalMs = 0.0; // compute and bus, when the choice is this backend
 };
 
+BudgetVerdict judgeBudget(const ConvolveParams& p, int width, int height, int channels, bool hasAlpha,
+                          double budgetSeconds)
+{
+    BudgetVerdict v;
+    if (p.method == Method::Auto || (p.device != Device::Cpu && p.device != Device::Auto)) return v;
+    // The asked method's own plan first: it needs the kernel's rank only for separable, where
+    // auto's plan (which prices every method) takes an SVD, 1.7 s for a 1025x1025 kernel.
+    v.askedSeconds = estimateCpuMs(p, width, height, channels, hasAlpha) / 1000.0;
+    if (!(v.askedSeconds > budgetSeconds)) return v; // below 0 (not priced): not judged
+    v.over = true;
+    v.fastest = p.method;
+    v.fastestSeconds = v.askedSeconds;
+    for (const MethodEstimate& e : estimateCpuMethods(p, width, height, channels, hasAlpha))
+        if (e.ms >= 0 && e.ms / 1000.0 < v.fastestSeconds) {
+            v.fastest = e.method;
+            v.fastestSeconds = e.ms / 1000.0;
+        }
+    return v;
+}
+
 Executor::Executor(ExplicitCuda explicitCuda, SessionFactory cudaStandIn) : explicitCuda_(explicitCuda)
 {
     backends_.resize(kDeviceValues);
