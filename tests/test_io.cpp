@@ -14,6 +14,7 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <fstream>
 #include <cstdint>
 #include <functional>
 #include <random>
@@ -196,6 +197,44 @@ class TestIo : public QObject {
     Q_OBJECT
 
 private slots:
+    // What a header claims, read without decoding, is what the decode gives: .npy (no image
+    // formats needed), PNG grey, RGB and RGBA, JPEG, TIFF, BMP; a damaged .npy header throws.
+    void claimedShapeIsTheDecodedShape()
+    {
+        QTemporaryDir dir;
+        std::vector<std::string> paths;
+        const std::string npy = dir.filePath("a.npy").toStdString();
+        writeNpy(randomImage(37, 21, 3, SampleDepth::F32, 1), npy);
+        paths.push_back(npy);
+        if (imageFormatsAvailable()) {
+            int i = 0;
+            for (const char* ext : {".png", ".jpg", ".tif", ".bmp"})
+                for (int channels : {1, 3, 4}) {
+                    if (channels == 4 && std::string(ext) != ".png") continue;
+                    Image im = randomImage(29 + i, 17 + 2 * i, channels, SampleDepth::U8, 5 + i);
+                    im.hasAlpha = channels == 4;
+                    const std::string p = dir.filePath(QString("i%1%2").arg(i++).arg(ext)).toStdString();
+                    saveImage(im, p);
+                    paths.push_back(p);
+                }
+        }
+        for (const std::string& p : paths) {
+            const auto claimed = claimedShape(p);
+            QVERIFY2(claimed, p.c_str());
+            const Image decoded = loadImage(p);
+            QCOMPARE(claimed->width, decoded.width);
+            QCOMPARE(claimed->height, decoded.height);
+            QVERIFY2(claimed->channels == decoded.channels, qPrintable(QString::fromStdString(p) + QString(": %1 claimed, %2 decoded").arg(claimed->channels).arg(decoded.channels)));
+        }
+        const std::string bad = dir.filePath("bad.npy").toStdString();
+        {
+            std::ofstream f(bad, std::ios::binary);
+            f << "\x93NUMPY\x01\x00garbage";
+        }
+        QVERIFY_THROWS_EXCEPTION(Error, claimedShape(bad));
+        if (!imageFormatsAvailable()) QSKIP("image formats are not built in (no OpenCV): .npy checked only");
+    }
+
     // A named pipe as input is refused at once instead of blocking the reader forever.
     void namedPipeIsRefused_data()
     {

@@ -877,6 +877,35 @@ void TestWorkbench::imageOverTheMemoryBudgetIsRefused()
     QVERIFY(memorybudget::refusal(100, 50, 3, std::uint64_t(1000), std::uint64_t(7 * 4 * 100 * 50 * 3)).isEmpty());
     QVERIFY(memorybudget::refusal(100, 50, 3, std::nullopt).isEmpty()); // unknown: not refused
     QVERIFY(memorybudget::availableBytes().value_or(1) > 0);
+
+    // Judged by what the header claims, before the decode: a file whose image data is damaged
+    // (a byte of its first IDAT flipped, which only the decoder finds) is refused for its size,
+    // not for the damage, when the memory cannot hold it.
+    QByteArray png;
+    {
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        png = f.readAll();
+    }
+    const qsizetype idat = png.indexOf("IDAT");
+    png[idat + 100] = char(png[idat + 100] ^ 0xff);
+    const QString damaged = dir.filePath("damaged.png");
+    {
+        QFile f(damaged);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(png);
+    }
+    failed.clear();
+    doc->open(damaged);
+    QVERIFY(failed.wait(kWaitMs));
+    QVERIFY2(!failed.first().at(1).toString().contains("needs about"), "with memory enough the decoder finds the damage");
+    failed.clear();
+    doc->setAvailableMemorySource([] { return std::optional<std::uint64_t>(std::uint64_t(64) << 20); });
+    doc->open(damaged);
+    QVERIFY(failed.wait(kWaitMs));
+    QVERIFY2(failed.first().at(1).toString().contains("needs about"), qPrintable(failed.first().at(1).toString()));
+    doc->setAvailableMemorySource(memorybudget::availableBytes);
+    errors_.clear();
 }
 
 // Back from a large image to a small one, nothing image-sized of the large one is kept.

@@ -274,6 +274,13 @@ quint64 WorkbenchDocument::open(const QString& path)
         QString error;
         try {
             if (!QFileInfo(path).isFile()) throw convlab::Error("no such file");
+            // What the header claims first: an image the memory cannot hold is refused before
+            // its decode allocates anything (formats whose header is not read: after).
+            if (const auto claimed = convlab::claimedShape(path.toStdString())) {
+                const QString tooLarge =
+                    memorybudget::refusal(claimed->width, claimed->height, claimed->channels, availableMemory_());
+                if (!tooLarge.isEmpty()) throw convlab::Error(tooLarge.toStdString());
+            }
             *decoded = decode(path);
             // Before the results, the comparison and the view's copies are allocated: an image
             // the memory cannot hold is refused here, and the current one stays.

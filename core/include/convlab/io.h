@@ -51,6 +51,15 @@ struct DecodedImage {
     std::vector<std::string> notices; // the codecs' warnings about a file that decoded whole
 };
 DecodedImage decodeImage(const std::string& path);
+// The shape a file claims in its header, read before anything is decoded (a few small reads):
+// what the workbench weighs against the memory before it decodes. nullopt for a format whose
+// header is not read here (WebP; its sides are at most 16383). Throws convlab::Error as
+// decodeImage would for a file that is empty, truncated or corrupt in its outline, or that
+// claims a size over the limits.
+struct ClaimedShape {
+    int width = 0, height = 0, channels = 0;
+};
+std::optional<ClaimedShape> claimedShape(const std::string& path);
 // Saves by extension, atomically (temporary file in the same folder, then rename): nothing is
 // left half-written and an existing file is untouched on failure.
 void saveImage(const Image& img, const std::string& path, const SaveOptions& opts = {});

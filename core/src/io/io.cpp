@@ -109,6 +109,15 @@ DecodedImage decodeImage(const std::string& path)
     return detail::decodeImageOpenCV(path);
 }
 
+std::optional<ClaimedShape> claimedShape(const std::string& path)
+{
+    if (detail::lowerExtension(path) == ".npy") return detail::claimedNpyShape(path);
+    detail::requireInputFile(path);
+    const detail::ImageHeader h = detail::inspectImageFile(path);
+    if (!h.format) return std::nullopt;
+    return ClaimedShape{int(h.width), int(h.height), h.channels > 0 ? h.channels : 4}; // unknown: the most
+}
+
 Image loadImage(const std::string& path)
 {
     DecodedImage d = decodeImage(path);

@@ -41,6 +41,8 @@ struct ImageHeader {
 // its strips lie. Throws "cannot read 'path': ..." for an empty, truncated or corrupt file and
 // for a claimed size over checkImageSize's limits, before a decoder allocates anything.
 ImageHeader inspectImageFile(const std::string& path);
+// The shape a .npy file's header claims, every check of readNpy's before the data made (npy.cpp).
+std::optional<ClaimedShape> claimedNpyShape(const std::string& path);
 
 // Image formats through OpenCV imgcodecs (io_formats.cpp, by way of the codec module), or errors saying they are not built
 // in (io_noopencv.cpp).

@@ -208,13 +208,17 @@ std::uint64_t readLittle(const unsigned char* p, int bytes)
     return v;
 }
 
+struct NpyLayout {
+    std::uint64_t width = 0, height = 0, channels = 0;
+    Dtype dt;
+};
+
 } // namespace
 
-Image readNpy(const std::string& path)
+// Reads and checks the header of the .npy file open in `in`, up to its array data: every check
+// readNpy makes before it allocates.
+static NpyLayout readNpyLayout(const std::string& path, std::ifstream& in)
 {
-    detail::requireInputFile(path);
-    std::ifstream in(path, std::ios::binary);
-    if (!in) readFail(path, "the file cannot be opened");
     std::error_code ec;
     const std::uintmax_t fileSize = std::filesystem::file_size(path, ec);
     if (ec) readFail(path, ec.message());
@@ -255,7 +259,17 @@ Image readNpy(const std::string& path)
                            " bytes of data, the file has " + std::to_string(available));
     if (available > dataBytes)
         readFail(path, std::to_string(available - dataBytes) + " unexpected bytes after the array data");
+    return {W, H, C, dt};
+}
 
+Image readNpy(const std::string& path)
+{
+    detail::requireInputFile(path);
+    std::ifstream in(path, std::ios::binary);
+    if (!in) readFail(path, "the file cannot be opened");
+    const NpyLayout layout = readNpyLayout(path, in);
+    const std::uint64_t W = layout.width, H = layout.height, C = layout.channels;
+    const Dtype dt = layout.dt;
     SampleDepth depth = SampleDepth::F32;
     if (dt.kind == Kind::U8) depth = SampleDepth::U8;
     if (dt.kind == Kind::U16) depth = SampleDepth::U16;
@@ -273,6 +287,15 @@ Image readNpy(const std::string& path)
         }
     }
     return img;
+}
+
+std::optional<ClaimedShape> detail::claimedNpyShape(const std::string& path)
+{
+    detail::requireInputFile(path);
+    std::ifstream in(path, std::ios::binary);
+    if (!in) readFail(path, "the file cannot be opened");
+    const NpyLayout layout = readNpyLayout(path, in);
+    return ClaimedShape{int(layout.width), int(layout.height), int(layout.channels)};
 }
 
 void writeNpy(const Image& img, const std::string& path, const SaveOptions& opts)
