@@ -210,6 +210,16 @@ private slots:
         QCOMPARE(out.data, reduceByBlocks(b, 2, 3).data);
         Image self = a;
         QVERIFY_THROWS_EXCEPTION(Error, reduceByBlocksInto(self, 2, 2, self));
+        // Threads share the rows: the same values for any count, each factor's loop included.
+        const Image big = test::randomImage(1283, 517, 3, 8);
+        for (int f : {2, 3, 4, 8, 16}) {
+            Image one, all, three;
+            reduceByBlocksInto(big, f, f, one, 1);
+            reduceByBlocksInto(big, f, f, all, 0);
+            reduceByBlocksInto(big, f, f, three, 3);
+            QCOMPARE(all.data, one.data);
+            QCOMPARE(three.data, one.data);
+        }
     }
 
     void blocksKeepDepthAndAlpha()

@@ -370,7 +370,7 @@ struct ImageView::State {
         try {
             // Once per image (and zoom octave), never per frame, into the slot's buffer of the
             // previous one: an edit's upload allocates nothing.
-            convlab::reduceByBlocksInto(*s.host, s.factorX, s.factorY, s.reduced);
+            convlab::reduceByBlocksInto(*s.host, s.factorX, s.factorY, s.reduced, 0); // every core: the engine is done
         } catch (const std::bad_alloc&) {
             s.reduced = convlab::Image();
             s.displayable = false;

@@ -30,7 +30,8 @@ ImageStats imageStats(const Image& image, int channels);
 Image reduceByBlocks(const Image& image, int fx, int fy);
 // The same into `out`, reshaped only when its shape differs (a display's reduced copy reuses its
 // memory from image to image); `out` must not be `image`.
-void reduceByBlocksInto(const Image& image, int fx, int fy, Image& out);
+// `threads` (0: all hardware threads) share the output rows; the result is the same for any count.
+void reduceByBlocksInto(const Image& image, int fx, int fy, Image& out, int threads = 1);
 
 // The image box-averaged (reduceByBlocks) by the smallest whole factor f, the same along both
 // axes, that leaves at most maxPixels pixels; the image itself when it has no more than that.

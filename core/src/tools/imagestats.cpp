@@ -10,6 +10,7 @@
 
 #include "convlab/convolve.h"
 #include "convlab/error.h"
+#include "engine/threadpool.h"
 
 namespace convlab {
 namespace {
@@ -80,9 +81,31 @@ template <int F> void sumColumnRuns(const double* columns, int width, double row
     if (full * F < width) sumColumnRuns(columns + full * F, width - full * F, F, rows, out + full);
 }
 
+// Output row `oy` of plane `c`: the rows of its blocks summed column by column (a loop the
+// compiler vectorises), then each run of fx columns; the view's zoom reductions (2, 4, 8) have
+// that run unrolled. Sums in double: a block of a few hundred float values keeps its low bits.
+void reduceRow(const Image& image, int c, int oy, int fx, int fy, std::vector<double>& columns, float* out)
+{
+    const float* in = image.plane(c);
+    const int y0 = oy * fy, y1 = std::min(y0 + fy, image.height);
+    std::fill(columns.begin(), columns.end(), 0.0);
+    for (int y = y0; y < y1; ++y) {
+        const float* row = in + static_cast<std::size_t>(y) * image.width;
+        double* col = columns.data();
+        for (int x = 0; x < image.width; ++x) col[x] += row[x];
+    }
+    const double rows = y1 - y0;
+    switch (fx) {
+    case 2: sumColumnRuns<2>(columns.data(), image.width, rows, out); break;
+    case 4: sumColumnRuns<4>(columns.data(), image.width, rows, out); break;
+    case 8: sumColumnRuns<8>(columns.data(), image.width, rows, out); break;
+    default: sumColumnRuns(columns.data(), image.width, fx, rows, out); break;
+    }
+}
+
 } // namespace
 
-void reduceByBlocksInto(const Image& image, int fx, int fy, Image& out)
+void reduceByBlocksInto(const Image& image, int fx, int fy, Image& out, int threads)
 {
     if (fx < 1 || fy < 1)
         throw Error("block reduction: factors " + std::to_string(fx) + "x" + std::to_string(fy) +
@@ -95,31 +118,17 @@ void reduceByBlocksInto(const Image& image, int fx, int fy, Image& out)
         out = Image::uninitialized(w, h, image.channels, image.depth); // every value is written below
     out.depth = image.depth;
     out.hasAlpha = image.hasAlpha;
-    // Sums in double: a block of a few hundred float values keeps its low bits. The rows of a
-    // block are summed column by column first (a loop the compiler vectorises), then each run of
-    // fx columns; the view's zoom reductions (2, 4, 8) have that run unrolled.
-    std::vector<double> columns(static_cast<std::size_t>(image.width));
-    for (int c = 0; c < image.channels; ++c) {
-        const float* in = image.plane(c);
-        float* o = out.plane(c);
-        for (int oy = 0; oy < h; ++oy) {
-            const int y0 = oy * fy, y1 = std::min(y0 + fy, image.height);
-            std::fill(columns.begin(), columns.end(), 0.0);
-            for (int y = y0; y < y1; ++y) {
-                const float* row = in + static_cast<std::size_t>(y) * image.width;
-                double* col = columns.data();
-                for (int x = 0; x < image.width; ++x) col[x] += row[x];
+    // Output rows of every plane, in chunks the threads take as they come free.
+    const int rows = image.channels * h;
+    const int grain = std::max(1, int(std::min<long long>(rows, (1 << 16) / std::max(1LL, 1LL * image.width * fy))));
+    detail::parallelWorkers(rows, detail::resolveThreads(threads), grain, [&](detail::ChunkQueue& queue) {
+        std::vector<double> columns(static_cast<std::size_t>(image.width));
+        for (int begin, end; queue.next(begin, end);)
+            for (int r = begin; r < end; ++r) {
+                const int c = r / h, oy = r % h;
+                reduceRow(image, c, oy, fx, fy, columns, out.plane(c) + static_cast<std::size_t>(oy) * out.width);
             }
-            float* orow = o + static_cast<std::size_t>(oy) * w;
-            const double rows = y1 - y0;
-            switch (fx) {
-            case 2: sumColumnRuns<2>(columns.data(), image.width, rows, orow); break;
-            case 4: sumColumnRuns<4>(columns.data(), image.width, rows, orow); break;
-            case 8: sumColumnRuns<8>(columns.data(), image.width, rows, orow); break;
-            default: sumColumnRuns(columns.data(), image.width, fx, rows, orow); break;
-            }
-        }
-    }
+    });
 }
 
 Image downscaleByArea(const Image& image, int maxPixels)
