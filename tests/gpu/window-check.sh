@@ -108,7 +108,7 @@ for be in $backends; do
       (($(left) > 20)) || { echo "latency $tag skipped: deadline"; status=1; continue; }
       echo "== latency: backend $be, $size, kernel $k"
       timeout $(($(left) < 90 ? $(left) : 90)) "$app" --benchmark-latency --backend "$be" --size "$size" \
-        --kernel "$k" --edits "$edits" --json "$runs/lat-$tag.json"
+        --kernel "$k" --edits "$edits" --pause-ms 100 --json "$runs/lat-$tag.json"
       rc=$?
       ((rc == 0)) || { echo "latency $tag exit $rc"; status=1; }
     done
@@ -121,18 +121,19 @@ import glob, json, os, sys
 runs, out = sys.argv[1], sys.argv[2]
 reports = {os.path.basename(p)[:-5]: json.load(open(p)) for p in sorted(glob.glob(runs + "/*.json"))}
 json.dump(reports, open(out + "/window-latency.json", "w"), indent=1)
-rows = ["| backend | image | kernel | first (ms) | steady median (ms) | p10-p90 | engine | display | rest | display path |",
-        "|---|---|---|---|---|---|---|---|---|---|"]
+rows = ["| backend | image | kernel | first (ms) | steady median (ms) | p10-p90 | engine | display | rest | display path | drawn from |",
+        "|---|---|---|---|---|---|---|---|---|---|---|"]
 gl = ""
 for name, r in reports.items():
     gl = gl or "{renderer} ({version})".format(**r["gl"])
     if r.get("mode") != "benchmark-latency":
         continue
     s, img = r["steady"], r["image"]
-    rows.append("| {} | {}x{}x{} | {}x{} | {:.1f} | {:.2f} | {:.2f}-{:.2f} | {:.2f} | {:.2f} | {:.2f} | {} |".format(
+    rows.append("| {} | {}x{}x{} | {}x{} | {:.1f} | {:.2f} | {:.2f}-{:.2f} | {:.2f} | {:.2f} | {:.2f} | {} | {} |".format(
         r["backend"], img["width"], img["height"], img["channels"], r["kernel"]["width"], r["kernel"]["height"],
         r["first"]["wall_ms"], s["wall_ms"]["median"], s["wall_ms"]["p10"], s["wall_ms"]["p90"],
-        s["engine_ms"]["median"], s["display_ms"]["median"], s["rest_ms"]["median"], r["display_path"]))
+        s["engine_ms"]["median"], s["display_ms"]["median"], s["rest_ms"]["median"], r["display_path"],
+        r.get("drawn_from", "")))
 cuda = next((r["cuda_device"] for r in reports.values() if r.get("cuda_device")), "")
 text = "# Workbench window check\n\nGL renderer: {}{}\n\n{}\n".format(gl, ", CUDA device: " + cuda if cuda else "", "\n".join(rows))
 open(out + "/window-check.md", "w").write(text)
