@@ -11,6 +11,7 @@ struct Layer {
     int premapped; // 1: drawn from its colour texture (alpha in .a), not its float layers
     vec2 size;     // width, height in image pixels
     vec2 span;     // image pixels the texture covers (size, or whole blocks of a reduced copy)
+    vec2 offset;   // image pixel of the texture's first texel (colours of a region of the image)
     vec2 factor;   // image pixels per texel along x and y (1 unless the image exceeds the limit)
     float range;   // top of the nominal range: 255 (8-bit), 65535 (16-bit), 1 (float)
     float lo;      // min over the colour channels (Normalize)
@@ -129,7 +130,7 @@ vec3 displayOne(Layer L, float v, int mapping)
 
 vec3 shade(sampler2DArray tex, Layer L, vec2 p, vec2 w, int mapping)
 {
-    vec2 uv = p / L.span;
+    vec2 uv = (p - L.offset) / L.span;
     if (uChannel >= 0)
         return displayOne(L, channel(tex, uv, min(uChannel, L.channels - 1)), mapping);
     int colour = colourChannels(L);
@@ -150,7 +151,7 @@ vec3 shadeColours(vec4 c, Layer L, vec2 w)
 
 vec3 shadeLayer(sampler2DArray tex, sampler2D colours, Layer L, vec2 p, vec2 w, int mapping)
 {
-    return L.premapped != 0 ? shadeColours(texture(colours, p / L.span), L, w) : shade(tex, L, p, w, mapping);
+    return L.premapped != 0 ? shadeColours(texture(colours, (p - L.offset) / L.span), L, w) : shade(tex, L, p, w, mapping);
 }
 
 // A coordinate of the padded image: itself inside [0, n), else the rule's entry (-1: constant).
@@ -167,7 +168,7 @@ vec3 shadePadding(ivec2 ip, vec2 w)
     int y = ip.y >= 0 && ip.y < n.y ? ip.y : uPadIndexY[marginSlot(ip.y, n.y)];
     vec4 v = vec4(uBorderValue);
     if (uSource.premapped != 0 && x >= 0 && y >= 0) {
-        ivec2 t = ivec2(floor((vec2(x, y) + 0.5) / uSource.factor));
+        ivec2 t = ivec2(floor((vec2(x, y) + 0.5) / uSource.factor)) - ivec2(uSource.offset);
         return mix(shadeColours(texelFetch(uSourceColours, t, 0), uSource, w), kPadTint, kPadTintWeight);
     }
     if (uChannel >= 0) {
@@ -200,7 +201,7 @@ bool ringOutside(vec2 e, vec2 size)
 
 vec3 shadeDifference(vec2 p)
 {
-    vec2 uv = p / uDiff.span;
+    vec2 uv = (p - uDiff.offset) / uDiff.span;
     float m = 0.0;
     for (int c = 0; c < uDiff.channels; ++c)
         if (uChannel < 0 || c == uChannel)
@@ -218,7 +219,7 @@ void main()
     vec2 p = (w - uOrigin) / uZoom;
     vec3 c = uBackground;
     if (inside(p, uResult))
-        c = shadeColours(texture(uResultColours, p / uResult.span), uResult, w);
+        c = shadeColours(texture(uResultColours, (p - uResult.offset) / uResult.span), uResult, w);
     if (uBandInner.x >= 0.0 && all(greaterThanEqual(p, vec2(0.0))) && all(lessThan(p, uImageSize)) &&
         ringOutside(w - uOrigin - uBandInner.xy * uZoom, (uBandInner.zw - uBandInner.xy) * uZoom))
         c = kBandLine;

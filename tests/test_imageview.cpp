@@ -1186,6 +1186,35 @@ void TestImageView::zoomedOutViewUploadsWhatTheScreenShows()
     QVERIFY2(std::abs(qRed(pixelAtWidget(f, v, QPointF(centre))) - grey) <= 2,
              qPrintable(QStringLiteral("%1 vs %2").arg(qRed(pixelAtWidget(f, v, QPointF(centre)))).arg(grey)));
     QVERIFY(readsFullImage());
+    // At 8x the texture holds the pixels on screen and about half a screen around them, not the
+    // whole image; a pan far away uploads the region it then shows, drawn from its own values.
+    const auto visible = [&] {
+        return QRectF(v.widgetToImage(QPointF(0, 0)), v.widgetToImage(QPointF(v.width(), v.height())))
+            .intersected(QRectF(0, 0, w, h));
+    };
+    QRect region = v.resultUploadedRegion();
+    // (The region of 1:1 still holds what 8x shows: zooming in keeps it.)
+    QVERIFY2(region.width() * region.height() < w * h / 2,
+             qPrintable(QStringLiteral("%1x%2").arg(region.width()).arg(region.height())));
+    QVERIFY(QRectF(region).contains(visible()));
+    v.centreOnPixel(1990, 20);
+    f = v.grabFramebuffer();
+    region = v.resultUploadedRegion();
+    QVERIFY(QRectF(region).contains(visible()));
+    QCOMPARE(region.right(), w - 1);
+    QCOMPARE(region.top(), 0);
+    for (const QPointF at : {QPointF(centre), QPointF(3, 3), QPointF(v.width() - 3, v.height() - 3)}) {
+        const QPoint px = v.widgetToImage(at).toPoint();
+        if (px.x() < 0 || px.y() < 0 || px.x() >= w || px.y() >= h) continue;
+        const int want = int(std::lround(result.at(0, px.y(), px.x())));
+        QVERIFY2(std::abs(qRed(pixelAtWidget(f, v, at)) - want) <= 2,
+                 qPrintable(QStringLiteral("(%1, %2): %3 vs %4").arg(px.x()).arg(px.y()).arg(qRed(pixelAtWidget(f, v, at))).arg(want)));
+    }
+    v.setPaddingPreview(true, 8); // the preview reads any pixel (wrap: the far side): all of them
+    v.grabFramebuffer();
+    QCOMPARE(v.resultUploadedRegion(), QRect(0, 0, w, h));
+    v.setPaddingPreview(false, 8);
+    v.centreOnPixel(1001, 599);
     v.grab().save(QStringLiteral("/tmp/imageview_zoom8.png"));
     v.setZoom(2 * ImageView::kGridValuesZoom); // the grid with its values, read from the full image
     v.grabFramebuffer();

@@ -77,19 +77,15 @@ std::uint32_t diverging(float v, float maxAbs)
     return rgb;
 }
 
-} // namespace
 
-void toRgba8(const convlab::Image& image, const Key& key, std::vector<std::uint8_t>& out)
+// One row of `n` pixels starting at plane offset `at`, into `o`.
+void mapRow(const convlab::Image& image, const Key& key, std::size_t at, std::size_t n, std::uint32_t* o)
 {
-    static_assert(std::endian::native == std::endian::little, "pixels are packed as little-endian words");
-    const std::size_t n = static_cast<std::size_t>(image.width) * image.height;
-    out.resize(4 * n);
     const int channels = image.channels;
-    if (channels < 1 || n == 0) return;
     const bool alpha = channels == 2 || channels == 4;
     const int colour = alpha ? channels - 1 : channels;
-    const auto plane = [&](int c) { return image.data.data() + static_cast<std::size_t>(c) * n; };
-    auto* o = reinterpret_cast<std::uint32_t*>(out.data()); // vector<uint8_t> memory is suitably aligned
+    const std::size_t planeSize = static_cast<std::size_t>(image.width) * image.height;
+    const auto plane = [&](int c) { return image.data.data() + static_cast<std::size_t>(c) * planeSize + at; };
     const bool one = key.channel >= 0 || colour == 1;
     const float* first = plane(key.channel >= 0 ? std::min(key.channel, channels - 1) : 0);
 
@@ -109,6 +105,25 @@ void toRgba8(const convlab::Image& image, const Key& key, std::vector<std::uint8
         const Linear m{0.0f, key.range, 0.0f, false};
         for (std::size_t i = 0; i < n; ++i) o[i] = (o[i] & 0x00FFFFFFu) | mapped<false>(a[i], m) << 24;
     }
+}
+
+} // namespace
+
+void toRgba8(const convlab::Image& image, const Key& key, std::vector<std::uint8_t>& out, Region region)
+{
+    static_assert(std::endian::native == std::endian::little, "pixels are packed as little-endian words");
+    if (region.width <= 0 || region.height <= 0) region = {0, 0, image.width, image.height};
+    const std::size_t n = static_cast<std::size_t>(region.width) * region.height;
+    out.resize(4 * n);
+    if (image.channels < 1 || n == 0) return;
+    auto* o = reinterpret_cast<std::uint32_t*>(out.data()); // vector<uint8_t> memory is suitably aligned
+    if (region.x == 0 && region.width == image.width) { // whole rows: one run
+        mapRow(image, key, static_cast<std::size_t>(region.y) * image.width, n, o);
+        return;
+    }
+    for (int y = 0; y < region.height; ++y)
+        mapRow(image, key, static_cast<std::size_t>(region.y + y) * image.width + region.x, std::size_t(region.width),
+               o + static_cast<std::size_t>(y) * region.width);
 }
 
 } // namespace displaymap

@@ -28,10 +28,17 @@ inline bool needsStats(display::Mapping m)
     return m == display::Mapping::Normalize || m == display::Mapping::Diverging;
 }
 
-// One RGBA8 pixel per pixel of `image` (planar, 1..4 channels), into `out` (resized, its memory
-// kept): the colour channels mapped, grey repeated, alpha as alpha / range (blended over the
-// checkerboard by the shader, which knows the screen position). A channel chosen with
-// key.channel is drawn as grey, opaque. NaN maps to 0.
-void toRgba8(const convlab::Image& image, const Key& key, std::vector<std::uint8_t>& out);
+// A rectangle of an image, in its pixels.
+struct Region {
+    int x = 0, y = 0, width = 0, height = 0;
+    bool operator==(const Region&) const = default;
+};
+
+// One RGBA8 pixel per pixel of `region` of `image` (planar, 1..4 channels; the whole image when
+// the region is empty), row by row into `out` (resized, its memory kept): the colour channels
+// mapped, grey repeated, alpha as alpha / range (blended over the checkerboard by the shader,
+// which knows the screen position). A channel chosen with key.channel is drawn as grey, opaque.
+// NaN maps to 0.
+void toRgba8(const convlab::Image& image, const Key& key, std::vector<std::uint8_t>& out, Region region = {});
 
 } // namespace displaymap

@@ -206,8 +206,9 @@ void ImageView::paintGL()
 
     bool uploaded = false;
     d->dpr = devicePixelRatioF();
+    d->viewSize = QSizeF(size());
     for (Slot* s : {&d->source, &d->result, &d->diff}) {
-        if (d->premapStale(*s))
+        if (d->premapStale(*s) || d->regionStale(*s))
             s->pending = Slot::Pending::FromHost; // mapped again from the host copy
         uploaded = d->upload(*s) || uploaded;
     }
@@ -447,6 +448,13 @@ double ImageView::differenceScaleInUse() const
 QPair<int, int> ImageView::resultDisplayFactor() const
 {
     return {d->result.factorX, d->result.factorY};
+}
+
+QRect ImageView::resultUploadedRegion() const
+{
+    const Slot& r = d->result;
+    if (!r.premapped) return QRect(0, 0, r.width, r.height);
+    return QRect(r.region.x, r.region.y, r.region.width, r.region.height);
 }
 
 QPair<int, int> ImageView::sourceDisplayFactor() const

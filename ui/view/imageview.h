@@ -13,6 +13,7 @@
 #include <QOpenGLWidget>
 #include <QPair>
 #include <QPointF>
+#include <QRect>
 #include <QString>
 #include <QVector>
 
@@ -88,6 +89,9 @@ public:
     // along x and y, as of the last frame drawn.
     QPair<int, int> resultDisplayFactor() const;
     QPair<int, int> sourceDisplayFactor() const;
+    // The pixels of the result its texture holds: at a full-resolution zoom only those on screen
+    // and about half a screen around them, once the image is larger than that.
+    QRect resultUploadedRegion() const;
     QPair<int, int> differenceDisplayFactor() const;
 
     // Lowers the texture side limit below what the driver allows (0: the driver's limit), to

@@ -6,6 +6,8 @@
 #include <QOpenGLShaderProgram>
 #include <QPoint>
 #include <QPointF>
+#include <QRectF>
+#include <QSizeF>
 #include <QString>
 #include <QVector2D>
 
@@ -78,6 +80,7 @@ struct Slot {
     GLuint rgbaTex = 0;
     int rgbaW = 0, rgbaH = 0;              // its allocation
     int texW = 0, texH = 0, texC = 0;      // what is drawn: its size and channels (0: nothing)
+    displaymap::Region region;             // the image pixels the colours hold (empty: all of them)
 
     std::size_t bytes() const { return static_cast<std::size_t>(width) * height * channels * sizeof(float); }
     bool contains(int x, int y) const { return channels > 0 && x >= 0 && y >= 0 && x < width && y < height; }
@@ -168,6 +171,7 @@ struct ImageView::State {
 
     double lastDisplayMs = 0.0;
     double dpr = 1.0; // device pixels per widget pixel, as of the last frame
+    QSizeF viewSize;  // the widget's size, as of the last frame
 
     DifferenceScale diffScale = DifferenceScale::Absolute;
     double diffAbsoluteMax = 0.0; // 0: kDefaultDifferenceFraction of the nominal range
@@ -286,6 +290,48 @@ struct ImageView::State {
         return key && *key != s.premapKey;
     }
 
+    // The image pixels on screen, as of the last frame.
+    QRectF visibleImageRect() const
+    {
+        return QRectF(-origin / zoom, viewSize / zoom);
+    }
+
+    // What of a slot's image its colours hold: at a zoom where the texture is full resolution,
+    // the pixels on screen and half a screen around them (panning stays within it for a while),
+    // in 64-pixel steps, unless that is most of the image anyway; else the whole image. The
+    // padding preview reads any pixel of the image (wrap reads the far side): the whole image.
+    displaymap::Region regionFor(const Slot& s) const
+    {
+        const displaymap::Region whole{0, 0, s.width, s.height};
+        if (s.factorX != 1 || s.factorY != 1 || padding || viewSize.isEmpty())
+            return whole;
+        const QRectF v = visibleImageRect();
+        const double mx = std::max(64.0, v.width() / 2), my = std::max(64.0, v.height() / 2);
+        const auto down = [](double p) { return std::max(0, int(std::floor(p / 64.0)) * 64); };
+        const int x0 = down(v.left() - mx), y0 = down(v.top() - my);
+        const int x1 = std::min(s.width, int(std::ceil((v.right() + mx) / 64.0)) * 64);
+        const int y1 = std::min(s.height, int(std::ceil((v.bottom() + my) / 64.0)) * 64);
+        if (x1 <= x0 || y1 <= y0 || double(x1 - x0) * (y1 - y0) > 0.75 * double(s.width) * s.height)
+            return whole;
+        return {x0, y0, x1 - x0, y1 - y0};
+    }
+
+    // Whether the screen shows pixels of a slot's image that its colours do not hold (a pan or
+    // a zoom out of the region), or the padding preview needs the whole image: the next frame
+    // maps and uploads again.
+    bool regionStale(const Slot& s) const
+    {
+        if (!s.premapped || !s.hostValid || s.pending != Slot::Pending::None || s.factorX != 1 || s.factorY != 1)
+            return false;
+        const displaymap::Region& r = s.region;
+        if (r == displaymap::Region{0, 0, s.width, s.height})
+            return false;
+        if (padding)
+            return true;
+        const QRectF held(r.x, r.y, r.width, r.height);
+        return !held.contains(visibleImageRect().intersected(QRectF(0, 0, s.width, s.height)));
+    }
+
     // zoomFactor along each side of a slot, at most the side itself.
     std::pair<int, int> zoomFactors(const Slot& s) const
     {
@@ -345,7 +391,7 @@ struct ImageView::State {
                 s.pboBytes = 0;
             }
             gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-            fillFromHost(s, *s.host);
+            fillFromHost(s, *s.host, regionFor(s));
         } else {
             gl->glBindBuffer(GL_PIXEL_UNPACK_BUFFER, s.pbo);
             fillTexture(s, s.width, s.height, nullptr);
@@ -382,18 +428,22 @@ struct ImageView::State {
     }
 
     // Fills the slot's textures from values on the host (the image or its reduced copy): its
-    // colours where the slot is mapped on the CPU, else its float layers.
-    void fillFromHost(Slot& s, const convlab::Image& values)
+    // colours where the slot is mapped on the CPU (of `region` only, when given), else its float
+    // layers (of all of it).
+    void fillFromHost(Slot& s, const convlab::Image& values, displaymap::Region region = {})
     {
+        if (region.width <= 0 || region.height <= 0) region = {0, 0, values.width, values.height};
+        s.region = {0, 0, values.width, values.height};
         if (const auto key = premapKeyFor(s)) {
             try {
-                displaymap::toRgba8(values, *key, s.rgba);
+                displaymap::toRgba8(values, *key, s.rgba, region);
             } catch (const std::bad_alloc&) {
                 s.rgba = {};
                 fillTexture(s, values.width, values.height, values.data.data());
                 return;
             }
-            fillColours(s, values.width, values.height, s.rgba.data());
+            fillColours(s, region.width, region.height, s.rgba.data());
+            s.region = region;
             s.premapKey = *key;
             return;
         }
@@ -493,6 +543,7 @@ struct ImageView::State {
         program->setUniformValue(n + ".channels", drawn ? s.channels : 0);
         program->setUniformValue(n + ".premapped", drawn && s.premapped ? 1 : 0);
         program->setUniformValue(n + ".size", QVector2D(float(s.width), float(s.height)));
+        program->setUniformValue(n + ".offset", QVector2D(float(s.region.x), float(s.region.y)));
         // The texture covers whole blocks: a partial last block stretches the span past the size.
         program->setUniformValue(n + ".span", QVector2D(float(s.texW * s.factorX), float(s.texH * s.factorY)));
         program->setUniformValue(n + ".factor", QVector2D(float(s.factorX), float(s.factorY)));
