@@ -109,14 +109,14 @@ void mapRow(const convlab::Image& image, const Key& key, std::size_t at, std::si
 
 } // namespace
 
-void toRgba8(const convlab::Image& image, const Key& key, std::vector<std::uint8_t>& out, Region region)
+void toRgba8(const convlab::Image& image, const Key& key, std::vector<std::uint32_t>& out, Region region)
 {
     static_assert(std::endian::native == std::endian::little, "pixels are packed as little-endian words");
     if (region.width <= 0 || region.height <= 0) region = {0, 0, image.width, image.height};
     const std::size_t n = static_cast<std::size_t>(region.width) * region.height;
-    out.resize(4 * n);
+    out.resize(n);
     if (image.channels < 1 || n == 0) return;
-    auto* o = reinterpret_cast<std::uint32_t*>(out.data()); // vector<uint8_t> memory is suitably aligned
+    std::uint32_t* o = out.data();
     if (region.x == 0 && region.width == image.width) { // whole rows: one run
         mapRow(image, key, static_cast<std::size_t>(region.y) * image.width, n, o);
         return;

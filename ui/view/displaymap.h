@@ -39,6 +39,7 @@ struct Region {
 // mapped, grey repeated, alpha as alpha / range (blended over the checkerboard by the shader,
 // which knows the screen position). A channel chosen with key.channel is drawn as grey, opaque.
 // NaN maps to 0.
-void toRgba8(const convlab::Image& image, const Key& key, std::vector<std::uint8_t>& out, Region region = {});
+// Each pixel one 32-bit word, R in its lowest byte: RGBA8 in memory on a little-endian machine.
+void toRgba8(const convlab::Image& image, const Key& key, std::vector<std::uint32_t>& out, Region region = {});
 
 } // namespace displaymap

@@ -76,7 +76,7 @@ struct Slot {
     int layersW = 0, layersH = 0, layersC = 0; // their allocation
     bool premapped = false;                // drawn from the colour texture, not the layers
     displaymap::Key premapKey;             // what the colours were mapped with
-    std::vector<std::uint8_t> rgba;        // the colours uploaded last, memory kept for the next
+    std::vector<std::uint32_t> rgba;       // the colours uploaded last (RGBA8 words), memory kept for the next
     GLuint rgbaTex = 0;
     int rgbaW = 0, rgbaH = 0;              // its allocation
     int texW = 0, texH = 0, texC = 0;      // what is drawn: its size and channels (0: nothing)
@@ -462,7 +462,7 @@ struct ImageView::State {
 
     // Fills the slot's colour texture with w x h RGBA8 pixels, reallocating it only when the
     // shape changes.
-    void fillColours(Slot& s, int w, int h, const std::uint8_t* pixels)
+    void fillColours(Slot& s, int w, int h, const std::uint32_t* pixels)
     {
         if (!s.rgbaTex) {
             gl->glGenTextures(1, &s.rgbaTex);
