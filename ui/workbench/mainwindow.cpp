@@ -16,8 +16,10 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QTimer>
 #include <algorithm>
 
+#include "workbench/rendercontroller.h"
 #include "tools/borderlab.h"
 #include "panels/controlspanel.h"
 #include "convlab/error.h"
@@ -105,8 +107,12 @@ void MainWindow::buildStatusBar()
     zoomLabel_->setToolTip(tr("Screen pixels per image pixel (F: fit to the window, 1: actual size)"));
     busy_ = new QProgressBar;
     busy_->setRange(0, 0);
-    busy_->setMaximumWidth(120);
+    busy_->setMaximumWidth(160);
     busy_->hide();
+    // A run that has gone on for a second shows its seconds against the planner's estimate.
+    progressTimer_ = new QTimer(this);
+    progressTimer_->setInterval(500);
+    connect(progressTimer_, &QTimer::timeout, this, &MainWindow::showRunProgress);
     cancel_ = new QPushButton(tr("Cancel"));
     cancel_->setToolTip(tr("Abandon the running convolution or the image being opened (Esc)"));
     cancel_->hide();
@@ -149,12 +155,35 @@ void MainWindow::connectDocument()
     });
 }
 
+void MainWindow::showRunProgress()
+{
+    const RenderController::Progress p = renderController()->progress();
+    if (p.elapsedS < 1.0 || !(p.estimateS > 0)) {
+        busy_->setRange(0, 0);
+        busy_->setTextVisible(false);
+        busy_->setToolTip(p.elapsedS >= 1.0 ? tr("running for %1 s (Esc stops it)").arg(int(p.elapsedS)) : QString());
+        return;
+    }
+    const QString estimate = p.estimateS < 10 ? QString::number(p.estimateS, 'f', 1) : QString::number(qRound(p.estimateS));
+    busy_->setRange(0, 1000);
+    busy_->setValue(std::min(999, int(1000.0 * p.elapsedS / p.estimateS))); // an estimate can be short
+    busy_->setFormat(tr("%1 s of ~%2 s").arg(int(p.elapsedS)).arg(estimate));
+    busy_->setTextVisible(true);
+    busy_->setToolTip(tr("%1 s of about %2 s estimated (Esc stops it)").arg(int(p.elapsedS)).arg(estimate));
+}
+
 void MainWindow::updateBusy()
 {
     const bool busy = doc_->busy();
     busy_->setVisible(busy);
     cancel_->setVisible(busy);
     if (stop_) stop_->setEnabled(busy);
+    if (busy && !progressTimer_->isActive()) progressTimer_->start();
+    if (!busy) {
+        progressTimer_->stop();
+        busy_->setRange(0, 0); // the next run starts without a fraction
+        busy_->setTextVisible(false);
+    }
     if (!doc_->opening() && statusBar()->currentMessage().startsWith(tr("Opening"))) statusBar()->clearMessage();
 }
 

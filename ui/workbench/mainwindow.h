@@ -21,6 +21,7 @@ class QLabel;
 class QMenu;
 class QProgressBar;
 class QPushButton;
+class QTimer;
 class AnalysisPanel;
 class BorderLabWindow;
 class ControlsPanel;
@@ -131,6 +132,8 @@ private:
     void onParamsChanged();
     void onComparisonChanged();
     void updateBusy();
+    // The busy bar of a run that has gone on for a second: its seconds against its estimate.
+    void showRunProgress();
     void reportError(const QString& message);
     void showPixel(int x, int y);
     // The status bar's read-out; `result` holds the result's values when they were just read.
@@ -172,6 +175,7 @@ private:
     QPoint hoveredPixel_{-1, -1};
     QLabel* zoomLabel_;
     QProgressBar* busy_;
+    QTimer* progressTimer_ = nullptr; // while busy: showRunProgress every half second
     QPushButton* cancel_;
     QAction* stop_ = nullptr; // Edit > Stop Convolution (Escape), enabled while something runs
     QAction* runOverBudget_ = nullptr; // Edit > Run Over Budget, enabled after a refusal

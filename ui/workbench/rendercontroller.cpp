@@ -2,6 +2,7 @@
 #include "workbench/rendercontroller.h"
 
 #include <QElapsedTimer>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <new>
@@ -82,6 +83,8 @@ quint64 RenderController::request(std::shared_ptr<const convlab::Image> source, 
     if (!wasBusy) emit busyChanged(true);
 
     pool_.start([this, job] {
+        runningEstimateS_.store(-1.0);
+        runningSinceNs_.store(std::chrono::steady_clock::now().time_since_epoch().count());
         try {
             if (job->cancel->load()) throw convlab::Cancelled();
             if (!job->source) throw convlab::Error("no image loaded");
@@ -96,6 +99,7 @@ quint64 RenderController::request(std::shared_ptr<const convlab::Image> source, 
         } catch (const std::exception& e) {
             job->error = QString::fromUtf8(e.what());
         }
+        runningSinceNs_.store(0);
         {
             std::lock_guard lock(doneMutex_);
             job->done = true;
@@ -105,16 +109,24 @@ quint64 RenderController::request(std::shared_ptr<const convlab::Image> source, 
     });
     // Posted events come before the window's paint, which Qt posts at low priority: waiting
     // here, the frame that shows the edit shows its result too.
-    if (report_.device == convlab::Device::Cpu && report_.totalMs > 0 && report_.totalMs < kFrameBudgetMs)
+    if (report_.device == convlab::Device::Cpu && report_.totalMs > 0 && report_.totalMs < frameBudgetMs_)
         QMetaObject::invokeMethod(this, [this, job] { awaitBriefly(job); }, Qt::QueuedConnection);
     return job->id;
+}
+
+RenderController::Progress RenderController::progress() const
+{
+    const long long since = runningSinceNs_.load();
+    if (since == 0) return {};
+    const long long now = std::chrono::steady_clock::now().time_since_epoch().count();
+    return {double(now - since) / 1e9, runningEstimateS_.load()};
 }
 
 void RenderController::awaitBriefly(const std::shared_ptr<Outcome>& job)
 {
     if (job->delivered || job->id != latest_.latest()) return;
     std::unique_lock lock(doneMutex_);
-    if (!doneCv_.wait_for(lock, std::chrono::milliseconds(kFrameBudgetMs), [&] { return job->done; })) return;
+    if (!doneCv_.wait_for(lock, std::chrono::milliseconds(frameBudgetMs_), [&] { return job->done; })) return;
     lock.unlock();
     finish(job);
 }
@@ -125,6 +137,7 @@ void RenderController::refuseOverBudget(const Outcome& job)
     const convlab::Image& s = *job.source;
     const convlab::BudgetVerdict v = convlab::judgeBudget(job.params, s.width, s.height, s.channels, s.hasAlpha,
                                                           job.budgetSeconds);
+    runningEstimateS_.store(v.askedSeconds); // the progress of a run that goes ahead
     if (!v.over) return;
     const std::string asked = convlab::methodName(job.params.method);
     std::string text = asked + " is estimated at " + seconds(v.askedSeconds) + " on this CPU, over the window's " +
@@ -150,7 +163,9 @@ convlab::RunFootprint RenderController::footprintOf(const Outcome& job) const
 
 void RenderController::runJob(Outcome& job)
 {
-    if (std::isfinite(job.budgetSeconds)) refuseOverBudget(job);
+    // A method asked for by name: judged against the budget (an infinite one refuses nothing)
+    // and its estimate kept for progress(); auto takes the fastest and is not judged.
+    if (job.params.method != convlab::Method::Auto) refuseOverBudget(job);
     // Worker thread only. Where the run goes, and the fall-back when the GPU cannot take it,
     // are the executor's (convlab/executor.h), as for convolve().
     const convlab::Executor::Attempt gpu = executor_.tryGpu(job.params, footprintOf(job), nullptr,

@@ -46,6 +46,13 @@ public:
     void shutdown();
 
     bool busy() const { return latest_.pending(); }
+    // How long the run on the worker has been going, and the planner's estimate for it (below
+    // 0: none; auto's runs are not estimated apart from their plan). Zero elapsed: none runs.
+    struct Progress {
+        double elapsedS = 0.0;
+        double estimateS = -1.0;
+    };
+    Progress progress() const;
     quint64 latestId() const { return latest_.latest(); }
     // Frees the output buffers kept for reuse (the image changed size: they fit no more).
     void releaseSpareBuffers() { retired_.clear(); }
@@ -116,11 +123,13 @@ public:
     // reach the screen in one frame instead of two. Under a software GL a frame of the window
     // costs about 15 ms, more than such a run.
     static constexpr int kFrameBudgetMs = 12;
+    // The budget in force (default kFrameBudgetMs): the seam for a test on a loaded machine.
+    void setFrameBudgetMs(int ms) { frameBudgetMs_ = ms; }
 
 private:
     struct Outcome;
     void finish(const std::shared_ptr<Outcome>& outcome);
-    // Waits up to kFrameBudgetMs for `job` (still the newest) and delivers it at once when done.
+    // Waits up to the frame budget for `job` (still the newest) and delivers it at once when done.
     void awaitBriefly(const std::shared_ptr<Outcome>& job);
     // Output buffers are reused from run to run (no allocation, no page faults): finished ones
     // are retired here and taken again once nobody else holds them.
@@ -138,6 +147,9 @@ private:
     void finishHostCopy(quint64 id, bool superseded, const QString& error);
 
     QThreadPool pool_;
+    int frameBudgetMs_ = kFrameBudgetMs;
+    std::atomic<long long> runningSinceNs_{0}; // steady clock of the run's start on the worker; 0: none
+    std::atomic<double> runningEstimateS_{-1.0};
     std::mutex doneMutex_;             // with doneCv_: the worker says a job is done (awaitBriefly)
     std::condition_variable doneCv_;
     LatestOnly latest_;
