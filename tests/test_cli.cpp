@@ -240,11 +240,8 @@ private slots:
             QVERIFY(p.waitForStarted());
             QThread::msleep(1500); // decoded and computing
             QCOMPARE(p.state(), QProcess::Running);
-            QElapsedTimer t;
-            t.start();
             ::kill(static_cast<pid_t>(p.processId()), sig);
-            QVERIFY(p.waitForFinished(20000));
-            QVERIFY2(t.elapsed() < 10000, "the run did not stop at its next check");
+            QVERIFY2(p.waitForFinished(20000), "the run did not stop at its next check"); // it has minutes left
             QCOMPARE(p.exitStatus(), QProcess::NormalExit); // it stopped itself, not the signal
             QCOMPARE(p.exitCode(), 128 + sig);
             const QString err = QString::fromUtf8(p.readAllStandardError());

