@@ -460,19 +460,25 @@ struct ImageView::State {
         gl->glPixelStorei(GL_UNPACK_SKIP_IMAGES, 0);
     }
 
+    // Binds `tex` to `target`, made first (edges clamped, one level) when it is 0.
+    void bindTexture(GLenum target, GLuint& tex)
+    {
+        if (!tex) {
+            gl->glGenTextures(1, &tex);
+            gl->glBindTexture(target, tex);
+            gl->glTexParameteri(target, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+            gl->glTexParameteri(target, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+            gl->glTexParameteri(target, GL_TEXTURE_BASE_LEVEL, 0);
+            gl->glTexParameteri(target, GL_TEXTURE_MAX_LEVEL, 0);
+        }
+        gl->glBindTexture(target, tex);
+    }
+
     // Fills the slot's colour texture with w x h RGBA8 pixels, reallocating it only when the
     // shape changes.
     void fillColours(Slot& s, int w, int h, const std::uint32_t* pixels)
     {
-        if (!s.rgbaTex) {
-            gl->glGenTextures(1, &s.rgbaTex);
-            gl->glBindTexture(GL_TEXTURE_2D, s.rgbaTex);
-            gl->glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-            gl->glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-            gl->glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_BASE_LEVEL, 0);
-            gl->glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
-        }
-        gl->glBindTexture(GL_TEXTURE_2D, s.rgbaTex);
+        bindTexture(GL_TEXTURE_2D, s.rgbaTex);
         setUnpackDefaults();
         if (s.rgbaW == w && s.rgbaH == h) {
             gl->glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
@@ -491,15 +497,7 @@ struct ImageView::State {
     // bound unpack buffer when null), reallocating it only when the shape changes.
     void fillTexture(Slot& s, int w, int h, const void* pixels)
     {
-        if (!s.tex) {
-            gl->glGenTextures(1, &s.tex);
-            gl->glBindTexture(GL_TEXTURE_2D_ARRAY, s.tex);
-            gl->glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-            gl->glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-            gl->glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_BASE_LEVEL, 0);
-            gl->glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAX_LEVEL, 0);
-        }
-        gl->glBindTexture(GL_TEXTURE_2D_ARRAY, s.tex);
+        bindTexture(GL_TEXTURE_2D_ARRAY, s.tex);
         setUnpackDefaults();
         if (s.layersW == w && s.layersH == h && s.layersC == s.channels) {
             gl->glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, 0, w, h, s.channels, GL_RED, GL_FLOAT, pixels);
