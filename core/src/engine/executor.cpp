@@ -255,8 +255,11 @@ Executor::Weighed Executor::weigh(Backend& b, const ConvolveParams& p, const Run
     if (!kept.known() && !started()) return unavailable();
     const double cpu = cpuMs();
     if (cpu < 0) return {{Device::Cpu, "the planner prices " + methodName(p.method) + " on the CPU only"}};
+    // Nothing to move costs nothing, not even the bus's latency.
+    const auto upMs = [&](const BusCosts& bus) { return upBytes > 0 ? bus.uploadMs(upBytes) : 0.0; };
+    const auto downMs = [&](const BusCosts& bus) { return f.downloadBytes > 0 ? bus.downloadMs(f.downloadBytes) : 0.0; };
     if (kept.known()) {
-        DeviceChoice early = chooseDevice({cpu, -1.0, kept.uploadMs(upBytes), kept.downloadMs(f.downloadBytes), b.device});
+        DeviceChoice early = chooseDevice({cpu, -1.0, upMs(kept), downMs(kept), b.device});
         if (early.device == Device::Cpu) return {early};
     }
     GpuSession* s = started();
@@ -264,9 +267,7 @@ Executor::Weighed Executor::weigh(Backend& b, const ConvolveParams& p, const Run
     const BusCosts bus = busFigures(b, stages);
     const double gpuMs = s->estimateMs(p, f.width, f.height, f.channels, f.hasAlpha);
     if (gpuMs < 0) return {{Device::Cpu, methodName(p.method) + " has no " + label + " path"}};
-    // Nothing to move costs nothing, not even the bus's latency.
-    const double up = upBytes > 0 ? bus.uploadMs(upBytes) : 0.0;
-    const double down = f.downloadBytes > 0 ? bus.downloadMs(f.downloadBytes) : 0.0;
+    const double up = upMs(bus), down = downMs(bus);
     return {chooseDevice({cpu, gpuMs, up, down, b.device}), gpuMs + up + down};
 }
 
