@@ -9,6 +9,8 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "convlab/convolve.h"
 #include "convlab/error.h"
@@ -32,7 +34,34 @@ QColor channelColour(int c, int channels)
 // Finite range and largest magnitude of the colour channels, from the histogram's extremes.
 struct ColourRange {
     double lo = 0.0, hi = 0.0, maxAbs = 0.0;
+    double signedLimit = 0.0; // the diverging map's ±limit
 };
+
+// The diverging map's limit read from the counts, as the view reads it from the values
+// (convlab::robustSymmetricLimit): the |v| display::kSignedQuantile of the values stay within,
+// to a bin's width (exact for one bin per whole number); max|v| when that is zero.
+double signedLimit(const convlab::Histogram& h, int colourChannels, double maxAbs)
+{
+    std::vector<std::pair<double, std::uint64_t>> magnitudes;
+    std::uint64_t total = 0;
+    const bool whole = h.binWidth() == 1.0 && h.binCentre(0) == std::floor(h.binCentre(0));
+    const double halfBin = whole ? 0.0 : h.binWidth() / 2;
+    for (int c = 0; c < colourChannels; ++c)
+        for (int i = 0; i < h.bins; ++i)
+            if (const std::uint64_t n = h.channels[std::size_t(c)].counts[std::size_t(i)]) {
+                magnitudes.push_back({std::fabs(h.binCentre(i)), n});
+                total += n;
+            }
+    if (!total) return maxAbs;
+    std::sort(magnitudes.begin(), magnitudes.end());
+    const auto rank = static_cast<std::uint64_t>(std::ceil(display::kSignedQuantile * double(total)));
+    std::uint64_t seen = 0;
+    for (const auto& [magnitude, n] : magnitudes) {
+        seen += n;
+        if (seen >= rank) return magnitude > 0.0 ? std::min(maxAbs, magnitude + halfBin) : maxAbs;
+    }
+    return maxAbs;
+}
 
 ColourRange colourRange(const convlab::Histogram& h)
 {
@@ -47,6 +76,7 @@ ColourRange colourRange(const convlab::Histogram& h)
         any = true;
     }
     r.maxAbs = std::max(std::fabs(r.lo), std::fabs(r.hi));
+    r.signedLimit = signedLimit(h, n, r.maxAbs);
     return r;
 }
 
@@ -355,7 +385,7 @@ std::vector<HistogramPanel::Marker> HistogramPanel::markers(Which which) const
     if (!s.histogram) return {};
     const ColourRange r = colourRange(*s.histogram);
     const display::Mapping m = which == Which::Result ? mapping_ : display::Mapping::Clamp;
-    return mappingMarkers(m, displayRange(s.depth), r.lo, r.hi, r.maxAbs);
+    return mappingMarkers(m, displayRange(s.depth), r.lo, r.hi, r.signedLimit);
 }
 
 double HistogramPanel::displayRange(convlab::SampleDepth depth) const

@@ -117,6 +117,11 @@ ImageView::ImageView(QWidget* parent) : QOpenGLWidget(parent), d(std::make_uniqu
     d->originalLabel->setStyleSheet(QStringLiteral("QLabel { background: rgba(0, 0, 0, 170); color: #ffffff; "
                                                    "font-weight: bold; padding: 3px 8px; border-radius: 3px; }"));
     d->originalLabel->setToolTip(tr("The original is shown in place of the result (Space held, or View > Show Original)"));
+    d->loupe = new EdgeLoupe(this);
+    d->loupe->hide();
+    connect(d->loupe, &EdgeLoupe::cornerChanged, this, [this] { updateLoupe(); });
+    d->caption = splitLabel(QStringLiteral("mappingCaption"), QString());
+    d->caption->setToolTip(tr("How the result's values become colours: View > Mapping chooses"));
 }
 
 ImageView::~ImageView()
@@ -219,8 +224,7 @@ void ImageView::paintGL()
     if ((d->mapping == Mapping::Normalize || d->mapping == Mapping::Diverging) && r.channels && !r.statsValid) {
         d->readBack(r);
         if (r.hostValid) {
-            r.stats = convlab::imageStats(*r.host, r.statChannels);
-            r.statsValid = true;
+            r.computeStats();
             overlaysStale = true; // the colour bar's range may change
         }
     }

@@ -11,6 +11,7 @@
 // heat map, the diverging map) carry a colour bar with their values (colorbar.h).
 #pragma once
 #include <QOpenGLWidget>
+#include <QImage>
 #include <QPair>
 #include <QPointF>
 #include <QRect>
@@ -21,8 +22,14 @@
 
 #include "convlab/convolve.h"
 #include "convlab/image.h"
+#include "view/displaymap.h"
 #include "view/displaystate.h"
 #include "view/pixelgrid.h"
+
+class EdgeLoupe;
+namespace imageview_detail {
+struct Slot;
+}
 
 class ImageView : public QOpenGLWidget {
     Q_OBJECT
@@ -80,6 +87,13 @@ public:
     // The colour bar drawn over the right edge while a false-colour rendering is on screen
     // (ViewMode::Difference; Mapping::Diverging with the result shown), and its value range
     // (bottom, top): 0..scale for the heat map, -max|v|..+max|v| for the diverging map.
+    // `result` in the colours the view draws the result with now (mapping, channel, range and
+    // limits computed from `result` itself), full size, 8 bits per channel, alpha kept: what
+    // File > Save Result writes "as displayed".
+    QImage resultAsDisplayed(const convlab::Image& result) const;
+    // The words over the picture that say how the result's values became colours ("result ·
+    // signed ±42, 0.5% beyond at full colour"); empty while no result is on screen.
+    QString mappingCaption() const;
     bool colorBarVisible() const;
     QPair<double, double> colorBarRange() const;
     // What the view says over the picture when an image is shown reduced or cannot be drawn
@@ -157,6 +171,15 @@ public:
     int paddingMargin() const;
     void setBorderForPreview(const convlab::Border& border);
 
+    // The edge loupe (view/edgeloupe.h): one corner magnified over the picture, the source with
+    // the padding the border mode invents beside the result. Shown while wanted and an image is
+    // there; `reach` is the kernel's farthest tap from its anchor (the padding shown, at most
+    // edgeloupe::kMaxMargin).
+    void setEdgeLoupeShown(bool on);
+    bool edgeLoupeShown() const;
+    void setKernelReach(int reach);
+    EdgeLoupe* edgeLoupe() const;
+
     // Outline of a band along the edges, widths in image pixels from each edge (all 0: none).
     // Throws convlab::Error for negative widths.
     void setBandOverlay(int left, int top, int right, int bottom);
@@ -223,6 +246,10 @@ private:
     void applyLayout();
     // Shows, hides and rescales the colour bar for what is on screen.
     void updateColorBar();
+    void updateCaption();
+    void updateLoupe();
+    // The colours the result's values are drawn in now, the statistics those need from `stats`.
+    displaymap::Key resultKey(const imageview_detail::Slot& stats) const;
     void updateNotice();
     void placeOverlays();
     void zoomTo(double z, QPointF anchor, bool keepCentred);

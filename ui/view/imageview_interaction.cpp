@@ -77,6 +77,7 @@ void ImageView::showDisplayState(const display::State& state)
     setDifferenceScale(state.differenceScale, state.differenceAbsoluteMax);
     setPixelGridEnabled(state.pixelGrid);
     setFloatRangeByValues(state.floatRangeByValues);
+    if (state.edgeLoupe != d->loupeWanted) setEdgeLoupeShown(state.edgeLoupe);
 }
 
 double ImageView::zoom() const

@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "view/displaymap.h"
+#include "view/edgeloupe.h"
 #include "view/imageview.h"
 #include "convlab/error.h"
 #include "convlab/image.h"
@@ -62,6 +63,8 @@ struct Slot {
     convlab::SampleDepth depth = convlab::SampleDepth::F32;
     int statChannels = 0; // channels that enter the statistics
     convlab::ImageStats stats;
+    // The diverging map's ±limit: robust to a few outliers (display::kSignedQuantile).
+    convlab::SymmetricLimit signedRange;
     bool statsValid = false;
     Pending pending = Pending::None;
     bool displayable = true; // false when it could not be put into a texture (see problem)
@@ -111,6 +114,16 @@ struct Slot {
         resetDisplay();
     }
 
+    // The statistics a mapping needs (range, signed limit), from the host copy.
+    void computeStats()
+    {
+        stats = convlab::imageStats(*host, statChannels);
+        signedRange = convlab::robustSymmetricLimit(*host, statChannels, display::kSignedQuantile);
+        statsValid = true;
+    }
+    // What the diverging map draws at full colour: the robust limit once computed.
+    float divergingLimit() const { return signedRange.finite ? signedRange.limit : stats.maxAbs; }
+
     // Until its upload decides, a new image is taken to draw at full resolution (a notice
     // about the previous one must not stay).
     void resetDisplay()
@@ -129,6 +142,7 @@ struct Slot {
         width = height = channels = 0;
         resetDisplay();
         stats = convlab::ImageStats();
+        signedRange = convlab::SymmetricLimit();
         statsValid = false;
         pending = Pending::None;
     }
@@ -180,6 +194,10 @@ struct ImageView::State {
     QLabel* splitLeft = nullptr;  // "original" and "result" at the foot of the split halves
     QLabel* splitRight = nullptr;
     QLabel* originalLabel = nullptr; // "original" while it replaces the mode's picture
+    QLabel* caption = nullptr;       // how the result's values became colours (mappingCaption)
+    EdgeLoupe* loupe = nullptr;      // a corner magnified, source with padding beside result
+    bool loupeWanted = true;         // View > Edge Loupe
+    int loupeMargin = 1;             // the padding it shows: the kernel's reach, 1..kMaxMargin
     bool gridEnabled = true;         // View > Pixel Grid
     bool overlaysQueued = false;  // a refresh of the overlays is posted
 
@@ -269,13 +287,10 @@ struct ImageView::State {
         k.channel = displayChannel;
         k.range = float(rangeOf(s));
         if (displaymap::needsStats(k.mapping)) {
-            if (!s.statsValid) {
-                s.stats = convlab::imageStats(*s.host, s.statChannels);
-                s.statsValid = true;
-            }
+            if (!s.statsValid) s.computeStats();
             k.lo = s.stats.lo;
             k.hi = s.stats.hi;
-            k.maxAbs = s.stats.maxAbs;
+            k.maxAbs = s.divergingLimit();
         }
         return k;
     }
@@ -548,6 +563,6 @@ struct ImageView::State {
         program->setUniformValue(n + ".range", float(rangeOf(s)));
         program->setUniformValue(n + ".lo", s.stats.lo);
         program->setUniformValue(n + ".hi", s.stats.hi);
-        program->setUniformValue(n + ".maxAbs", s.stats.maxAbs);
+        program->setUniformValue(n + ".maxAbs", s.divergingLimit());
     }
 };

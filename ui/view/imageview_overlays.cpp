@@ -7,12 +7,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 
 #include "view/colorbar.h"
+#include "view/mappingrule.h"
 #include "view/imageview_internal.h"
 #include "convlab/error.h"
 #include "convlab/imagestats.h"
+#include "convlab/modes.h"
 
 using imageview_detail::Slot;
 
@@ -40,20 +43,124 @@ bool ImageView::splitLabelsVisible() const
     return !d->splitLeft->isHidden() && !d->splitRight->isHidden();
 }
 
+displaymap::Key ImageView::resultKey(const Slot& stats) const
+{
+    displaymap::Key k;
+    k.mapping = d->mapping;
+    k.channel = d->displayChannel;
+    k.range = float(d->rangeOf(d->result.channels ? d->result : stats));
+    if (displaymap::needsStats(k.mapping)) {
+        k.lo = stats.stats.lo;
+        k.hi = stats.stats.hi;
+        k.maxAbs = stats.divergingLimit();
+    }
+    return k;
+}
+
+namespace {
+
+QImage toQImage(const convlab::Image& image, const displaymap::Key& key)
+{
+    std::vector<std::uint32_t> words;
+    displaymap::toRgba8(image, key, words);
+    QImage out(image.width, image.height, QImage::Format_RGBA8888);
+    for (int y = 0; y < image.height; ++y)
+        std::memcpy(out.scanLine(y), words.data() + std::size_t(y) * image.width, std::size_t(image.width) * 4);
+    return out;
+}
+
+} // namespace
+
+QImage ImageView::resultAsDisplayed(const convlab::Image& result) const
+{
+    if (result.empty()) return {};
+    Slot probe; // the statistics a result slot would hold for this image
+    probe.host = std::shared_ptr<const convlab::Image>(&result, [](const convlab::Image*) {});
+    probe.statChannels = imageview_detail::colourChannels(result.channels);
+    if (displaymap::needsStats(d->mapping)) probe.computeStats();
+    return toQImage(result, resultKey(probe));
+}
+
+void ImageView::setEdgeLoupeShown(bool on)
+{
+    d->loupeWanted = on;
+    updateLoupe();
+}
+
+bool ImageView::edgeLoupeShown() const { return !d->loupe->isHidden(); }
+
+EdgeLoupe* ImageView::edgeLoupe() const { return d->loupe; }
+
+void ImageView::setKernelReach(int reach)
+{
+    const int margin = std::clamp(reach, 1, edgeloupe::kMaxMargin);
+    if (margin == d->loupeMargin) return;
+    d->loupeMargin = margin;
+    updateLoupe();
+}
+
+void ImageView::updateLoupe()
+{
+    Slot& src = d->source;
+    if (!d->loupeWanted || !src.channels || !src.hostValid) {
+        d->loupe->hide();
+        return;
+    }
+    using namespace edgeloupe;
+    const CropRect padded = cropAt(src.width, src.height, d->loupe->corner(), kPixels, d->loupeMargin);
+    displaymap::Key sourceKey;
+    sourceKey.channel = d->displayChannel;
+    sourceKey.range = float(d->rangeOf(src));
+    const QImage source = toQImage(crop(*src.host, padded, d->padBorder), sourceKey);
+    QImage result;
+    Slot& r = d->result;
+    if (r.channels && r.hostValid && r.width == src.width && r.height == src.height) {
+        if (displaymap::needsStats(d->mapping) && !r.statsValid) r.computeStats();
+        const CropRect inside = cropAt(r.width, r.height, d->loupe->corner(), kPixels, 0);
+        result = toQImage(crop(*r.host, inside, d->padBorder), resultKey(r));
+    }
+    d->loupe->setPanels(source, result, padded.margin, QString::fromStdString(convlab::borderName(d->padBorder.mode)));
+    d->loupe->show();
+    placeOverlays();
+}
+
+QString ImageView::mappingCaption() const
+{
+    const Slot& r = d->result;
+    if (!r.channels || !d->resultOnScreen()) return {};
+    display::CaptionFacts facts;
+    facts.mapping = d->mapping;
+    facts.range = d->rangeOf(r);
+    facts.statsKnown = r.statsValid;
+    facts.lo = r.stats.lo;
+    facts.hi = r.stats.hi;
+    facts.limit = r.divergingLimit();
+    facts.clippedFraction = r.signedRange.clippedFraction();
+    return display::mappingCaption(facts);
+}
+
+void ImageView::updateCaption()
+{
+    const QString text = mappingCaption();
+    if (text != d->caption->text()) d->caption->setText(text);
+    d->caption->setVisible(!text.isEmpty());
+}
+
 void ImageView::updateColorBar()
 {
+    updateCaption(); // what the caption and the loupe show changes with what changes the bar
+    updateLoupe();
     Slot& r = d->result;
     if (d->diffOnScreen() && d->diff.channels) {
         d->bar->setScale(ColorBar::Map::Heat, 0.0, d->differenceScale());
     } else if (d->mapping == Mapping::Diverging && d->resultOnScreen() && r.channels) {
         // Statistics once per result (paintGL reads a GPU-written one back and calls again).
-        if (!r.statsValid && r.hostValid) {
-            r.stats = convlab::imageStats(*r.host, r.statChannels);
-            r.statsValid = true;
-        }
-        d->bar->setScale(ColorBar::Map::Diverging, -double(r.stats.maxAbs), double(r.stats.maxAbs));
+        if (!r.statsValid && r.hostValid) r.computeStats();
+        const double limit = r.divergingLimit();
+        d->bar->setScale(ColorBar::Map::Diverging, -limit, limit);
     } else {
         d->bar->hide();
+        placeOverlays();
         return;
     }
     d->bar->show();
@@ -145,6 +252,21 @@ void ImageView::placeOverlays()
     if (original) {
         const QSize size = d->originalLabel->sizeHint();
         d->originalLabel->setGeometry(m, height() - m - size.height(), size.width(), size.height());
+    }
+    if (!d->loupe->isHidden()) {
+        // The foot's left corner, above the split labels' row when they show.
+        const QSize size = d->loupe->sizeHint();
+        int bottom = height() - m;
+        if (split || original) bottom -= d->splitLeft->sizeHint().height() + m / 2;
+        d->loupe->setGeometry(m, std::max(m, bottom - size.height()), size.width(), size.height());
+    }
+    if (!d->caption->isHidden()) {
+        // At the foot's right corner, above the split labels' row when they show.
+        const QSize size = d->caption->sizeHint();
+        const int w = std::min(size.width(), width() - 2 * m);
+        int bottom = height() - m;
+        if (split) bottom -= d->splitRight->sizeHint().height() + m / 2;
+        d->caption->setGeometry(width() - m - w, bottom - size.height(), w, size.height());
     }
     int right = width() - m;
     if (!d->bar->isHidden()) {
@@ -243,6 +365,7 @@ void ImageView::setBorderForPreview(const convlab::Border& border)
         throw convlab::Error("image view: border constant " + std::to_string(border.value) + " is not finite");
     const bool same = border.mode == d->padBorder.mode && border.value == d->padBorder.value;
     d->padBorder = border;
+    if (!same) updateLoupe(); // the loupe shows the padding whether or not the preview does
     if (!same && d->padding)
         update(); // the border is drawn only while the padding is shown
 }

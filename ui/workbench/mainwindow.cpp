@@ -36,6 +36,8 @@
 #include "workbench/resultpresenter.h"
 #include "workbench/viewbinding.h"
 #include "workbench/workbenchdocument.h"
+#include "window/docklayout.h"
+#include "window/presentation.h"
 
 #ifndef CONVLAB_VERSION
 #define CONVLAB_VERSION "unknown"
@@ -57,6 +59,8 @@ MainWindow::MainWindow(bool persistent, QWidget* parent) : QMainWindow(parent), 
     setCentralWidget(view_);
 
     buildDocks();
+    layout_ = new DockLayout(this); // the state as built is the default layout
+    presentation_ = new Presentation(this);
     buildMenus();
     buildStatusBar();
     connectDocument();
@@ -195,8 +199,9 @@ void MainWindow::applyFirstLaunchLayout(QSize size)
         move(avail.topLeft() + QPoint((avail.width() - size.width()) / 2, (avail.height() - size.height()) / 2));
     }
     resize(size);
-    // The docks share at most half the width; the image is what the window is for.
-    const int left = std::max(240, size.width() * 22 / 100), right = std::max(220, size.width() / 5);
+    // The docks share less than half the width (docklayout::kMinViewShare, with room for the
+    // tab bar and separators); the image is what the window is for.
+    const int left = std::max(220, size.width() * 21 / 100), right = std::max(200, size.width() * 19 / 100);
     QList<QDockWidget*> leftDocks, rightDocks;
     for (QDockWidget* d : findChildren<QDockWidget*>())
         if (!d->isFloating()) (dockWidgetArea(d) == Qt::LeftDockWidgetArea ? leftDocks : rightDocks).append(d);
@@ -211,6 +216,14 @@ void MainWindow::applyFirstLaunchLayout(QSize size)
         widths << right;
     }
     resizeDocks(docks, widths, Qt::Horizontal);
+    layout_->enforce();
+}
+
+void MainWindow::resetLayout()
+{
+    presentation_->setActive(false);
+    layout_->reset();
+    applyFirstLaunchLayout(size());
 }
 
 void MainWindow::showFirstLaunchExample()
@@ -218,7 +231,7 @@ void MainWindow::showFirstLaunchExample()
     KernelState example;
     example.kernel = convlab::makePreset("laplacian8");
     doc_->kernel()->reset(example);
-    doc_->setMapping(display::Mapping::Abs);
+    doc_->setMappingFollowsKernel(true); // signed: the diverging map, named over the picture
     showViewMode(display::Mode::Split);
 }
 
@@ -259,6 +272,9 @@ void MainWindow::buildDocks()
         if (!second) second = d;
     }
     if (first) first->raise();
+    // Tabs along the window's edge, each as long as its name: five names never fit across a
+    // dock a fifth of the window wide (they were elided to "T…", "Diff…").
+    setTabPosition(Qt::RightDockWidgetArea, QTabWidget::East);
 }
 
 convlab::ConvolveParams MainWindow::currentParams() const { return doc_->params(); }
@@ -320,8 +336,10 @@ void MainWindow::showDisplayStateInMenu()
     const display::State& s = doc_->displayState();
     for (QAction* a : modeGroup_->actions()) a->setChecked(a->data().toInt() == int(s.mode));
     for (QAction* a : mapGroup_->actions()) a->setChecked(a->data().toInt() == int(s.mapping));
+    mappingFollows_->setChecked(s.mappingFollowsKernel);
     for (QAction* a : scaleGroup_->actions()) a->setChecked(a->data().toInt() == int(s.differenceScale));
     padding_->setChecked(s.paddingShown);
+    loupe_->setChecked(s.edgeLoupe);
     pixelGrid_->setChecked(s.pixelGrid);
     floatRange_->setChecked(s.floatRangeByValues);
 }
@@ -373,6 +391,7 @@ void MainWindow::onSourceChanged()
 
 void MainWindow::closeEvent(QCloseEvent* e)
 {
+    presentation_->setActive(false); // the layout saved is the one to work in, not the projector's
     if (persistent_) writeSettings();
     doc_->shutdown();
     e->accept();

@@ -26,6 +26,8 @@ class AnalysisPanel;
 class BorderLabWindow;
 class ControlsPanel;
 class CrossoverDialog;
+class DockLayout;
+class Presentation;
 class DifferencePanel;
 class EstimateDialog;
 class ExportDialog;
@@ -105,9 +107,16 @@ public:
     void applyFirstLaunchLayout(QSize size = {});
     // Whether no kernel was saved by an earlier session (a fresh settings folder).
     bool firstLaunch() const { return firstLaunch_; }
-    // A kernel that shows what the tool does (the edge kernel 1 1 1; 1 -8 1; 1 1 1, absolute
-    // values) in split view, "original | result": the first thing a new user sees.
+    // A kernel that shows what the tool does (the edge kernel 1 1 1; 1 -8 1; 1 1 1, drawn signed
+    // in the diverging map the kernel calls for) in split view, "original | result": the first
+    // thing a new user sees.
     void showFirstLaunchExample();
+    // View > Reset Layout: every dock back where it was built, at its first-launch width.
+    void resetLayout();
+    // The rule that the image view keeps most of the width (window/docklayout.h).
+    DockLayout* dockLayout() const { return layout_; }
+    // View > Present (F11): the image and one panel, full screen, larger text.
+    Presentation* presentation() const { return presentation_; }
 
 signals:
     // The result of request `id` has been drawn by the view.
@@ -123,6 +132,8 @@ protected:
 
 private:
     void buildMenus();
+    // View's entries for the layout: reset, presentation, text size.
+    void buildLayoutMenu(QMenu* viewMenu);
     void buildDocks();
     void buildStatusBar();
     // Subscriptions of the view and the panels to the document.
@@ -164,6 +175,8 @@ private:
     KernelEditor* editor_;
     KernelTextEdit* kernelText_;
     ControlsPanel* controls_;
+    DockLayout* layout_ = nullptr;
+    Presentation* presentation_ = nullptr;
     ExportDialog* export_ = nullptr;
     CrossoverDialog* crossover_ = nullptr;
     BorderLabWindow* lab_ = nullptr;
@@ -171,6 +184,7 @@ private:
     ShortcutsDialog* shortcuts_ = nullptr;
     GuideDialog* guide_ = nullptr;
     QAction* padding_ = nullptr;
+    QAction* loupe_ = nullptr; // View > Edge Loupe
     QLabel* pixelLabel_;
     QPoint hoveredPixel_{-1, -1};
     QLabel* zoomLabel_;
@@ -182,6 +196,7 @@ private:
     QMenu* recentMenu_;
     QActionGroup* modeGroup_;
     QActionGroup* mapGroup_;
+    QAction* mappingFollows_ = nullptr; // View > Mapping > Automatic
     QActionGroup* scaleGroup_;
     QAction* pixelGrid_ = nullptr;
     QAction* floatRange_ = nullptr;

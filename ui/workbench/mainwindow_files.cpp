@@ -25,6 +25,8 @@
 #include "convlab/testchart.h"
 #include "kernel/kerneldocument.h"
 #include "workbench/workbenchdocument.h"
+#include "window/docklayout.h"
+#include "window/presentation.h"
 
 namespace {
 
@@ -187,7 +189,8 @@ void MainWindow::readSettings()
 {
     QSettings s;
     restoreGeometry(s.value("geometry").toByteArray());
-    restoreState(s.value("windowState").toByteArray());
+    layout_->restore(s.value("windowState").toByteArray());
+    TextScale::set(s.value("textScale", 1.0).toDouble());
     recent_ = s.value("recentFiles").toStringList();
     // Entries written by another version may not parse: each falls back to its default. A
     // backend this machine cannot run (settings of a machine with a GPU) is not taken.
@@ -220,6 +223,7 @@ void MainWindow::writeSettings()
     QSettings s;
     s.setValue("geometry", saveGeometry());
     s.setValue("windowState", saveState());
+    s.setValue("textScale", TextScale::current());
     s.setValue("recentFiles", recent_);
     const WorkbenchDocument::RunSettings& run = doc_->runSettings();
     QString border = QString::fromStdString(convlab::borderName(run.border.mode));

@@ -21,6 +21,7 @@
 #include "view/channelmenu.h"
 #include "kernel/kerneldocument.h"
 #include "workbench/workbenchdocument.h"
+#include "window/presentation.h"
 
 void MainWindow::buildMenus()
 {
@@ -94,6 +95,12 @@ void MainWindow::buildMenus()
         {ImageView::Mapping::Normalize, tr("&Normalize min–max")},
         {ImageView::Mapping::Offset, tr("&Offset to mid-grey")},
         {ImageView::Mapping::Diverging, tr("&Diverging colour map")}};
+    mappingFollows_ = mapping->addAction(tr("A&utomatic: as the kernel's results read best"), doc_,
+                                         &WorkbenchDocument::setMappingFollowsKernel);
+    mappingFollows_->setCheckable(true);
+    mappingFollows_->setStatusTip(tr("Signed results (edge kernels, Laplacians) in the diverging map centred at "
+                                     "zero, the others clamped to the source's range; follows each edit"));
+    mapping->addSeparator();
     for (const auto& [m, text] : maps) {
         QAction* a = mapping->addAction(text, this, [this, m = m] { doc_->setMapping(m); });
         a->setCheckable(true);
@@ -116,6 +123,11 @@ void MainWindow::buildMenus()
     padding_ = viewMenu->addAction(tr("Show &Padding"), doc_, &WorkbenchDocument::setPaddingShown);
     padding_->setCheckable(true);
     padding_->setStatusTip(tr("Extend the view past the image edges with what the border mode invents there"));
+    loupe_ = viewMenu->addAction(tr("&Edge Loupe"), doc_, &WorkbenchDocument::setEdgeLoupeShown);
+    loupe_->setCheckable(true);
+    loupe_->setShortcut(QKeySequence(Qt::Key_L));
+    loupe_->setStatusTip(tr("A corner magnified: the source with the padding the border mode invents beside the "
+                            "result; shown again when the border mode or the kernel's size changes"));
     viewMenu->addSeparator();
     // Single-key shortcuts live on the view so they never steal keys typed into the kernel grid.
     QAction* fit = viewMenu->addAction(tr("&Fit to Window"), this, [this] { view_->fitToWindow(); });
@@ -135,12 +147,13 @@ void MainWindow::buildMenus()
     floatRange->setCheckable(true);
     floatRange->setStatusTip(tr("Float images: map 0..255 (or 0..65535, or 0..max) when their values say so; "
                                 "off: 0..1 as written to files"));
-    for (QAction* a : {fit, actual, original, grid}) {
+    for (QAction* a : {fit, actual, original, grid, loupe_}) {
         a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
         view_->addAction(a);
     }
     viewMenu->addSeparator();
     for (QDockWidget* d : findChildren<QDockWidget*>()) viewMenu->addAction(d->toggleViewAction());
+    buildLayoutMenu(viewMenu);
 
     QMenu* tools = menuBar()->addMenu(tr("&Tools"));
     tools->addAction(tr("&Export Code…"), QKeySequence(tr("Ctrl+E")), this, [this] { showExportDialog(); })
@@ -253,4 +266,28 @@ void MainWindow::about()
                            .arg(versionString(), QString::fromLatin1(qVersion()), QStringLiteral(QT_VERSION_STR),
                                 formats,
                                 cuda ? tr("available") : tr("unavailable — %1").arg(QString::fromStdString(why))));
+}
+
+void MainWindow::buildLayoutMenu(QMenu* viewMenu)
+{
+    viewMenu->addSeparator();
+    viewMenu->addAction(tr("Reset &Layout"), this, &MainWindow::resetLayout)
+        ->setStatusTip(tr("Every panel back where it was at the first launch, the image at most of the width"));
+    QAction* present = viewMenu->addAction(tr("&Present"), presentation_, &Presentation::setActive);
+    present->setCheckable(true);
+    present->setShortcut(QKeySequence(Qt::Key_F11));
+    present->setStatusTip(tr("For a projector: full screen, the image and one panel, larger text (F11 leaves)"));
+    connect(presentation_, &Presentation::activeChanged, present, &QAction::setChecked);
+    QMenu* presentWith = viewMenu->addMenu(tr("Present &With"));
+    auto* presentGroup = new QActionGroup(this);
+    for (QDockWidget* d : findChildren<QDockWidget*>()) {
+        QAction* a = presentWith->addAction(d->windowTitle(), this, [this, name = d->objectName()] {
+            presentation_->setDock(name);
+        });
+        a->setCheckable(true);
+        a->setChecked(d->objectName() == presentation_->dock());
+        presentGroup->addAction(a);
+    }
+    viewMenu->addAction(tr("&Larger Text"), QKeySequence::ZoomIn, this, [] { TextScale::larger(); });
+    viewMenu->addAction(tr("S&maller Text"), QKeySequence::ZoomOut, this, [] { TextScale::smaller(); });
 }

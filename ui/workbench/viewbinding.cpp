@@ -22,6 +22,8 @@ void showPadding(const WorkbenchDocument& doc, ImageView* view, const std::funct
 {
     try {
         view->setBorderForPreview(doc.runSettings().border);
+        const convlab::Kernel& k = doc.kernel()->kernel();
+        view->setKernelReach(std::max({k.ax(), k.width - 1 - k.ax(), k.ay(), k.height - 1 - k.ay()}));
         if (doc.displayState().paddingShown || view->paddingPreview())
             view->setPaddingPreview(doc.displayState().paddingShown, paddingMarginFor(doc));
     } catch (const convlab::Error& e) {

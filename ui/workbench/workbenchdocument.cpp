@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "workbench/workbenchdocument.h"
+
+#include "view/mappingrule.h"
 #include "workbench/memorybudget.h"
 
 #include <QEventLoop>
@@ -158,6 +160,29 @@ void WorkbenchDocument::setMapping(display::Mapping mapping)
 {
     display::State s = display_;
     s.mapping = mapping;
+    s.mappingFollowsKernel = false; // the user's choice holds until they ask for automatic again
+    assignDisplayState(s);
+}
+
+void WorkbenchDocument::setMappingFollowsKernel(bool on)
+{
+    display::State s = display_;
+    s.mappingFollowsKernel = on;
+    if (on) s.mapping = kernelsMapping();
+    assignDisplayState(s);
+}
+
+display::Mapping WorkbenchDocument::kernelsMapping() const
+{
+    const KernelState& k = kernel_->state();
+    return display::mappingForKernel(k.kernel, k.scale, k.offset);
+}
+
+void WorkbenchDocument::followKernelWithMapping()
+{
+    if (!display_.mappingFollowsKernel || display_.mapping == kernelsMapping()) return;
+    display::State s = display_;
+    s.mapping = kernelsMapping();
     assignDisplayState(s);
 }
 
@@ -185,6 +210,22 @@ void WorkbenchDocument::setPaddingShown(bool on)
     display::State s = display_;
     s.paddingShown = on;
     assignDisplayState(s);
+}
+
+void WorkbenchDocument::setEdgeLoupeShown(bool on)
+{
+    display::State s = display_;
+    s.edgeLoupe = on;
+    assignDisplayState(s);
+}
+
+void WorkbenchDocument::showLoupeForNewBorderRule()
+{
+    const convlab::Kernel& k = kernel_->state().kernel;
+    const LoupeTrigger now{settings_.border.mode, k.width, k.height};
+    if (now == loupeTrigger_) return;
+    loupeTrigger_ = now;
+    setEdgeLoupeShown(true);
 }
 
 void WorkbenchDocument::setPixelGridShown(bool on)
@@ -329,6 +370,8 @@ void WorkbenchDocument::setRunSettings(const RunSettings& s)
 void WorkbenchDocument::paramsEdited()
 {
     ++generation_.params;
+    followKernelWithMapping(); // before the render: its result is drawn in the new mapping
+    showLoupeForNewBorderRule();
     clearComparison();
     emit paramsChanged();
     requestRender();

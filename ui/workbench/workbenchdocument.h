@@ -173,13 +173,19 @@ public:
     // false is returned. A comparison that arrives switches to Difference, one that is dropped
     // (older parameters, another image) switches Difference back to Result.
     bool setViewMode(display::Mode mode);
+    // The user's pick: it holds (mappingFollowsKernel off) until setMappingFollowsKernel(true).
     void setMapping(display::Mapping mapping);
+    // On: the mapping follows the kernel (display::mappingForKernel), now and after each edit.
+    void setMappingFollowsKernel(bool on);
     // Clamped to [0, 1]; a non-finite t is ignored.
     void setSplitPosition(double t);
     // absoluteMax: the |d| drawn white under Absolute, 0 for automatic. Throws convlab::Error
     // for a negative or non-finite absoluteMax.
     void setDifferenceScale(display::DifferenceScale scale, double absoluteMax = 0.0);
     void setPaddingShown(bool on);
+    // View > Edge Loupe. Turned on again by an edit that changes the border mode or the
+    // kernel's size, so that the change is seen where it happens.
+    void setEdgeLoupeShown(bool on);
     void setPixelGridShown(bool on);
     void setFloatRangeByValues(bool on);
     // View > Channel: -1 shows every channel, c >= 0 channel c alone, as grey. The view, the
@@ -235,6 +241,16 @@ private:
     };
     SourceRecord sourceRecord() const { return {source_, packed_, title_, path_}; }
     void assignSource(SourceRecord record);
+    // The mapping the kernel's results read best in, and taking it when the state follows it.
+    display::Mapping kernelsMapping() const;
+    void followKernelWithMapping();
+    void showLoupeForNewBorderRule();
+    struct LoupeTrigger {
+        convlab::BorderMode mode = convlab::BorderMode::Reflect;
+        int kernelWidth = 0, kernelHeight = 0;
+        bool operator==(const LoupeTrigger&) const = default;
+    };
+    LoupeTrigger loupeTrigger_; // what the loupe was last shown for
     // Replaces the display state, emitting displayStateChanged() when it differs.
     void assignDisplayState(const display::State& state);
     void paramsEdited();

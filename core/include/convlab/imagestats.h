@@ -22,6 +22,20 @@ struct ImageStats {
 // convlab::Error when `channels` is out of range.
 ImageStats imageStats(const Image& image, int channels);
 
+// A symmetric display range for signed values that a few outliers cannot flatten: `limit` is
+// the smallest L with at least `quantile` of the finite values of planes 0..channels-1 within
+// [-L, L] (to within max|v| / 2^24: two histogram passes, no sort); `clipped` counts the
+// finite values beyond it, `finite` all finite values. When that quantile is 0 (mostly zeros)
+// the limit is max|v|, so the values that are not zero stay visible. All zero when no value is
+// finite. Throws convlab::Error for `channels` out of range or a quantile outside (0, 1].
+struct SymmetricLimit {
+    float limit = 0.0f;
+    std::uint64_t clipped = 0;
+    std::uint64_t finite = 0;
+    double clippedFraction() const { return finite ? double(clipped) / double(finite) : 0.0; }
+};
+SymmetricLimit robustSymmetricLimit(const Image& image, int channels, double quantile);
+
 // A copy reduced by fx x fy: each output pixel is the mean of its fx x fy block, the last block
 // along an axis averaging only the pixels it has when the factor does not divide the size, so
 // the output is ceil(width / fx) x ceil(height / fy) and every input pixel counts. A block with

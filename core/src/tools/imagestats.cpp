@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 #include <vector>
+#include <utility>
 
 #include "convlab/convolve.h"
 #include "convlab/error.h"
@@ -46,6 +47,74 @@ ImageStats imageStats(const Image& image, int channels)
     }
     if (lo > hi) return {}; // no finite value
     return {lo, hi, std::max(std::abs(lo), std::abs(hi))};
+}
+
+namespace {
+
+// Counts |v| of the finite values in [lo, hi) into `bins` equal bins (a value at hi, the top
+// of the whole range, into the last one); values outside are not counted. `zeros` (optional)
+// gets the number of values that are exactly zero.
+std::vector<std::uint64_t> absHistogram(const Image& image, int channels, double lo, double hi, int bins,
+                                        std::uint64_t* zeros = nullptr)
+{
+    std::vector<std::uint64_t> counts(bins, 0);
+    std::uint64_t zero = 0;
+    const double scale = bins / std::max(hi - lo, 1e-300);
+    for (int c = 0; c < channels; ++c) {
+        const float* p = image.plane(c);
+        for (std::size_t i = 0, n = image.planeSize(); i < n; ++i) {
+            const double a = std::fabs(double(p[i]));
+            zero += a == 0.0;
+            if (!(a >= lo && a <= hi)) continue; // NaN, infinities and values outside
+            const auto b = static_cast<long long>((a - lo) * scale);
+            ++counts[std::min<long long>(b, bins - 1)];
+        }
+    }
+    if (zeros) *zeros = zero;
+    return counts;
+}
+
+// The bin where the running count first reaches `rank` (1-based), and the count before it.
+std::pair<int, std::uint64_t> binOfRank(const std::vector<std::uint64_t>& counts, std::uint64_t rank)
+{
+    std::uint64_t before = 0;
+    for (int b = 0; b < int(counts.size()); ++b) {
+        if (before + counts[b] >= rank) return {b, before};
+        before += counts[b];
+    }
+    return {int(counts.size()) - 1, before};
+}
+
+} // namespace
+
+SymmetricLimit robustSymmetricLimit(const Image& image, int channels, double quantile)
+{
+    if (!(quantile > 0.0 && quantile <= 1.0))
+        throw Error("robust limit: the quantile must be in (0, 1], not " + std::to_string(quantile));
+    const ImageStats stats = imageStats(image, channels);
+    constexpr int kBins = 4096; // two passes: max|v| / 4096^2 = max|v| / 2^24
+    std::uint64_t zeros = 0;
+    const std::vector<std::uint64_t> coarse = absHistogram(image, channels, 0.0, stats.maxAbs, kBins, &zeros);
+    SymmetricLimit out;
+    for (std::uint64_t n : coarse) out.finite += n;
+    if (out.finite == 0) return out;
+    const auto rank = static_cast<std::uint64_t>(std::ceil(quantile * double(out.finite)));
+    const double width = double(stats.maxAbs) / kBins;
+    const auto [bin, before] = binOfRank(coarse, std::max<std::uint64_t>(rank, 1));
+    const double lo = bin * width;
+    const std::vector<std::uint64_t> fine = absHistogram(image, channels, lo, lo + width, kBins);
+    const auto [fineBin, fineBefore] = binOfRank(fine, rank - before);
+    double limit = lo + (fineBin + 1) * (width / kBins); // the top of the bin holding the rank
+    // A quantile that falls on the zeros would hide every value that is not zero.
+    if (rank <= zeros || limit >= stats.maxAbs) limit = stats.maxAbs;
+    out.limit = float(limit);
+    // Counted exactly against the float limit: the values a display at ±limit saturates.
+    for (int c = 0; c < channels; ++c) {
+        const float* p = image.plane(c);
+        for (std::size_t i = 0, n = image.planeSize(); i < n; ++i)
+            out.clipped += std::isfinite(p[i]) && std::fabs(p[i]) > out.limit;
+    }
+    return out;
 }
 
 Image reduceByBlocks(const Image& image, int fx, int fy)

@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The window a teacher puts on a projector: the image keeps most of the width whatever the
+// panels say and whatever layout was saved, every panel's name is readable, Reset Layout and
+// Present; signed results read right at first sight (the mapping follows the kernel, a robust
+// range named over the picture) and "as displayed" saves the pixels on screen.
+// Run under Xvfb (xvfb-run -a): the image view is a QOpenGLWidget.
+#include <QAction>
+#include <QApplication>
+#include <QDockWidget>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QTabBar>
+#include <QTest>
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "convlab/imagestats.h"
+#include "convlab/kernel.h"
+#include "convlab/error.h"
+#include "kernel/kerneldocument.h"
+#include "testutil.h"
+#include "uitestutil.h"
+#include "view/edgeloupe.h"
+#include "view/mappingrule.h"
+#include "window/docklayout.h"
+#include "window/presentation.h"
+#include "workbench/mainwindow.h"
+#include "workbench/rendercontroller.h"
+#include "workbench/workbenchdocument.h"
+
+using namespace convlab;
+
+namespace {
+
+constexpr int kWaitMs = 20000;
+
+QString longNote()
+{
+    return QStringLiteral("total 30.1 ms (of which 4.22 ms one-time planning of the FFT for this size, "
+                          "which the next run with the same size does not pay again) — %1")
+        .arg(QString(400, QLatin1Char('x')));
+}
+
+// Lets the main window's layout settle (docks are resized by posted layout requests).
+void settle()
+{
+    for (int i = 0; i < 5; ++i) {
+        QApplication::processEvents();
+        QTest::qWait(20);
+    }
+}
+
+// Sums to 1 (a float image stays in its range) and weighs each neighbour differently.
+Kernel ramp3x3()
+{
+    std::vector<float> v(9);
+    for (int i = 0; i < 9; ++i) v[i] = float(i + 1) / 45.0f;
+    return Kernel(3, 3, std::move(v));
+}
+
+QString shareText(const MainWindow& w)
+{
+    return QString("view %1 px of %2").arg(w.imageView()->width()).arg(w.width());
+}
+
+} // namespace
+
+class TestWindow : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void cleanup();
+    // Layout.
+    void sideBudgetLeavesTheViewItsShare();
+    void longNotesNeverWidenADock();
+    void savedWideLayoutIsNotRestoredWide();
+    void everyPanelNameIsReadable();
+    void resetLayoutBringsEveryPanelBack();
+    void presentShowsTheImageAndOnePanel();
+    void textSizeScalesAndClamps();
+    // Signed results.
+    void mappingRuleFollowsTheKernelsSum();
+    void mappingFollowsTheKernelUntilTheUserPicks();
+    void robustLimitIgnoresAFewOutliers();
+    void captionNamesTheMappingAndRange();
+    void asDisplayedEqualsTheScreen();
+    // The edge loupe.
+    void loupeCropReadsTheBorderRule();
+    void loupeChangesWithTheBorderMode();
+
+private:
+    bool renderAfter(const std::function<void()>& action)
+    {
+        return test::renderAfter(w_->renderController(), action, kWaitMs);
+    }
+    std::unique_ptr<MainWindow> w_;
+};
+
+void TestWindow::initTestCase() { test::useTestSettings("test_window"); }
+
+void TestWindow::init()
+{
+    w_ = std::make_unique<MainWindow>(false);
+    w_->setErrorReporter([](const QString&) {});
+    w_->applyFirstLaunchLayout(QSize(1280, 800));
+    w_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(w_.get()));
+    QVERIFY(renderAfter([&] { w_->setSourceImage(test::randomImage(64, 48, 3, 11), "random"); }));
+    settle();
+}
+
+void TestWindow::cleanup()
+{
+    w_.reset();
+    TextScale::set(1.0);
+}
+
+void TestWindow::sideBudgetLeavesTheViewItsShare()
+{
+    using docklayout::sideBudget;
+    for (int width : {1024, 1280, 1920})
+        for (int other : {0, 200, 300})
+            for (int overhead : {0, 30}) {
+                const int budget = sideBudget(width, other, DockLayout::kFloorWidth, overhead);
+                if (budget == DockLayout::kFloorWidth) continue; // the other side left no room: the floor
+                QVERIFY2(width - budget - other - overhead >= docklayout::kMinViewShare * width - 1,
+                         qPrintable(QString("%1 px, other side %2: %3").arg(width).arg(other).arg(budget)));
+            }
+    // The sides share the room: a narrow side leaves the other more.
+    QVERIFY(sideBudget(1280, 150, DockLayout::kFloorWidth) > sideBudget(1280, 300, DockLayout::kFloorWidth));
+    // A dock is never squeezed below its floor in a window wide enough for it...
+    QCOMPARE(sideBudget(1280, 900, DockLayout::kFloorWidth), DockLayout::kFloorWidth);
+    // ...and a narrow window keeps its view before a dock's floor.
+    QVERIFY(sideBudget(400, 0, DockLayout::kFloorWidth) <= 400 * (1 - docklayout::kMinViewShare));
+}
+
+void TestWindow::longNotesNeverWidenADock()
+{
+    QVERIFY2(w_->dockLayout()->viewShare() >= docklayout::kMinViewShare, qPrintable(shareText(*w_)));
+    const int viewBefore = w_->imageView()->width();
+    // Every wrapped note of every dock gets a paragraph, as the FFT's timing line or a long
+    // kernel remark do.
+    for (QDockWidget* d : w_->findChildren<QDockWidget*>())
+        for (QLabel* l : d->findChildren<QLabel*>())
+            if (l->wordWrap()) l->setText(longNote());
+    // And the kernel whose notes are longest: zero-sum, large.
+    QVERIFY(renderAfter([&] { w_->kernelDocument()->setKernel(makePreset("laplacian8"), "edge"); }));
+    settle();
+    for (QDockWidget* d : w_->findChildren<QDockWidget*>()) d->raise(); // each tab once on top
+    settle();
+    QVERIFY2(w_->dockLayout()->viewShare() >= docklayout::kMinViewShare, qPrintable(shareText(*w_)));
+    QVERIFY2(w_->imageView()->width() >= viewBefore - 2, qPrintable(shareText(*w_)));
+}
+
+void TestWindow::savedWideLayoutIsNotRestoredWide()
+{
+    // A layout saved with the docks taking most of the window (an older version, a drag).
+    QList<QDockWidget*> left, right;
+    for (QDockWidget* d : w_->findChildren<QDockWidget*>())
+        (w_->dockWidgetArea(d) == Qt::LeftDockWidgetArea ? left : right) << d;
+    for (QDockWidget* d : w_->findChildren<QDockWidget*>()) d->setMaximumWidth(QWIDGETSIZE_MAX);
+    w_->resizeDocks({left.first(), right.first()}, {520, 520}, Qt::Horizontal);
+    settle();
+    const QByteArray wide = w_->saveState();
+    w_.reset();
+
+    w_ = std::make_unique<MainWindow>(false);
+    w_->applyFirstLaunchLayout(QSize(1280, 800));
+    QVERIFY(w_->dockLayout()->restore(wide));
+    w_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(w_.get()));
+    settle();
+    QVERIFY2(w_->dockLayout()->viewShare() >= docklayout::kMinViewShare, qPrintable(shareText(*w_)));
+    // A state that does not parse is refused and changes nothing.
+    QVERIFY(!w_->dockLayout()->restore(QByteArray("not a state")));
+}
+
+void TestWindow::everyPanelNameIsReadable()
+{
+    const QList<QTabBar*> bars = w_->findChildren<QTabBar*>();
+    int tabs = 0;
+    for (QTabBar* bar : bars) {
+        if (!bar->isVisible()) continue;
+        for (int i = 0; i < bar->count(); ++i, ++tabs) {
+            const QString text = bar->tabText(i);
+            const int needed = bar->fontMetrics().horizontalAdvance(text);
+            const QRect r = bar->tabRect(i);
+            const int along = bar->shape() == QTabBar::RoundedEast || bar->shape() == QTabBar::RoundedWest
+                                  ? r.height()
+                                  : r.width();
+            QVERIFY2(along >= needed, qPrintable(QString("tab '%1': %2 px for %3 px of text").arg(text).arg(along).arg(needed)));
+        }
+    }
+    QVERIFY2(tabs >= 5, qPrintable(QString("%1 tabs").arg(tabs))); // the right dock's panels
+}
+
+void TestWindow::resetLayoutBringsEveryPanelBack()
+{
+    QList<QDockWidget*> docks = w_->findChildren<QDockWidget*>();
+    QVERIFY(docks.size() >= 3);
+    docks[0]->hide();
+    docks[1]->setFloating(true);
+    settle();
+    w_->resetLayout();
+    settle();
+    for (QDockWidget* d : docks) {
+        QVERIFY2(!d->isHidden(), qPrintable(d->objectName()));
+        QVERIFY2(!d->isFloating(), qPrintable(d->objectName()));
+    }
+    QVERIFY2(w_->dockLayout()->viewShare() >= docklayout::kMinViewShare, qPrintable(shareText(*w_)));
+}
+
+void TestWindow::presentShowsTheImageAndOnePanel()
+{
+    const QFont before = QApplication::font();
+    struct Placed {
+        QString name;
+        bool shown, floating;
+        Qt::DockWidgetArea area;
+        bool operator==(const Placed&) const = default;
+    };
+    auto placement = [this] {
+        QList<Placed> out;
+        for (QDockWidget* d : w_->findChildren<QDockWidget*>())
+            out.append({d->objectName(), d->toggleViewAction()->isChecked(), d->isFloating(), w_->dockWidgetArea(d)});
+        std::sort(out.begin(), out.end(), [](const Placed& a, const Placed& b) { return a.name < b.name; });
+        return out;
+    };
+    const QList<Placed> placed = placement();
+    Presentation* p = w_->presentation();
+    p->setDock(QStringLiteral("probeDock"));
+    p->setActive(true);
+    settle();
+    QVERIFY(w_->isFullScreen());
+    for (QDockWidget* d : w_->findChildren<QDockWidget*>())
+        QCOMPARE(!d->isHidden(), d->objectName() == QStringLiteral("probeDock"));
+    QVERIFY(QApplication::font().pointSizeF() >= before.pointSizeF() * Presentation::kTextScale - 0.01);
+    QVERIFY2(w_->dockLayout()->viewShare() >= docklayout::kMinViewShare, qPrintable(shareText(*w_)));
+    p->setActive(false);
+    settle();
+    QVERIFY(!w_->isFullScreen());
+    QCOMPARE(QApplication::font().pointSizeF(), before.pointSizeF());
+    const QList<Placed> after = placement();
+    for (int i = 0; i < after.size(); ++i)
+        QVERIFY2(after[i] == placed[i], qPrintable(QString("dock %1: shown %2 floating %3 area %4")
+                                                       .arg(after[i].name).arg(after[i].shown).arg(after[i].floating).arg(int(after[i].area))));
+    QVERIFY2(w_->dockLayout()->viewShare() >= docklayout::kMinViewShare, qPrintable(shareText(*w_)));
+}
+
+void TestWindow::textSizeScalesAndClamps()
+{
+    const double base = QApplication::font().pointSizeF();
+    TextScale::larger();
+    QVERIFY(QApplication::font().pointSizeF() > base);
+    for (int i = 0; i < 30; ++i) TextScale::larger();
+    QCOMPARE(TextScale::current(), TextScale::kMax);
+    for (int i = 0; i < 30; ++i) TextScale::smaller();
+    QCOMPARE(TextScale::current(), TextScale::kMin);
+    TextScale::set(1.0);
+    QCOMPARE(QApplication::font().pointSizeF(), base);
+}
+
+void TestWindow::mappingRuleFollowsTheKernelsSum()
+{
+    using display::Mapping;
+    using display::mappingForKernel;
+    QCOMPARE(mappingForKernel(makePreset("laplacian8"), 1.0, 0.0), Mapping::Diverging); // sums to 0
+    QCOMPARE(mappingForKernel(Kernel(3, 1, {-1, 0, 1}), 1.0, 0.0), Mapping::Diverging);  // a derivative
+    QCOMPARE(mappingForKernel(Kernel(3, 1, {0.1f, 0.2f, -0.3f}), 1.0, 0.0), Mapping::Diverging); // 0 in floats
+    QCOMPARE(mappingForKernel(Kernel(1, 1, {-1}), 1.0, 0.0), Mapping::Diverging);    // negative sum
+    QCOMPARE(mappingForKernel(Kernel(1, 1, {1}), -1.0, 0.0), Mapping::Diverging);    // negated by the scale
+    QCOMPARE(mappingForKernel(Kernel(3, 1, {1, 1, 1}), 1.0 / 3, 0.0), Mapping::Clamp); // a blur
+    QCOMPARE(mappingForKernel(Kernel(3, 1, {-1, 3, -1}), 1.0, 0.0), Mapping::Clamp);   // sharpening
+    QCOMPARE(mappingForKernel(Kernel(3, 1, {-1, 0, 1}), 1.0, 128.0), Mapping::Clamp);  // emboss at mid-grey
+    QCOMPARE(mappingForKernel(Kernel(2, 1, {0, 0}), 1.0, 0.0), Mapping::Clamp);        // all zeros
+}
+
+void TestWindow::mappingFollowsTheKernelUntilTheUserPicks()
+{
+    WorkbenchDocument* doc = w_->workbench();
+    QVERIFY(doc->displayState().mappingFollowsKernel); // a fresh window follows
+    QVERIFY(renderAfter([&] { w_->kernelDocument()->setKernel(makePreset("laplacian8"), "edge"); }));
+    QCOMPARE(doc->displayState().mapping, display::Mapping::Diverging);
+    QCOMPARE(w_->imageView()->mapping(), display::Mapping::Diverging);
+    QVERIFY(renderAfter([&] { w_->kernelDocument()->setKernel(makePreset("box"), "box"); }));
+    QCOMPARE(doc->displayState().mapping, display::Mapping::Clamp);
+    // The user's pick holds through edits...
+    doc->setMapping(display::Mapping::Abs);
+    QVERIFY(!doc->displayState().mappingFollowsKernel);
+    QVERIFY(renderAfter([&] { w_->kernelDocument()->setKernel(makePreset("laplacian8"), "edge"); }));
+    QCOMPARE(doc->displayState().mapping, display::Mapping::Abs);
+    // ...until automatic is asked for again.
+    doc->setMappingFollowsKernel(true);
+    QCOMPARE(doc->displayState().mapping, display::Mapping::Diverging);
+    // The first launch's example is signed, and drawn so.
+    w_->showFirstLaunchExample();
+    QCOMPARE(doc->displayState().mapping, display::Mapping::Diverging);
+}
+
+void TestWindow::robustLimitIgnoresAFewOutliers()
+{
+    // 1000 values ±1..±1000 in one plane: 99.5% lie within ±995.
+    Image image(1000, 1, 1);
+    for (int i = 0; i < 1000; ++i) image.data[i] = float(i % 2 ? i + 1 : -(i + 1));
+    const SymmetricLimit l = robustSymmetricLimit(image, 1, 0.995);
+    QVERIFY2(std::fabs(l.limit - 995.0f) <= 1000.0f / (1 << 22), qPrintable(QString::number(l.limit, 'g', 9)));
+    QCOMPARE(l.finite, std::uint64_t(1000));
+    QCOMPARE(l.clipped, std::uint64_t(5));
+    QVERIFY(std::fabs(l.clippedFraction() - 0.005) < 1e-12);
+    // Quantile 1: the largest magnitude, nothing clipped.
+    QCOMPARE(robustSymmetricLimit(image, 1, 1.0).limit, 1000.0f);
+    QCOMPARE(robustSymmetricLimit(image, 1, 1.0).clipped, std::uint64_t(0));
+    // Mostly zeros: the values that are not zero stay visible (the largest magnitude).
+    Image sparse(100, 10, 1);
+    sparse.data[17] = -3.0f;
+    sparse.data[400] = 2.0f;
+    QCOMPARE(robustSymmetricLimit(sparse, 1, 0.995).limit, 3.0f);
+    // Non-finite values are not counted.
+    image.data[0] = std::numeric_limits<float>::quiet_NaN();
+    image.data[2] = std::numeric_limits<float>::infinity();
+    QCOMPARE(robustSymmetricLimit(image, 1, 0.995).finite, std::uint64_t(998));
+    QVERIFY_THROWS_EXCEPTION(convlab::Error, robustSymmetricLimit(image, 1, 0.0));
+    QVERIFY_THROWS_EXCEPTION(convlab::Error, robustSymmetricLimit(image, 2, 0.5));
+}
+
+void TestWindow::captionNamesTheMappingAndRange()
+{
+    // A signed result with a few large outliers: the map's limit is the robust one, not theirs.
+    Image source(64, 48, 1, SampleDepth::U8);
+    for (std::size_t i = 0; i < source.data.size(); ++i) source.data[i] = float((i * 37) % 23);
+    source.data[5] = 255.0f;
+    source.data[700] = 255.0f;
+    QVERIFY(renderAfter([&] {
+        w_->setSourceImage(source, "outliers");
+        w_->kernelDocument()->setKernel(makePreset("laplacian8"), "edge");
+    }));
+    ImageView* v = w_->imageView();
+    w_->workbench()->setViewMode(display::Mode::Result);
+    settle();
+    v->grabFramebuffer(); // a frame computes the statistics
+    settle();
+    const Image result = *w_->renderController()->result();
+    const SymmetricLimit robust = robustSymmetricLimit(result, 1, display::kSignedQuantile);
+    QVERIFY(robust.limit < imageStats(result, 1).maxAbs / 4);
+    QCOMPARE(v->colorBarRange().second, double(robust.limit));
+    QCOMPARE(v->colorBarRange().first, -double(robust.limit));
+    const QString caption = v->mappingCaption();
+    QVERIFY2(caption.contains(QStringLiteral("signed ±%1").arg(QString::number(robust.limit, 'g', 3))), qPrintable(caption));
+    QVERIFY2(caption.contains(QStringLiteral("beyond")), qPrintable(caption));
+    auto* label = v->findChild<QLabel*>(QStringLiteral("mappingCaption"));
+    QVERIFY(label && label->isVisible());
+    QCOMPARE(label->text(), caption);
+    // Clamped greys name their range; the original alone has no result caption.
+    w_->workbench()->setMapping(display::Mapping::Clamp);
+    settle();
+    QVERIFY2(v->mappingCaption().contains(QStringLiteral("clamped to 0…255")), qPrintable(v->mappingCaption()));
+    w_->workbench()->setViewMode(display::Mode::Original);
+    settle();
+    QVERIFY(v->mappingCaption().isEmpty());
+    QVERIFY(!label->isVisible());
+}
+
+void TestWindow::asDisplayedEqualsTheScreen()
+{
+    QVERIFY(renderAfter([&] { w_->kernelDocument()->setKernel(makePreset("laplacian8"), "edge"); }));
+    ImageView* v = w_->imageView();
+    w_->workbench()->setViewMode(display::Mode::Result);
+    v->actualSize();
+    settle();
+    const QImage screen = v->grabFramebuffer().convertToFormat(QImage::Format_RGB32);
+    const Image result = *w_->renderController()->result();
+    const QImage saved = v->resultAsDisplayed(result).convertToFormat(QImage::Format_RGB32);
+    QCOMPARE(saved.size(), QSize(result.width, result.height));
+    // The image's pixel (x, y) sits at origin + (x, y) at 1:1 (device pixels = widget pixels here).
+    const QPointF o = v->origin() * v->devicePixelRatioF();
+    int compared = 0, worst = 0;
+    for (int y = 0; y < result.height; y += 3)
+        for (int x = 0; x < result.width; x += 3) {
+            const int sx = int(std::floor(o.x() + x + 0.5)), sy = int(std::floor(o.y() + y + 0.5));
+            if (!screen.rect().contains(sx, sy)) continue;
+            const QRgb a = screen.pixel(sx, sy), b = saved.pixel(x, y);
+            worst = std::max({worst, std::abs(qRed(a) - qRed(b)), std::abs(qGreen(a) - qGreen(b)),
+                              std::abs(qBlue(a) - qBlue(b))});
+            ++compared;
+        }
+    QVERIFY2(compared > 100, qPrintable(QString::number(compared)));
+    QVERIFY2(worst <= 1, qPrintable(QString("largest difference %1 levels").arg(worst)));
+}
+
+void TestWindow::loupeCropReadsTheBorderRule()
+{
+    using namespace edgeloupe;
+    const Image image = test::randomImage(5, 4, 2, 3);
+    for (const BorderModeInfo& info : detail::kBorderModes)
+        for (Corner c : {Corner::TopLeft, Corner::TopRight, Corner::BottomRight, Corner::BottomLeft}) {
+            const Border border{info.mode, 7.5f};
+            const CropRect r = cropAt(image.width, image.height, c, kPixels, 3);
+            // Fewer pixels than the loupe's side: the whole image and the padding at the corner.
+            QCOMPARE(r.width, image.width + 3);
+            QCOMPARE(r.height, image.height + 3);
+            QCOMPARE(r.x0, padsLeft(c) ? -3 : 0);
+            QCOMPARE(r.y0, padsTop(c) ? -3 : 0);
+            const Image out = crop(image, r, border);
+            for (int ch = 0; ch < image.channels; ++ch)
+                for (int y = 0; y < r.height; ++y)
+                    for (int x = 0; x < r.width; ++x) {
+                        const int sx = borderIndex(r.x0 + x, image.width, info.mode);
+                        const int sy = borderIndex(r.y0 + y, image.height, info.mode);
+                        const float want = sx < 0 || sy < 0 ? 7.5f : image.at(ch, sy, sx);
+                        QCOMPARE(out.at(ch, y, x), want);
+                    }
+        }
+    // A large image: kPixels of it at the corner, the padding beyond the two edges that meet there.
+    const CropRect r = cropAt(100, 60, Corner::BottomRight, kPixels, 2);
+    QCOMPARE(r, (CropRect{100 - kPixels, 60 - kPixels, kPixels + 2, kPixels + 2, 2}));
+}
+
+void TestWindow::loupeChangesWithTheBorderMode()
+{
+    WorkbenchDocument* doc = w_->workbench();
+    ImageView* v = w_->imageView();
+    EdgeLoupe* loupe = v->edgeLoupe();
+    // A kernel whose result at the corner depends on what lies beyond the edge.
+    QVERIFY(renderAfter([&] { w_->kernelDocument()->setKernel(ramp3x3(), "ramp"); }));
+    auto withBorder = [&](BorderMode mode) {
+        WorkbenchDocument::RunSettings s = doc->runSettings();
+        s.border = Border{mode, 0.0f};
+        return renderAfter([&] { doc->setRunSettings(s); });
+    };
+    QVERIFY(withBorder(BorderMode::Mirror));
+    settle();
+    QVERIFY(v->edgeLoupeShown() && loupe->isVisible());
+    const QImage reflectSource = loupe->sourcePanel(), reflectResult = loupe->resultPanel();
+    QVERIFY(!reflectSource.isNull() && !reflectResult.isNull());
+    QVERIFY2(loupe->title().contains(QStringLiteral("mirror")), qPrintable(loupe->title()));
+    QVERIFY(withBorder(BorderMode::Wrap));
+    settle();
+    QVERIFY(loupe->sourcePanel() != reflectSource); // the padding is another one
+    QVERIFY(loupe->resultPanel() != reflectResult); // and so is the result at the edge
+    QVERIFY2(loupe->title().contains(QStringLiteral("wrap")), qPrintable(loupe->title()));
+    // Hidden by the user, it comes back when the border mode changes...
+    doc->setEdgeLoupeShown(false);
+    settle();
+    QVERIFY(!v->edgeLoupeShown());
+    QVERIFY(renderAfter([&] { w_->kernelDocument()->setCell(0, 0, 0.5f); })); // same size: stays hidden
+    QVERIFY(!v->edgeLoupeShown());
+    QVERIFY(withBorder(BorderMode::Constant));
+    settle();
+    QVERIFY(v->edgeLoupeShown());
+    // ...and a click moves it to the next corner.
+    const QImage before = loupe->sourcePanel();
+    QTest::mouseClick(loupe, Qt::LeftButton);
+    QCOMPARE(loupe->corner(), edgeloupe::Corner::TopRight);
+    QVERIFY(loupe->sourcePanel() != before);
+}
+
+QTEST_MAIN(TestWindow)
+#include "test_window.moc"

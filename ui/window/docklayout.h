@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The rule that the image keeps the room: the docks of a QMainWindow share at most
+// 1 - kMinViewShare of its width, whatever their text says and whatever a saved layout asked
+// for. DockLayout enforces it (each side's docks get a maximum width, kept up to date as the
+// window resizes and docks move), makes every wrapped note of a dock wrap instead of widening
+// it, and keeps the window's default layout for View > Reset Layout.
+#pragma once
+#include <QByteArray>
+#include <QObject>
+
+class QDockWidget;
+class QMainWindow;
+class QWidget;
+
+namespace docklayout {
+
+// The share of the window's width the central view never goes below.
+inline constexpr double kMinViewShare = 0.55;
+
+// The most one side's docks may take of a window `windowWidth` wide when the docks of the
+// other side take `otherSide` px (0 when it has none) and `overhead` px go to what lies between
+// the docks and the view (separators, a tab bar along the edge): what is left after the view's
+// share. The sides share the room as the user drags them, not in fixed halves. Never below
+// `floorWidth` (a dock narrower than its controls is of no use), unless the window itself is
+// too narrow for that.
+int sideBudget(int windowWidth, int otherSide, int floorWidth, int overhead = 0);
+
+// Makes every word-wrapped label under `root` unable to widen its container: its width is
+// whatever the layout gives it, the text wraps within (height follows the width). Labels that
+// show one line (a value, a name) are left alone: they are short.
+void keepNotesFromWidening(QWidget* root);
+
+} // namespace docklayout
+
+class DockLayout : public QObject {
+    Q_OBJECT
+public:
+    // Watches `window`: its docks beside the centre never together exceed the width the view's
+    // share leaves. Call after the docks were added; the state then is the default layout.
+    explicit DockLayout(QMainWindow* window);
+
+    // The smallest width a side's dock is allowed even in a narrow window.
+    static constexpr int kFloorWidth = 200;
+
+    // Applies the limits now (also run on every resize and dock move).
+    void enforce();
+    // The window's state as built (View > Reset Layout restores it).
+    QByteArray defaultState() const { return defaultState_; }
+    // Restores a saved state (QMainWindow::saveState) and returns whether it was taken: a state
+    // that does not parse is refused; the limits hold afterwards either way.
+    bool restore(const QByteArray& state);
+    // Back to the default layout: every dock where it was built, visible, at its first-launch
+    // width.
+    void reset();
+
+    // The width of the central widget over the window's, as laid out now.
+    double viewShare() const;
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* e) override;
+
+private:
+    void watch(QDockWidget* dock);
+    // enforce() once the events queued now (a layout pass) have run; coalesced.
+    void enforceLater();
+    // The width beside the view that no dock holds (separators, tab bars), as laid out now.
+    int measuredOverhead() const;
+    // The widest visible docked dock on that side (0: none).
+    int sideWidth(Qt::DockWidgetArea area) const;
+    QMainWindow* window_;
+    QByteArray defaultState_;
+    bool queued_ = false;
+};
