@@ -7,6 +7,7 @@
 // Both measuring modes take --backend cpu|cuda|auto, --size WxH (a generated test chart),
 // --kernel SPEC (as convlab-cli -k) and --json FILE; the benchmark also --edits N.
 #include <QApplication>
+#include <QCoreApplication>
 #include <QCommandLineParser>
 #include <QSurfaceFormat>
 #include <QThreadPool>
@@ -21,77 +22,121 @@
 
 using namespace measure;
 
+namespace {
+
+// The program's options, built alike for the window and for --help and --version, which are
+// answered before any window system is opened (so they work without a display).
+struct CommandLine {
+    QCommandLineParser parser;
+    QCommandLineOption help{parser.addHelpOption()};
+    QCommandLineOption version{parser.addVersionOption()};
+    QCommandLineOption latency{
+        "benchmark-latency",
+        QObject::tr("Measure edit-to-display latency (default: %1 edits of a 5x5 box on a 1920x1080 test chart): "
+                    "the first result after loading and the steady state (median, p10/p90, min/max) apart, each "
+                    "with the engine's stages and the display's upload + draw; print them, exit.")
+            .arg(kEdits)};
+    QCommandLineOption shot{"screenshot",
+                            QObject::tr("Save a picture of the window (edge kernel, split view) to FILE, exit."),
+                            QObject::tr("FILE")};
+    QCommandLineOption shotPanel{"screenshot-panel",
+                                 QObject::tr("With --screenshot: picture the pixel probe, the kernel analysis or the "
+                                             "border-mode lab (probe, analysis, lab) instead of the window."),
+                                 QObject::tr("PANEL")};
+    QCommandLineOption shotZoom{"screenshot-zoom",
+                                QObject::tr("With --screenshot: the view's zoom, fit (the default) or image pixels "
+                                            "per screen pixel from 0.01 to 256 (1: actual size), about the image's "
+                                            "centre."),
+                                QObject::tr("fit|Z"), "fit"};
+    QCommandLineOption backendOpt{"backend",
+                                  QObject::tr("With --benchmark-latency or --screenshot: run on cpu or cuda (fails "
+                                              "when CUDA cannot run here), or auto: for each edit the cheaper of "
+                                              "the two by measured costs, the bus included (the default)."),
+                                  QObject::tr("cpu|cuda|auto"), "auto"};
+    QCommandLineOption sizeOpt{"size",
+                               QObject::tr("With --benchmark-latency or --screenshot and no IMAGE: a generated RGB "
+                                           "test chart of that size."),
+                               QObject::tr("WxH")};
+    QCommandLineOption kernelOpt{"kernel",
+                                 QObject::tr("With --benchmark-latency or --screenshot: the kernel, as convlab-cli -k "
+                                             "takes it: inline text (\"1 1 1; 1 -8 1; 1 1 1\"), FILE.txt, FILE.json "
+                                             "or preset:NAME[:k=v,...]."),
+                                 QObject::tr("SPEC")};
+    QCommandLineOption editsOpt{"edits",
+                                QObject::tr("With --benchmark-latency: the number of timed edits after the first "
+                                            "result (default %1).")
+                                    .arg(kEdits),
+                                QObject::tr("N"), QString::number(kEdits)};
+    QCommandLineOption pauseOpt{"pause-ms",
+                                QObject::tr("With --benchmark-latency: the window runs its event loop this long "
+                                            "before each edit, as between a user's edits, so that an edit meets a "
+                                            "window at rest (default 0: each edit right after the last was drawn)."),
+                                QObject::tr("MS"), QStringLiteral("0")};
+    QCommandLineOption jsonOpt{"json",
+                               QObject::tr("With --benchmark-latency or --screenshot: also write what was measured "
+                                           "(backend, GL renderer, display path, timings) as JSON to FILE."),
+                               QObject::tr("FILE")};
+
+    CommandLine()
+    {
+        parser.setApplicationDescription(QObject::tr("ConvLab: a workbench for image convolution"));
+        for (const QCommandLineOption* o :
+             {&latency, &shot, &shotPanel, &shotZoom, &backendOpt, &sizeOpt, &kernelOpt, &editsOpt, &pauseOpt, &jsonOpt})
+            parser.addOption(*o);
+        parser.addPositionalArgument("image", QObject::tr("Image to open (default: the bundled sample)"), "[IMAGE]");
+    }
+};
+
+void nameApplication()
+{
+    QCoreApplication::setOrganizationName("ConvLab");
+    QCoreApplication::setApplicationName("ConvLab");
+    QCoreApplication::setApplicationVersion(MainWindow::versionString());
+}
+
+// --help and --version print and exit here, under a QCoreApplication: a QApplication would
+// abort without a display. Anything else (Qt's own -platform, -style ...) is left to the
+// QApplication's parse, which knows those options.
+void answerHelpWithoutDisplay(int argc, char** argv)
+{
+    CommandLine cl;
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i) arguments << QString::fromLocal8Bit(argv[i]);
+    if (!cl.parser.parse(arguments)) return;
+    const bool answers = cl.parser.isSet(cl.help) || cl.parser.isSet(cl.version) ||
+                         cl.parser.optionNames().contains(QStringLiteral("help-all"));
+    if (!answers) return;
+    QCoreApplication core(argc, argv);
+    nameApplication();
+    cl.parser.process(core); // prints and exits
+}
+
+} // namespace
+
 int main(int argc, char** argv)
 {
+    answerHelpWithoutDisplay(argc, argv);
+
     QSurfaceFormat format;
     format.setVersion(3, 3);
     format.setProfile(QSurfaceFormat::CoreProfile);
     QSurfaceFormat::setDefaultFormat(format);
 
     QApplication app(argc, argv);
-    QApplication::setOrganizationName("ConvLab");
-    QApplication::setApplicationName("ConvLab");
-    QApplication::setApplicationVersion(MainWindow::versionString());
+    nameApplication();
 
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QObject::tr("ConvLab: a workbench for image convolution"));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    QCommandLineOption latency("benchmark-latency",
-                               QObject::tr("Measure edit-to-display latency (default: %1 edits of a 5x5 box on a "
-                                           "1920x1080 test chart): the first result after loading and the steady "
-                                           "state (median, p10/p90, min/max) apart, each with the engine's stages "
-                                           "and the display's upload + draw; print them, exit.")
-                                   .arg(kEdits));
-    parser.addOption(latency);
-    QCommandLineOption shot("screenshot", QObject::tr("Save a picture of the window (edge kernel, split view) to FILE, exit."),
-                            QObject::tr("FILE"));
-    parser.addOption(shot);
-    QCommandLineOption shotPanel("screenshot-panel",
-                                 QObject::tr("With --screenshot: picture the pixel probe, the kernel analysis or the "
-                                             "border-mode lab (probe, analysis, lab) instead of the window."),
-                                 QObject::tr("PANEL"));
-    parser.addOption(shotPanel);
-    QCommandLineOption shotZoom("screenshot-zoom",
-                                QObject::tr("With --screenshot: the view's zoom, fit (the default) or image pixels "
-                                            "per screen pixel from 0.01 to 256 (1: actual size), about the image's "
-                                            "centre."),
-                                QObject::tr("fit|Z"), "fit");
-    parser.addOption(shotZoom);
-    QCommandLineOption backendOpt("backend",
-                                  QObject::tr("With --benchmark-latency or --screenshot: run on cpu or cuda (fails "
-                                              "when CUDA cannot run here), or auto: for each edit the cheaper of "
-                                              "the two by measured costs, the bus included (the default)."),
-                                  QObject::tr("cpu|cuda|auto"), "auto");
-    parser.addOption(backendOpt);
-    QCommandLineOption sizeOpt("size",
-                               QObject::tr("With --benchmark-latency or --screenshot and no IMAGE: a generated RGB "
-                                           "test chart of that size."),
-                               QObject::tr("WxH"));
-    parser.addOption(sizeOpt);
-    QCommandLineOption kernelOpt("kernel",
-                                 QObject::tr("With --benchmark-latency or --screenshot: the kernel, as convlab-cli -k "
-                                             "takes it: inline text (\"1 1 1; 1 -8 1; 1 1 1\"), FILE.txt, FILE.json "
-                                             "or preset:NAME[:k=v,...]."),
-                                 QObject::tr("SPEC"));
-    parser.addOption(kernelOpt);
-    QCommandLineOption editsOpt("edits", QObject::tr("With --benchmark-latency: the number of timed edits after the "
-                                                     "first result (default %1).")
-                                             .arg(kEdits),
-                                QObject::tr("N"), QString::number(kEdits));
-    parser.addOption(editsOpt);
-    QCommandLineOption pauseOpt("pause-ms",
-                                QObject::tr("With --benchmark-latency: the window runs its event loop this long "
-                                            "before each edit, as between a user's edits, so that an edit meets a "
-                                            "window at rest (default 0: each edit right after the last was drawn)."),
-                                QObject::tr("MS"), QStringLiteral("0"));
-    parser.addOption(pauseOpt);
-    QCommandLineOption jsonOpt("json",
-                               QObject::tr("With --benchmark-latency or --screenshot: also write what was measured "
-                                           "(backend, GL renderer, display path, timings) as JSON to FILE."),
-                               QObject::tr("FILE"));
-    parser.addOption(jsonOpt);
-    parser.addPositionalArgument("image", QObject::tr("Image to open (default: the bundled sample)"), "[IMAGE]");
+    CommandLine cl;
+    QCommandLineParser& parser = cl.parser;
+    const QCommandLineOption& latency = cl.latency;
+    const QCommandLineOption& shot = cl.shot;
+    const QCommandLineOption& shotPanel = cl.shotPanel;
+    const QCommandLineOption& shotZoom = cl.shotZoom;
+    const QCommandLineOption& backendOpt = cl.backendOpt;
+    const QCommandLineOption& sizeOpt = cl.sizeOpt;
+    const QCommandLineOption& kernelOpt = cl.kernelOpt;
+    const QCommandLineOption& editsOpt = cl.editsOpt;
+    const QCommandLineOption& pauseOpt = cl.pauseOpt;
+    const QCommandLineOption& jsonOpt = cl.jsonOpt;
     parser.process(app);
     const QStringList args = parser.positionalArguments();
     const QString path = args.isEmpty() ? QString() : args.first();
@@ -209,9 +254,6 @@ int main(int argc, char** argv)
     MainWindow w;
     if (w.firstLaunch()) w.showFirstLaunchExample();
     w.show();
-    if (path.isEmpty())
-        w.openSample();
-    else
-        w.openImageInBackground(path); // on failure the sample would hide the message: the view stays empty
+    w.openStartupImage(path);
     return app.exec();
 }

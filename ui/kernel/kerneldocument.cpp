@@ -26,6 +26,19 @@ convlab::KernelSpec KernelState::toSpec() const
     return spec;
 }
 
+QStringList KernelState::settingsATextFileDrops() const
+{
+    const KernelState plain; // what a text file reads back as, besides the values
+    QStringList dropped;
+    if (normalize != plain.normalize) dropped << QObject::tr("normalize");
+    if (scale != plain.scale) dropped << QObject::tr("scale %1").arg(scale, 0, 'g', 9);
+    if (offset != plain.offset) dropped << QObject::tr("offset %1").arg(offset, 0, 'g', 9);
+    if (semantics != plain.semantics) dropped << QObject::tr("correlation");
+    if (kernel.ax() != kernel.width / 2 || kernel.ay() != kernel.height / 2)
+        dropped << QObject::tr("anchor (%1, %2)").arg(kernel.ax()).arg(kernel.ay());
+    return dropped;
+}
+
 KernelState KernelState::fromSpec(const convlab::KernelSpec& spec)
 {
     KernelState s;

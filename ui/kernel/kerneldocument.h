@@ -5,6 +5,7 @@
 #pragma once
 #include <QObject>
 #include <QString>
+#include <QStringList>
 #include <QUndoStack>
 
 #include "convlab/kernel.h"
@@ -18,6 +19,10 @@ struct KernelState {
 
     bool operator==(const KernelState& o) const;
     convlab::KernelSpec toSpec() const;
+    // The settings a text kernel file cannot keep that differ from what reading one gives back
+    // (normalize off, scale 1, offset 0, convolution, the centred anchor), each named with its
+    // value ("scale 2", "correlation", "anchor (0, 0)"): empty when a text file loses nothing.
+    QStringList settingsATextFileDrops() const;
     static KernelState fromSpec(const convlab::KernelSpec& spec);
 };
 

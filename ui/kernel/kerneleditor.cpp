@@ -266,7 +266,10 @@ KernelEditor::KernelEditor(KernelDocument* doc, QWidget* parent) : QWidget(paren
     message_->setStyleSheet("color: #c0392b");
     message_->hide();
     connect(model_, &KernelModel::inputRejected, this, &KernelEditor::showMessage);
-    connect(model_, &KernelModel::inputAccepted, this, [this] { showMessage({}); });
+    connect(model_, &KernelModel::inputAccepted, this, &KernelEditor::clearMessage);
+    // Any valid change of the kernel (preset, undo, paste, scale …) makes a rejected cell's
+    // message old news.
+    connect(doc_, &KernelDocument::changed, this, &KernelEditor::clearMessage);
 
     sum_ = new QLabel;
     rank_ = new QLabel;
@@ -337,6 +340,8 @@ void KernelEditor::fitColumns(bool keepWidth)
 }
 
 QString KernelEditor::message() const { return message_->isVisible() ? message_->text() : QString(); }
+
+void KernelEditor::clearMessage() { showMessage({}); }
 
 void KernelEditor::showMessage(const QString& text)
 {

@@ -52,6 +52,8 @@ public:
     QLabel* factorLabel() const { return factor_; }
     // The inline message under the grid (rejected input); empty when none.
     QString message() const;
+    // Removes that message (the window does when a new image is opened).
+    void clearMessage();
 
     // Shown as a modal dialog: applies a preset through the document (one undo step).
     void choosePreset(const QString& name);

@@ -10,10 +10,15 @@
 #include <algorithm>
 
 #include "workbench/workbenchdocument.h"
+#include <QHash>
 #include <cmath>
 
 namespace {
 constexpr std::size_t kHistory = 20;
+// Runs kept to find the last kHistory of one kind among them while the user switches between
+// kernels (undo and redo, say).
+constexpr std::size_t kHistoryKept = 200;
+constexpr double kGapFactor = 2.0;
 constexpr int kBarHeight = 16;
 
 QString stageLabel(const convlab::StageTiming& s)
@@ -33,6 +38,38 @@ QString formatDuration(double ms)
     if (a < 1000.0) return QString::number(ms, 'f', digits(a)) + QStringLiteral(" ms");
     const double s = ms / 1e3;
     return QString::number(s, 'f', digits(std::abs(s))) + QStringLiteral(" s");
+}
+
+double plannedEstimateMs(const convlab::RunReport& report)
+{
+    for (const convlab::MethodEstimate& e : report.estimates)
+        if (e.method == report.method) return e.ms;
+    return -1.0;
+}
+
+QString estimateGapExplanation(double measuredMs, double estimateMs)
+{
+    if (!(measuredMs > 0) || !(estimateMs > 0)) return {};
+    const double ratio = measuredMs / estimateMs;
+    // Two significant digits below ten ("2.3", "5"), whole numbers above ("85").
+    auto times = [](double r) { return r < 10 ? QString::number(r, 'g', 2) : QString::number(qRound(r)); };
+    if (ratio > kGapFactor)
+        return QObject::tr("measured %1 is %2× the estimate %3: a first run allocates memory and fills the "
+                           "caches, or the machine is busy with something else; two such runs in a row make "
+                           "the planner correct its estimates.")
+            .arg(formatDuration(measuredMs), times(ratio), formatDuration(estimateMs));
+    if (ratio < 1.0 / kGapFactor)
+        return QObject::tr("measured %1 is 1/%2 of the estimate %3: this machine runs this case faster than "
+                           "the planner's model of it (the image fits in the caches, say); two such runs in a "
+                           "row make the planner correct its estimates.")
+            .arg(formatDuration(measuredMs), times(1.0 / ratio), formatDuration(estimateMs));
+    return {};
+}
+
+RunSubject RunSubject::of(quint64 imageGeneration, const convlab::Kernel& kernel)
+{
+    const std::size_t values = qHashBits(kernel.values.data(), kernel.values.size() * sizeof(float));
+    return {imageGeneration, qHashMulti(values, kernel.width, kernel.height, kernel.ax(), kernel.ay())};
 }
 
 StageChart::StageChart(QWidget* parent) : QWidget(parent)
@@ -92,6 +129,13 @@ TimingsPanel::TimingsPanel(QWidget* parent) : QWidget(parent)
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     chart_ = new StageChart;
     summary_ = new QLabel(tr("no run yet"));
+    summary_->setToolTip(tr("The median counts only the runs alike: the same image, kernel, method and backend."));
+    estimate_ = new QLabel;
+    estimate_->setObjectName("estimateLabel");
+    estimate_->setWordWrap(true);
+    // Ignored: however long the explanation, the label takes the dock's width and wraps in it
+    // rather than widening the dock; the tooltip holds the whole text.
+    estimate_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     reason_ = new QPlainTextEdit;
     reason_->setReadOnly(true);
     reason_->setMaximumHeight(fontMetrics().lineSpacing() * 6);
@@ -100,9 +144,11 @@ TimingsPanel::TimingsPanel(QWidget* parent) : QWidget(parent)
     display_ = new QLabel;
     displayPath_ = new QLabel;
     displayPath_->setWordWrap(true);
-    for (QLabel* l : {summary_, display_, displayPath_}) l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    for (QLabel* l : {summary_, estimate_, display_, displayPath_})
+        l->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(summary_);
+    layout->addWidget(estimate_);
     layout->addWidget(reason_);
     layout->addWidget(table_);
     layout->addWidget(chart_);
@@ -115,24 +161,52 @@ void TimingsPanel::attach(WorkbenchDocument* doc, ImageView*)
 {
     connect(doc, &WorkbenchDocument::resultChanged, this, [this, doc] {
         const WorkbenchDocument::Result& r = *doc->result();
-        addRun(r.report, double(r.width) * r.height);
+        addRun(r.report, double(r.width) * r.height, RunSubject::of(r.generation.image, r.params.kernel));
     });
+}
+
+std::vector<double> TimingsPanel::matchingTimes() const
+{
+    std::vector<double> times;
+    if (history_.empty()) return times;
+    const Run& last = history_.back();
+    for (auto it = history_.rbegin(); it != history_.rend() && times.size() < kHistory; ++it)
+        if (it->subject == last.subject && it->method == last.method && it->device == last.device)
+            times.push_back(it->perRunMs);
+    return times;
 }
 
 double TimingsPanel::medianMs() const
 {
-    if (history_.empty()) return 0.0;
-    std::vector<double> v(history_.begin(), history_.end());
+    std::vector<double> v = matchingTimes();
+    if (v.empty()) return 0.0;
     std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
     return v[v.size() / 2];
 }
 
-void TimingsPanel::addRun(const convlab::RunReport& report, double pixels)
+int TimingsPanel::medianCount() const { return int(matchingTimes().size()); }
+
+void TimingsPanel::showEstimate(const convlab::RunReport& report, double perRunMs)
+{
+    // The planner estimates the method's own time, so that is what it is held against.
+    const double measured = report.computeMs > 0 ? report.computeMs : perRunMs;
+    const double estimate = plannedEstimateMs(report);
+    QString text = estimate > 0 ? tr("planner's estimate %1 · measured %2 (the method's own stages)")
+                                      .arg(formatDuration(estimate), formatDuration(measured))
+                                : tr("measured %1 (the method's own stages); no estimate: the planner "
+                                     "estimates when the method is auto")
+                                      .arg(formatDuration(measured));
+    if (const QString gap = estimateGapExplanation(measured, estimate); !gap.isEmpty()) text += '\n' + gap;
+    estimate_->setText(text);
+    estimate_->setToolTip(text);
+}
+
+void TimingsPanel::addRun(const convlab::RunReport& report, double pixels, const RunSubject& subject)
 {
     // The median tracks what a run costs from now on: one-time costs left out.
     const double perRun = convlab::perRunMs(report);
-    history_.push_back(perRun);
-    if (history_.size() > kHistory) history_.pop_front();
+    history_.push_back({subject, report.method, report.device, perRun});
+    if (history_.size() > kHistoryKept) history_.pop_front();
 
     std::vector<convlab::StageTiming> perRunStages, onceStages;
     for (const auto& s : report.stages) (s.once ? onceStages : perRunStages).push_back(s);
@@ -166,8 +240,8 @@ void TimingsPanel::addRun(const convlab::RunReport& report, double pixels)
     if (!onceStages.empty())
         summary += tr(" (of which %1 one-time, not paid again)")
                        .arg(formatDuration(report.totalMs - perRun));
-    summary += tr("\nmedian of last %1: %2\n%3 Mpx/s (convolution stages) · %4 thread(s)")
-                   .arg(history_.size())
+    summary += tr("\nmedian of last %1 alike: %2\n%3 Mpx/s (convolution stages) · %4 thread(s)")
+                   .arg(medianCount())
                    .arg(formatDuration(medianMs()))
                    .arg(mpxPerS, 0, 'f', 1)
                    .arg(report.threads);
@@ -180,6 +254,7 @@ void TimingsPanel::addRun(const convlab::RunReport& report, double pixels)
     if (!report.deviceReason.empty()) reason += tr("\ndevice auto: %1").arg(QString::fromStdString(report.deviceReason));
     for (const std::string& n : report.notices) reason += "\n" + QString::fromStdString(n);
     reason_->setPlainText(reason);
+    showEstimate(report, perRun);
 }
 
 void TimingsPanel::setDisplayMs(double ms) { display_->setText(tr("display (upload + draw): %1").arg(formatDuration(ms))); }
@@ -197,3 +272,5 @@ QList<QPair<QString, QString>> TimingsPanel::rows() const
 QString TimingsPanel::summaryText() const { return summary_->text(); }
 
 QString TimingsPanel::displayText() const { return display_->text(); }
+
+QString TimingsPanel::estimateText() const { return estimate_->text(); }

@@ -69,6 +69,8 @@ MainWindow::MainWindow(bool persistent, QWidget* parent) : QMainWindow(parent), 
     showDisplayStateInMenu();
 
     connect(editor_, &KernelEditor::errorOccurred, this, &MainWindow::reportError);
+    // The document only changes on a valid edit: whatever was rejected before is past.
+    connect(doc_->kernel(), &KernelDocument::changed, this, &MainWindow::clearStaleErrors);
 
     connect(view_, &ImageView::pixelHovered, this, &MainWindow::showPixel);
     connect(doc_, &WorkbenchDocument::resultPixelRead, this, [this](int x, int y, const QVector<float>& values) {
@@ -99,9 +101,18 @@ void MainWindow::setErrorReporter(std::function<void(const QString&)> reporter) 
 
 void MainWindow::reportError(const QString& message)
 {
+    shownError_ = message;
     statusBar()->showMessage(message, 8000);
     emit errorReported(message);
     if (reporter_) reporter_(message);
+}
+
+void MainWindow::clearStaleErrors()
+{
+    // Only the error itself: a message shown since (progress, "Saved …") is left alone.
+    if (!shownError_.isEmpty() && statusBar()->currentMessage() == shownError_) statusBar()->clearMessage();
+    shownError_.clear();
+    editor_->clearMessage();
 }
 
 void MainWindow::buildStatusBar()
@@ -155,6 +166,9 @@ void MainWindow::connectDocument()
     });
     connect(doc_, &WorkbenchDocument::openFailed, this, [this](const QString& path, const QString& m) {
         statusBar()->clearMessage();
+        // Nothing to show yet (a start-up file that failed): the sample, then the error over it,
+        // rather than an empty window.
+        if (!doc_->source()) openSample();
         reportError(tr("Cannot open %1: %2").arg(QFileInfo(path).fileName(), m));
     });
 }
@@ -373,6 +387,7 @@ void MainWindow::showPixelValues(int x, int y, QVector<float> result)
 
 void MainWindow::onSourceChanged()
 {
+    clearStaleErrors();
     const auto source = doc_->source();
     view_->setSource(source); // shared, not copied
     // A chain step (or its undo) keeps the size: the zoom and the place looked at stay.

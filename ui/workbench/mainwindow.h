@@ -63,6 +63,22 @@ public:
                         std::shared_ptr<const convlab::PackedImage> packed = {});
     // The bundled sample photograph; the synthetic test chart if it cannot be read.
     void openSample();
+    // The image the program starts on: `path`, or the sample when it is empty. A file that
+    // cannot be read leaves the sample in the window and its error in the status bar (and
+    // with the error reporter): the window never opens empty.
+    void openStartupImage(const QString& path);
+
+    // Save Kernel and Open Kernel without their dialogs: the file's extension picks the form
+    // (.json keeps every setting, anything else is text). Errors are reported; false then.
+    bool saveKernelTo(const QString& path);
+    bool openKernelFile(const QString& path);
+    // Where Save Result proposes to write the current result ("SOURCE-KERNEL.png" beside the
+    // source; empty without a result).
+    QString suggestedResultPath() const;
+    // File › Open Recent (newest first) and its Clear Menu entry.
+    QMenu* recentMenu() const { return recentMenu_; }
+    QStringList recentFiles() const { return recent_; }
+    void clearRecentFiles();
     // Parses kernel text (as Paste does); bad text is reported and the kernel kept.
     bool pasteKernelText(const QString& text);
 
@@ -146,6 +162,9 @@ private:
     // The busy bar of a run that has gone on for a second: its seconds against its estimate.
     void showRunProgress();
     void reportError(const QString& message);
+    // An error shown in the status bar belongs to what caused it: a valid kernel edit or a new
+    // image removes it (and the kernel grid's message), as it no longer describes the window.
+    void clearStaleErrors();
     void showPixel(int x, int y);
     // The status bar's read-out; `result` holds the result's values when they were just read.
     void showPixelValues(int x, int y, QVector<float> result);
@@ -204,4 +223,5 @@ private:
     ResultPresenter* presenter_; // the view's display path
     QSize shownSourceSize_; // of the source the view shows
     std::function<void(const QString&)> reporter_;
+    QString shownError_; // the last error put in the status bar, until cleared
 };

@@ -4,6 +4,7 @@
 
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QDir>
 #include <QDragEnterEvent>
 #include <QEventLoop>
 #include <QFile>
@@ -11,7 +12,9 @@
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QMenu>
+#include <QMessageBox>
 #include <QMimeData>
+#include <QPushButton>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTemporaryDir>
@@ -24,6 +27,7 @@
 #include "convlab/modes.h"
 #include "convlab/testchart.h"
 #include "kernel/kerneldocument.h"
+#include "workbench/filenames.h"
 #include "workbench/workbenchdocument.h"
 #include "window/docklayout.h"
 #include "window/presentation.h"
@@ -61,7 +65,35 @@ bool askSaveOptions(QWidget* parent, const QString& path, convlab::SaveOptions& 
     return true;
 }
 
+// A text kernel keeps only the values: whether to write JSON instead, text anyway or nothing.
+enum class TextKernelChoice { Json, Text, Cancel };
+
+TextKernelChoice askTextOrJson(QWidget* parent, const QString& path, const QStringList& dropped)
+{
+    QMessageBox box(QMessageBox::Question, QObject::tr("Save Kernel"),
+                    QObject::tr("A text kernel file keeps only the values. %1 would not keep: %2.")
+                        .arg(QFileInfo(path).fileName(), dropped.join(QStringLiteral(", "))),
+                    QMessageBox::NoButton, parent);
+    box.setInformativeText(QObject::tr("A JSON file keeps every setting and opens the same way."));
+    QPushButton* json = box.addButton(QObject::tr("Save as JSON"), QMessageBox::AcceptRole);
+    QPushButton* text = box.addButton(QObject::tr("Save as text anyway"), QMessageBox::DestructiveRole);
+    box.addButton(QMessageBox::Cancel);
+    box.setDefaultButton(json);
+    box.exec();
+    if (box.clickedButton() == json) return TextKernelChoice::Json;
+    if (box.clickedButton() == text) return TextKernelChoice::Text;
+    return TextKernelChoice::Cancel;
+}
+
 } // namespace
+
+void MainWindow::openStartupImage(const QString& path)
+{
+    if (path.isEmpty())
+        openSample();
+    else
+        openImageInBackground(path); // a failure with nothing shown opens the sample (connectDocument)
+}
 
 void MainWindow::openImageInBackground(const QString& path) { doc_->open(path); }
 
@@ -125,7 +157,7 @@ void MainWindow::saveResultDialog()
         reportError(tr("The result could not be copied from the GPU."));
         return;
     }
-    QString path = QFileDialog::getSaveFileName(this, tr("Save Result"), lastDir(),
+    QString path = QFileDialog::getSaveFileName(this, tr("Save Result"), suggestedResultPath(),
                                                 tr("PNG (*.png);;TIFF (*.tif *.tiff);;NumPy array (*.npy)"));
     if (path.isEmpty()) return;
     if (QFileInfo(path).suffix().isEmpty()) path += ".png";
@@ -139,30 +171,61 @@ void MainWindow::saveResultDialog()
     }
 }
 
+QString MainWindow::suggestedResultPath() const
+{
+    const WorkbenchDocument::Result* r = doc_->result();
+    if (!r) return {};
+    return filenames::resultSuggestion(doc_->path(), doc_->title(), QString::fromStdString(r->params.kernel.name));
+}
+
 void MainWindow::openKernelDialog()
 {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open Kernel"), lastDir(),
                                                       tr("Kernels (*.json *.txt *.kernel);;All files (*)"));
-    if (path.isEmpty()) return;
+    if (!path.isEmpty()) openKernelFile(path);
+}
+
+bool MainWindow::openKernelFile(const QString& path)
+{
     try {
         if (!QFileInfo(path).isFile()) throw convlab::Error("no such file: " + path.toStdString());
         doc_->kernel()->setSpec(convlab::loadKernelSpec(path.toStdString()),
                                 tr("Open kernel %1").arg(QFileInfo(path).fileName()));
+        return true;
     } catch (const convlab::Error& e) {
         reportError(tr("Cannot open the kernel %1: %2").arg(QFileInfo(path).fileName(), QString::fromUtf8(e.what())));
+        return false;
     }
 }
 
 void MainWindow::saveKernelDialog()
 {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save Kernel"), lastDir(),
-                                                      tr("JSON kernel (*.json);;Text kernel (*.txt)"));
-    if (path.isEmpty()) return;
+    QString filter = filenames::kernelJsonFilter();
+    const QString typed = QFileDialog::getSaveFileName(
+        this, tr("Save Kernel"), lastDir(), filenames::kernelJsonFilter() + ";;" + filenames::kernelTextFilter(),
+        &filter);
+    if (typed.isEmpty()) return;
+    QString path = filenames::kernelSavePath(typed, filter);
+    const QStringList dropped = doc_->kernel()->state().settingsATextFileDrops();
+    if (!filenames::isJsonKernelPath(path) && !dropped.isEmpty()) {
+        switch (askTextOrJson(this, path, dropped)) {
+        case TextKernelChoice::Json: path = filenames::withSuffix(path, QStringLiteral("json")); break;
+        case TextKernelChoice::Text: break;
+        case TextKernelChoice::Cancel: return;
+        }
+    }
+    saveKernelTo(path);
+}
+
+bool MainWindow::saveKernelTo(const QString& path)
+{
     try {
         convlab::saveKernelFile(doc_->kernel()->state().toSpec(), path.toStdString());
         statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
+        return true;
     } catch (const convlab::Error& e) {
         reportError(tr("Cannot save the kernel %1: %2").arg(QFileInfo(path).fileName(), QString::fromUtf8(e.what())));
+        return false;
     }
 }
 
@@ -175,12 +238,31 @@ void MainWindow::addRecent(const QString& path)
     if (persistent_) QSettings().setValue("recentFiles", recent_);
 }
 
+void MainWindow::clearRecentFiles()
+{
+    recent_.clear();
+    rebuildRecentMenu();
+    if (persistent_) QSettings().remove("recentFiles");
+}
+
 void MainWindow::rebuildRecentMenu()
 {
     recentMenu_->clear();
-    for (const QString& path : recent_)
-        recentMenu_->addAction(QFileInfo(path).fileName(), this, [this, path] { openImageInBackground(path); })
-            ->setToolTip(path);
+    // Two files of one name in different folders must be told apart: the folder is in the entry.
+    for (const QString& path : recent_) {
+        QAction* a =
+            recentMenu_->addAction(filenames::recentEntryText(path), this, [this, path] { openImageInBackground(path); });
+        a->setToolTip(QDir::toNativeSeparators(path));
+        a->setStatusTip(a->toolTip());
+    }
+    if (!recent_.isEmpty()) {
+        recentMenu_->addSeparator();
+        QAction* clear = recentMenu_->addAction(tr("Clear Menu"));
+        clear->setObjectName("clearRecent");
+        // Queued: clearing deletes the menu's actions, this one among them, which must not go
+        // while it is still emitting.
+        connect(clear, &QAction::triggered, this, &MainWindow::clearRecentFiles, Qt::QueuedConnection);
+    }
     recentMenu_->setToolTipsVisible(true);
     recentMenu_->setEnabled(!recent_.isEmpty());
 }
