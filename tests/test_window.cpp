@@ -10,12 +10,14 @@
 #include <QLabel>
 #include <QSignalSpy>
 #include <QTabBar>
+#include <QTemporaryDir>
 #include <QTest>
 #include <algorithm>
 #include <cmath>
 #include <memory>
 
 #include "convlab/imagestats.h"
+#include "convlab/io.h"
 #include "convlab/kernel.h"
 #include "convlab/error.h"
 #include "kernel/kerneldocument.h"
@@ -87,6 +89,7 @@ private slots:
     void robustLimitIgnoresAFewOutliers();
     void captionNamesTheMappingAndRange();
     void asDisplayedEqualsTheScreen();
+    void saveAsDisplayedWritesTheScreensColours();
     // The edge loupe.
     void loupeCropReadsTheBorderRule();
     void loupeChangesWithTheBorderMode();
@@ -388,6 +391,42 @@ void TestWindow::asDisplayedEqualsTheScreen()
         }
     QVERIFY2(compared > 100, qPrintable(QString::number(compared)));
     QVERIFY2(worst <= 1, qPrintable(QString("largest difference %1 levels").arg(worst)));
+}
+
+void TestWindow::saveAsDisplayedWritesTheScreensColours()
+{
+    if (!imageFormatsAvailable()) QSKIP("this build reads and writes .npy only (no OpenCV image formats)");
+    Image eightBit = test::randomImage(40, 30, 3, 5, true);
+    eightBit.depth = SampleDepth::U8;
+    QVERIFY(renderAfter([&] {
+        w_->setSourceImage(eightBit, "random");
+        w_->kernelDocument()->setKernel(makePreset("laplacian8"), "edge");
+    }));
+    QCOMPARE(w_->workbench()->displayState().mapping, display::Mapping::Diverging);
+    const Image result = *w_->renderController()->result();
+    QTemporaryDir dir;
+    const QString shown = dir.filePath("shown.png"), values = dir.filePath("values.png");
+    w_->saveResultTo(shown, true);
+    SaveOptions clamp;
+    clamp.depth = SampleDepth::U8;
+    w_->saveResultTo(values, false, clamp);
+    const Image file = loadImage(shown.toStdString());
+    const QImage screen = w_->imageView()->resultAsDisplayed(result);
+    QCOMPARE(file.channels, 3);
+    QCOMPARE(QSize(file.width, file.height), screen.size());
+    for (int y = 0; y < file.height; ++y)
+        for (int x = 0; x < file.width; ++x) {
+            const QRgb p = screen.pixel(x, y);
+            QCOMPARE(file.at(0, y, x), float(qRed(p)));
+            QCOMPARE(file.at(1, y, x), float(qGreen(p)));
+            QCOMPARE(file.at(2, y, x), float(qBlue(p)));
+        }
+    // The values, clamped: another picture (the diverging map is white at zero, clamp black).
+    const Image numbers = loadImage(values.toStdString());
+    QVERIFY(numbers.data != file.data);
+    for (int y = 0; y < result.height; ++y)
+        for (int x = 0; x < result.width; ++x)
+            QCOMPARE(numbers.at(0, y, x), std::round(std::clamp(result.at(0, y, x), 0.0f, 255.0f)));
 }
 
 void TestWindow::loupeCropReadsTheBorderRule()

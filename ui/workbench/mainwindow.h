@@ -13,6 +13,7 @@
 
 #include "convlab/convolve.h"
 #include "convlab/image.h"
+#include "convlab/io.h"
 #include "view/imageview.h"
 
 class QAction;
@@ -79,6 +80,9 @@ public:
     QMenu* recentMenu() const { return recentMenu_; }
     QStringList recentFiles() const { return recent_; }
     void clearRecentFiles();
+    // File > Save Result without its dialogs: the colours on screen (`asDisplayed`, 8-bit, the
+    // view's mapping and channel) or the values as `opts` says. Errors go to the reporter.
+    void saveResultTo(const QString& path, bool asDisplayed, const convlab::SaveOptions& opts = {});
     // Parses kernel text (as Paste does); bad text is reported and the kernel kept.
     bool pasteKernelText(const QString& text);
 

@@ -36,13 +36,20 @@ namespace {
 
 constexpr int kMaxRecent = 8;
 
-// Depth and value mapping for Save Result; the format comes from the file's extension.
-bool askSaveOptions(QWidget* parent, const QString& path, convlab::SaveOptions& opts)
+// What Save Result writes: the colours on screen (the default: the file looks as the view
+// does, colour map included) or the values at a depth through a numeric mapping. The format
+// comes from the file's extension; .npy holds values only.
+bool askSaveOptions(QWidget* parent, const QString& path, bool& asDisplayed, convlab::SaveOptions& opts)
 {
     QDialog dialog(parent);
     dialog.setWindowTitle(QObject::tr("Save %1").arg(QFileInfo(path).fileName()));
-    auto* depth = new QComboBox;
     const bool npy = path.endsWith(".npy", Qt::CaseInsensitive);
+    auto* content = new QComboBox;
+    if (!npy) content->addItem(QObject::tr("As displayed: the colours on screen (8-bit)"), true);
+    content->addItem(QObject::tr("Values, at a depth and mapping"), false);
+    content->setToolTip(QObject::tr("As displayed writes what the view shows (its mapping, colour map and channel); "
+                                    "values are for data"));
+    auto* depth = new QComboBox;
     depth->addItem(npy ? QObject::tr("32-bit float") : QObject::tr("as the source"), -1);
     depth->addItem(QObject::tr("8-bit"), int(convlab::SampleDepth::U8));
     depth->addItem(QObject::tr("16-bit"), int(convlab::SampleDepth::U16));
@@ -52,7 +59,15 @@ bool askSaveOptions(QWidget* parent, const QString& path, convlab::SaveOptions& 
                                  convlab::OutputMap::Offset})
         map->addItem(QString::fromStdString(convlab::outputMapName(m)), int(m));
     map->setToolTip(QObject::tr("How float results become integer samples (float output keeps the values)"));
+    auto showValues = [content, depth, map] {
+        const bool values = !content->currentData().toBool();
+        depth->setEnabled(values);
+        map->setEnabled(values);
+    };
+    QObject::connect(content, &QComboBox::currentIndexChanged, &dialog, showValues);
+    showValues();
     auto* form = new QFormLayout(&dialog);
+    form->addRow(QObject::tr("Save"), content);
     form->addRow(QObject::tr("Depth"), depth);
     form->addRow(QObject::tr("Mapping"), map);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel);
@@ -60,10 +75,51 @@ bool askSaveOptions(QWidget* parent, const QString& path, convlab::SaveOptions& 
     QObject::connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
     form->addRow(buttons);
     if (dialog.exec() != QDialog::Accepted) return false;
+    asDisplayed = content->currentData().toBool();
     if (const int d = depth->currentData().toInt(); d >= 0) opts.depth = convlab::SampleDepth(d);
     opts.map = convlab::OutputMap(map->currentData().toInt());
     return true;
 }
+
+// RGBA8 colours as an 8-bit image of 3 channels, or 4 when `alpha` (planar, as the engine's).
+convlab::Image coloursAsImage(const QImage& colours, bool alpha)
+{
+    const QImage rgba = colours.convertToFormat(QImage::Format_RGBA8888);
+    const int channels = alpha ? 4 : 3;
+    convlab::Image out(rgba.width(), rgba.height(), channels, convlab::SampleDepth::U8);
+    for (int y = 0; y < rgba.height(); ++y) {
+        const uchar* row = rgba.constScanLine(y);
+        for (int x = 0; x < rgba.width(); ++x)
+            for (int c = 0; c < channels; ++c) out.at(c, y, x) = float(row[4 * x + c]);
+    }
+    return out;
+}
+
+} // namespace
+
+void MainWindow::saveResultTo(const QString& path, bool asDisplayed, const convlab::SaveOptions& opts)
+{
+    const auto result = doc_->hostResult();
+    if (!result) {
+        reportError(tr("The result could not be copied from the GPU."));
+        return;
+    }
+    try {
+        if (asDisplayed) {
+            const bool alpha = result->channels == 2 || result->channels == 4;
+            convlab::SaveOptions colours;
+            colours.depth = convlab::SampleDepth::U8;
+            convlab::saveImage(coloursAsImage(view_->resultAsDisplayed(*result), alpha), path.toStdString(), colours);
+        } else {
+            convlab::saveImage(*result, path.toStdString(), opts);
+        }
+        statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
+    } catch (const convlab::Error& e) {
+        reportError(tr("Cannot save %1: %2").arg(QFileInfo(path).fileName(), QString::fromUtf8(e.what())));
+    }
+}
+
+namespace {
 
 // A text kernel keeps only the values: whether to write JSON instead, text anyway or nothing.
 enum class TextKernelChoice { Json, Text, Cancel };
@@ -162,13 +218,9 @@ void MainWindow::saveResultDialog()
     if (path.isEmpty()) return;
     if (QFileInfo(path).suffix().isEmpty()) path += ".png";
     convlab::SaveOptions opts;
-    if (!askSaveOptions(this, path, opts)) return;
-    try {
-        convlab::saveImage(*result, path.toStdString(), opts);
-        statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
-    } catch (const convlab::Error& e) {
-        reportError(tr("Cannot save %1: %2").arg(QFileInfo(path).fileName(), QString::fromUtf8(e.what())));
-    }
+    bool asDisplayed = true;
+    if (!askSaveOptions(this, path, asDisplayed, opts)) return;
+    saveResultTo(path, asDisplayed, opts);
 }
 
 QString MainWindow::suggestedResultPath() const
