@@ -312,6 +312,7 @@ void ImageView::paintGL()
         QPainter painter(&device);
         PixelGrid(gridFrame()).paint(painter);
     }
+    paintMarks();
 
     if (uploaded) {
         gl->glFinish();
