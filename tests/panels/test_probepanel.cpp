@@ -308,11 +308,18 @@ void TestProbePanel::viewOutlinesTheFootprintAsTheProbeMoves()
     QVERIFY(colourNear(shot, at(12, 8.5), ProbeOverlay::probeColour()));
     QVERIFY(!colourNear(shot, at(12.5, 8.5), ProbeOverlay::probeColour(), 1)); // the pixel itself is not covered
 
-    // A probe off screen (its dock closed) leaves the picture clean.
+    // A probe off screen (its dock closed, or behind another tab) leaves the picture clean.
     qobject_cast<QDockWidget*>(probe->parentWidget())->hide();
     QVERIFY(!view->hasProbeMarks());
     shownProbe();
     QVERIFY(view->hasProbeMarks());
+    auto* probeDock = qobject_cast<QDockWidget*>(probe->parentWidget());
+    const QList<QDockWidget*> tabs = w_->tabifiedDockWidgets(probeDock);
+    QVERIFY(!tabs.isEmpty()); // the window's first layout tabs the panels together
+    tabs.first()->raise();
+    QTRY_VERIFY(!view->hasProbeMarks());
+    probeDock->raise();
+    QTRY_VERIFY(view->hasProbeMarks());
 }
 
 void TestProbePanel::paddingPreviewShowsTheTapsOutside()

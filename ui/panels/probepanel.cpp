@@ -5,6 +5,7 @@
 #include "view/imageview.h"
 
 #include <QComboBox>
+#include <QDockWidget>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -98,10 +99,22 @@ void ProbePanel::attach(WorkbenchDocument* doc, ImageView* view)
 void ProbePanel::showEvent(QShowEvent* e)
 {
     QWidget::showEvent(e);
+    followDock();
     readDevicePixel();
     showMarks();
     centreOnAnchor();
 }
+
+void ProbePanel::followDock()
+{
+    auto* dock = qobject_cast<QDockWidget*>(parentWidget());
+    if (followsDock_ || !dock) return;
+    followsDock_ = true;
+    // Its tab brought to the front or sent behind: queued, as the dock is moved after the signal.
+    connect(dock, &QDockWidget::visibilityChanged, this, &ProbePanel::showMarks, Qt::QueuedConnection);
+}
+
+bool ProbePanel::onScreen() const { return isVisible() && !visibleRegion().isEmpty(); }
 
 // The marks belong to the probe on screen: a panel hidden (its dock closed or behind another
 // tab) leaves the picture clean.
@@ -120,7 +133,7 @@ void ProbePanel::resizeEvent(QResizeEvent* e)
 void ProbePanel::showMarks()
 {
     if (!view_) return;
-    if (!isVisible() || !source_ || !probe_) {
+    if (!onScreen() || !source_ || !probe_) {
         view_->clearProbeMarks();
         return;
     }

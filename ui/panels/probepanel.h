@@ -80,6 +80,10 @@ private:
     void centreOnAnchor();
     // Shows the probed pixel and its footprint in the view (when visible), or clears them.
     void showMarks();
+    // Visible and not behind another tab of its dock area (a dock tabified behind another is
+    // still "visible", moved out of sight).
+    bool onScreen() const;
+    void followDock();
 
     // A CUDA result left on the device: the probed pixel's values are read from there alone.
     void readDevicePixel();
@@ -105,4 +109,5 @@ private:
     QRect window_;
     QLabel* summary_;
     ImageView* view_ = nullptr;
+    bool followsDock_ = false;
 };
