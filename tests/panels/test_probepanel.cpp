@@ -6,6 +6,7 @@
 // Run under Xvfb (xvfb-run -a).
 #include <QDockWidget>
 #include <QHeaderView>
+#include <QSignalSpy>
 #include <QTableWidget>
 #include <QTest>
 
@@ -19,6 +20,7 @@
 #include "kernel/kerneldocument.h"
 #include "panels/controlspanel.h"
 #include "panels/probepanel.h"
+#include "panels/probestepper.h"
 #include "testutil.h"
 #include "uitestutil.h"
 #include "view/imageview.h"
@@ -90,6 +92,8 @@ private slots:
     void largeKernelOpensOnTheCentre();
     void viewOutlinesTheFootprintAsTheProbeMoves();
     void paddingPreviewShowsTheTapsOutside();
+    void stepperSlidesAlongTheRows();
+    void stepModeSumsEqualTheResult();
 
 private:
     bool renderAfter(const std::function<void()>& action)
@@ -338,6 +342,86 @@ void TestProbePanel::paddingPreviewShowsTheTapsOutside()
     QCOMPARE(view->probeMarkWindow(), QRect(20, 14, 5, 5));
     w_->workbench()->setPaddingShown(false);
     QCOMPARE(view->probeMarkWindow(), QRect(20, 14, 3, 3));
+}
+
+void TestProbePanel::stepperSlidesAlongTheRows()
+{
+    const QSize image(3, 2);
+    QCOMPARE(ProbeStepper::nextPixel({0, 0}, image), QPoint(1, 0));
+    QCOMPARE(ProbeStepper::nextPixel({2, 0}, image), QPoint(0, 1)); // the row's end: the next row
+    QCOMPARE(ProbeStepper::nextPixel({2, 1}, image), QPoint(2, 1)); // the last pixel stays
+    QCOMPARE(ProbeStepper::nextPixel({7, -3}, image), QPoint(0, 1)); // clamped to (2, 0) first
+    QCOMPARE(ProbeStepper::nextPixel({4, 4}, QSize()), QPoint(0, 0));
+    // Paused, a pixel's sum is complete at once; playing, it takes a tick per kernel row.
+    ProbeStepper stepper;
+    stepper.begin(3);
+    QVERIFY(stepper.complete());
+    stepper.setIntervalMs(1);
+    stepper.setPlaying(true);
+    stepper.begin(3);
+    QCOMPARE(stepper.revealedRows(), 0);
+    QSignalSpy revealed(&stepper, &ProbeStepper::revealed);
+    QSignalSpy advance(&stepper, &ProbeStepper::advance);
+    QTRY_VERIFY(!advance.isEmpty());
+    QCOMPARE(revealed.count(), 3); // every row before the pixel is done
+    QVERIFY(stepper.complete());
+    stepper.setPlaying(false);
+}
+
+// Next and Play slide the probe along the row and on to the next; the outline in the view
+// follows, and every sum, once complete, gives the result at its pixel.
+void TestProbePanel::stepModeSumsEqualTheResult()
+{
+    KernelDocument* kernel = w_->kernelDocument();
+    QVERIFY(renderAfter([&] { kernel->setKernel(test::randomKernel(5, 3, test::KernelKind::Dense, 9), "5x3"); }));
+    QVERIFY(renderAfter([&] { kernel->setOffset(-2.0); }));
+    ImageView* view = w_->imageView();
+    ProbePanel* probe = shownProbe();
+    const Image& result = *w_->renderController()->result();
+    const auto checkSum = [&](QPoint at) {
+        const PixelProbe& p = probe->probe();
+        return probe->pixel() == at && p.x == at.x() && p.y == at.y() &&
+               float(p.scale * p.sum + p.offset) == result.at(probe->channel(), at.y(), at.x()) &&
+               view->probeMarkPixel() == at;
+    };
+    probe->setPixel(21, 3);
+    for (const QPoint at : {QPoint(22, 3), QPoint(0, 4), QPoint(1, 4)}) {
+        probe->stepNext();
+        QVERIFY2(checkSum(at), qPrintable(QString("at (%1, %2)").arg(at.x()).arg(at.y())));
+        QVERIFY(probe->summaryText().contains(QString::number(probe->probe().value, 'g', 9)));
+    }
+    probe->setPixel(22, 16);
+    probe->stepNext();
+    QCOMPARE(probe->pixel(), QPoint(22, 16));
+
+    // Playing: the products of the rows not yet summed are blank and no value is shown; once
+    // the sum is complete it is the result.
+    ProbeStepper* stepper = probe->stepper();
+    stepper->setIntervalMs(1);
+    probe->setPixel(3, 5);
+    int partial = 0, complete = 0;
+    bool consistent = true;
+    connect(stepper, &ProbeStepper::revealed, probe, [&] {
+        const int rows = stepper->revealedRows();
+        if (stepper->complete()) {
+            ++complete;
+            consistent = consistent && checkSum(probe->pixel()) &&
+                         !probe->cell(Grid::Products, 2, 0)->text().isEmpty();
+            if (probe->pixel() == QPoint(6, 5)) stepper->setPlaying(false);
+            return;
+        }
+        ++partial;
+        consistent = consistent && probe->summaryText().contains("Σ so far") &&
+                     !probe->cell(Grid::Products, rows - 1, 0)->text().isEmpty() &&
+                     probe->cell(Grid::Products, rows, 0)->text().isEmpty();
+    });
+    stepper->setPlaying(true);
+    QTRY_VERIFY_WITH_TIMEOUT(!stepper->playing(), kWaitMs);
+    QCOMPARE(probe->pixel(), QPoint(6, 5));
+    QVERIFY(consistent);
+    QVERIFY(complete >= 3); // pixels 4, 5 and 6 of the row
+    QCOMPARE(partial, 2 * complete); // rows 1 and 2 of 3 before each pixel's sum is complete
+    QVERIFY(checkSum(QPoint(6, 5)));
 }
 
 QTEST_MAIN(TestProbePanel)

@@ -10,6 +10,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPushButton>
 #include <QHideEvent>
 #include <QResizeEvent>
 #include <QShowEvent>
@@ -20,6 +21,7 @@
 #include <cmath>
 
 #include "convlab/error.h"
+#include "panels/probestepper.h"
 #include "view/probeoverlay.h"
 
 namespace {
@@ -121,6 +123,7 @@ bool ProbePanel::onScreen() const { return isVisible() && !visibleRegion().isEmp
 void ProbePanel::hideEvent(QHideEvent* e)
 {
     QWidget::hideEvent(e);
+    stepper_->setPlaying(false); // nobody watches the slide
     showMarks();
 }
 
@@ -188,6 +191,8 @@ ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent)
     top->addWidget(y_);
     top->addWidget(new QLabel(tr("channel")));
     top->addWidget(channel_, 1);
+    auto* steps = new QHBoxLayout;
+    buildStepControls(steps);
 
     flipNote_ = new QLabel;
     flipNote_->setWordWrap(true);
@@ -203,6 +208,7 @@ ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent)
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
+    layout->addLayout(steps);
     layout->addWidget(flipNote_);
     layout->addWidget(legend);
     layout->addWidget(table_, 1);
@@ -369,6 +375,7 @@ void ProbePanel::refresh()
     }
     for (const std::string& n : p.notices) row(tr("note"), QString::fromStdString(n).toHtmlEscaped());
     summary_->setText(QStringLiteral("<table>%1</table>").arg(rows));
+    if (!stepper_->complete()) showPartialSum();
 }
 
 void ProbePanel::labelTable()
@@ -451,4 +458,75 @@ void ProbePanel::centreOnAnchor()
     if (!probe_ || window_.isEmpty()) return;
     if (QTableWidgetItem* anchor = cell(Grid::Kernel, probe_->applied.ay(), probe_->applied.ax()))
         table_->scrollToItem(anchor, QAbstractItemView::PositionAtCenter);
+}
+
+// ---- step mode ----
+
+void ProbePanel::buildStepControls(QHBoxLayout* row)
+{
+    stepper_ = new ProbeStepper(this);
+    next_ = new QPushButton(tr("Next ▸"));
+    next_->setToolTip(tr("Slide the kernel one pixel on: along the row, then to the next row"));
+    play_ = new QPushButton(tr("Play"));
+    play_->setCheckable(true);
+    play_->setToolTip(tr("Slide on by itself: each sum is built up a kernel row at a time, and the "
+                         "output value appears when it is complete"));
+    row->addWidget(next_);
+    row->addWidget(play_);
+    row->addStretch(1);
+    connect(next_, &QPushButton::clicked, this, &ProbePanel::stepNext);
+    connect(play_, &QPushButton::toggled, stepper_, &ProbeStepper::setPlaying);
+    connect(stepper_, &ProbeStepper::playingChanged, this, [this](bool on) {
+        const QSignalBlocker block(play_);
+        play_->setChecked(on);
+        play_->setText(on ? tr("Pause") : tr("Play"));
+        if (!on) refresh(); // paused in the middle of a sum: the whole arithmetic
+    });
+    connect(stepper_, &ProbeStepper::advance, this, &ProbePanel::onAdvance);
+    connect(stepper_, &ProbeStepper::revealed, this, [this] {
+        if (stepper_->complete())
+            refresh(); // the sum is complete: the value appears
+        else
+            showPartialSum();
+    });
+}
+
+void ProbePanel::stepNext()
+{
+    stepper_->setPlaying(false);
+    if (!source_) return;
+    const QPoint next = ProbeStepper::nextPixel(pixel_, QSize(source_->width, source_->height));
+    setPixel(next.x(), next.y());
+}
+
+void ProbePanel::onAdvance()
+{
+    if (!source_) return;
+    const QPoint next = ProbeStepper::nextPixel(pixel_, QSize(source_->width, source_->height));
+    if (next == pixel_) { // the last pixel: the slide is over
+        stepper_->setPlaying(false);
+        return;
+    }
+    stepper_->begin(params_.kernel.height);
+    setPixel(next.x(), next.y());
+}
+
+void ProbePanel::showPartialSum()
+{
+    if (!probe_ || probe_->passedThrough) return;
+    const convlab::PixelProbe& p = *probe_;
+    const int rows = stepper_->revealedRows();
+    double sum = 0.0;
+    for (int v = 0; v < rows && v < p.applied.height; ++v)
+        for (int u = 0; u < p.applied.width; ++u) sum += p.taps[static_cast<std::size_t>(v) * p.applied.width + u].product;
+    for (int v = window_.top(); v <= window_.bottom(); ++v)
+        for (int u = window_.left(); u <= window_.right(); ++u)
+            if (QTableWidgetItem* product = cell(Grid::Products, v, u))
+                product->setText(v < rows ? num(p.taps[static_cast<std::size_t>(v) * p.applied.width + u].product)
+                                          : QString());
+    summary_->setText(tr("<table><tr><td>Σ so far</td><td>&nbsp;%1 (the first %2 of %3 kernel rows)</td></tr>"
+                         "<tr><td><b>value</b></td><td>&nbsp;… when the sum is complete</td></tr></table>")
+                          .arg(num(sum, 10))
+                          .arg(rows)
+                          .arg(p.applied.height));
 }

@@ -16,7 +16,10 @@
 
 #include "convlab/probe.h"
 
+class ProbeStepper;
 class QComboBox;
+class QHBoxLayout;
+class QPushButton;
 class ImageView;
 class QLabel;
 class QSpinBox;
@@ -66,6 +69,11 @@ public:
     // The summary under the table (sums, scale, offset, value).
     QString summaryText() const;
 
+    // Step mode (panels/probestepper.h): Next moves the probe one pixel on, its arithmetic whole;
+    // Play slides it on by itself, building each sum up a kernel row at a time.
+    void stepNext();
+    ProbeStepper* stepper() const { return stepper_; }
+
 signals:
     void pixelChanged(int x, int y);
 
@@ -110,4 +118,13 @@ private:
     QLabel* summary_;
     ImageView* view_ = nullptr;
     bool followsDock_ = false;
+
+    // Step mode.
+    void buildStepControls(QHBoxLayout* row);
+    void onAdvance();
+    // While a sum is being built: the products of the rows not yet summed blanked, the sum so far.
+    void showPartialSum();
+    ProbeStepper* stepper_ = nullptr;
+    QPushButton* next_ = nullptr;
+    QPushButton* play_ = nullptr;
 };
