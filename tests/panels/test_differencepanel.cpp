@@ -247,6 +247,12 @@ void TestDifferencePanel::editMarksTheFiguresStaleWhenCostly()
     QVERIFY(!panel()->statsStale());
     QVERIFY(!panel()->statsText().contains("stale"));
     QCOMPARE(w_->imageView()->viewMode(), ImageView::ViewMode::Difference);
+    // Compare again while those are shown: the panel waits for the new ones.
+    emit panel()->compareRequested();
+    QVERIFY(doc->comparing()); // the statistics are made on a worker
+    QCOMPARE(panel()->statsText(), QString("Comparing…"));
+    QVERIFY(QTest::qWaitFor([&] { return !doc->comparing() && doc->comparison(); }, kWaitMs));
+    QVERIFY(panel()->statsText().contains("max |A−B|"));
 
     // Another image: nothing of the old comparison remains.
     QVERIFY(renderAfter([&] { w_->setSourceImage(test::randomImage(20, 10, 1, 8), "other"); }));

@@ -55,6 +55,11 @@ void DifferencePanel::attach(WorkbenchDocument* doc, ImageView* view)
 
 void DifferencePanel::showComparisonOf(const WorkbenchDocument& doc)
 {
+    if (doc.comparing() && doc.comparison()) { // Compare pressed again: the figures to come
+        markStale(false, false);
+        setRunning(true);
+        return;
+    }
     if (const WorkbenchDocument::Comparison* c = doc.comparison()) {
         setRunning(false);
         showFigures(doc, *c);
