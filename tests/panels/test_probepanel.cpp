@@ -5,7 +5,6 @@
 // arithmetic it shows against the result, and the outlines in the view as the probe moves.
 // Run under Xvfb (xvfb-run -a).
 #include <QDockWidget>
-#include <QHeaderView>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTest>
