@@ -1415,11 +1415,21 @@ void TestImageView::absoluteDifferenceScaleShowsNoiseAsNoise()
     };
     QRgb top = brightest();
     QVERIFY2(qRed(top) <= 25 && qGreen(top) == 0 && qBlue(top) == 0, qPrintable(rgb(top))); // near black
+    // A fixed scale under which the largest difference would not reach one of 255 steps is not
+    // used: the largest difference sets the scale, so the noise is never drawn all black.
     v->setDifferenceScale(ImageView::DifferenceScale::Absolute, 1.0); // the whole source range
     top = brightest();
-    QVERIFY2(qRed(top) <= 1 && qGreen(top) == 0 && qBlue(top) == 0, qPrintable(rgb(top)));
-    QCOMPARE(v->colorBarRange(), qMakePair(0.0, 1.0));
+    EXPECT_RGB(top, 255, 255, 255, 0);
+    QVERIFY(std::abs(v->colorBarRange().second - 3e-4) < 1e-8);
     QCOMPARE(v->differenceAbsoluteMax(), 1.0);
+    QCOMPARE(v->differenceFixedScale(), 1.0);
+    QVERIFY2(v->differenceScaleNote().contains("scale set by the largest difference"),
+             qPrintable(v->differenceScaleNote()));
+    // One that it reaches is used as set.
+    v->setDifferenceScale(ImageView::DifferenceScale::Absolute, 0.05);
+    QCOMPARE(v->colorBarRange(), qMakePair(0.0, 0.05));
+    top = brightest();
+    QVERIFY2(qRed(top) > 0 && qRed(top) < 255 && qGreen(top) == 0, qPrintable(rgb(top)));
     // Relative: the same noise fills the whole scale.
     v->setDifferenceScale(ImageView::DifferenceScale::Relative);
     top = brightest();
@@ -1428,8 +1438,10 @@ void TestImageView::absoluteDifferenceScaleShowsNoiseAsNoise()
     // The automatic scale follows the source's nominal range.
     v->setDifferenceScale(ImageView::DifferenceScale::Absolute);
     v->setSource(bands(SampleDepth::U16, 0, 0, 0, 0));
-    QVERIFY(std::abs(v->differenceScaleInUse() - 655.35) < 1e-9);
-    QVERIFY(std::abs(v->colorBarRange().second - 655.35) < 1e-9);
+    QVERIFY(std::abs(v->differenceFixedScale() - 655.35) < 1e-9);
+    // 3e-4 is far below a step of 655.35: in use, the largest difference.
+    QVERIFY(std::abs(v->differenceScaleInUse() - 3e-4) < 1e-8);
+    QVERIFY(std::abs(v->colorBarRange().second - 3e-4) < 1e-8);
     QVERIFY_THROWS_EXCEPTION(convlab::Error, v->setDifferenceScale(ImageView::DifferenceScale::Absolute, -1.0));
     QVERIFY_THROWS_EXCEPTION(convlab::Error,
                              v->setDifferenceScale(ImageView::DifferenceScale::Absolute, std::nan("")));

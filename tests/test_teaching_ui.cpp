@@ -167,9 +167,10 @@ void TestTeachingUi::probeEqualsResultAtCorners()
             QCOMPARE(probe()->probe().value, result.at(ch, c.y(), c.x()));
             QCOMPARE(probe()->displayedValue().value(), result.at(ch, c.y(), c.x()));
         }
-    // The grids hold one cell per tap.
-    QCOMPARE(probe()->grid(ProbePanel::Grid::Input)->rowCount(), 5);
-    QCOMPARE(probe()->grid(ProbePanel::Grid::Kernel)->columnCount(), 5);
+    // The table holds one cell per tap in each grid.
+    QCOMPARE(probe()->window(), QRect(0, 0, 5, 5));
+    QCOMPARE(probe()->table()->rowCount(), 5);
+    QCOMPARE(probe()->table()->columnCount(), 3 * 5 + 2);
 }
 
 void TestTeachingUi::probeMarksPaddedValues()
@@ -179,22 +180,22 @@ void TestTeachingUi::probeMarksPaddedValues()
     QVERIFY(setBorder("reflect"));
     probe()->setChannel(1);
     probe()->setPixel(0, 0);
-    QTableWidget* in = probe()->grid(ProbePanel::Grid::Input);
+    const auto in = [this](int v, int u) { return probe()->cell(ProbePanel::Grid::Input, v, u); };
     // Tap (0,0) reads (-2,-2): reflect takes it from (1,1).
-    QTableWidgetItem* padded = in->item(0, 0);
+    QTableWidgetItem* padded = in(0, 0);
     QVERIFY(padded);
     QVERIFY(padded->font().italic());
     QVERIFY2(padded->toolTip().contains("reflect reads (1, 1)"), qPrintable(padded->toolTip()));
     QCOMPARE(padded->text(), QString::number(w_->sourceImage()->at(1, 1, 1), 'g', 4));
-    QTableWidgetItem* inside = in->item(2, 2);
+    QTableWidgetItem* inside = in(2, 2);
     QVERIFY(!inside->font().italic());
     QVERIFY(inside->font().bold()); // the anchor
     // The applied kernel is the written one rotated by 180 degrees.
     const Kernel k = asymmetric5x5();
-    QCOMPARE(probe()->grid(ProbePanel::Grid::Kernel)->item(0, 0)->text(), QString::number(k.at(4, 4), 'g', 4));
+    QCOMPARE(probe()->cell(ProbePanel::Grid::Kernel, 0, 0)->text(), QString::number(k.at(4, 4), 'g', 4));
 
     QVERIFY(setBorder("constant:7"));
-    padded = in->item(0, 0);
+    padded = in(0, 0);
     QVERIFY(padded->toolTip().contains("border constant"));
     QCOMPARE(padded->text(), QString("7"));
     QCOMPARE(probe()->probe().value, render()->result()->at(1, 0, 0));

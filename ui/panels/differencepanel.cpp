@@ -11,6 +11,7 @@
 #include "panels/controlspanel.h"
 #include "convlab/error.h"
 #include "workbench/workbenchdocument.h"
+#include "view/differencescale.h"
 #include "view/imageview.h"
 
 QString DifferencePanel::pathLabel(const convlab::ConvolveParams& p, const convlab::RunReport& r)
@@ -22,7 +23,12 @@ QString DifferencePanel::pathLabel(const convlab::ConvolveParams& p, const convl
 
 void DifferencePanel::attach(WorkbenchDocument* doc, ImageView* view)
 {
-    if (view) connect(this, &DifferencePanel::locateRequested, view, &ImageView::centreOnPixel);
+    view_ = view;
+    if (view) {
+        connect(this, &DifferencePanel::locateRequested, view, &ImageView::centreOnPixel);
+        // Centred at a zoom of 4 or more, one pixel among many still needs finding: ring it.
+        connect(this, &DifferencePanel::locateRequested, view, &ImageView::ringPixel);
+    }
     connect(this, &DifferencePanel::compareRequested, doc, [this, doc] {
         if (!doc->result()) {
             showMessage(tr("No result yet: open an image first."));
@@ -36,32 +42,81 @@ void DifferencePanel::attach(WorkbenchDocument* doc, ImageView* view)
             showMessage(QString::fromUtf8(e.what()));
         }
     });
-    const auto showComparison = [this, doc] {
-        const WorkbenchDocument::Comparison* c = doc->comparison();
-        if (!c) {
-            // Whatever was compared is of older parameters or another image.
-            setRunning(doc->comparing());
-            if (!doc->comparing()) showMessage(tr("Pick path B and press Compare."));
-            return;
-        }
-        const WorkbenchDocument::Result& a = *doc->result();
-        setRunning(false);
-        // View > Channel: the figures of the channel on screen alone.
-        const int channel = doc->displayChannel();
-        const bool one = channel >= 0 && channel < int(c->channelStats.size());
-        const QString scope = one ? tr("channel %1 only").arg(WorkbenchDocument::channelName(
-                                        channel, a.image->channels, a.image->hasAlpha))
-                                  : QString();
-        showStats(one ? c->channelStats[std::size_t(channel)] : c->stats, pathLabel(a.params, a.report),
-                  pathLabel(c->paramsB, c->reportB), scope);
-    };
-    connect(doc, &WorkbenchDocument::comparisonChanged, this, showComparison);
-    connect(doc, &WorkbenchDocument::displayChannelChanged, this, showComparison);
+    const auto follow = [this, doc] { showComparisonOf(*doc); };
+    connect(doc, &WorkbenchDocument::comparisonChanged, this, follow);
+    connect(doc, &WorkbenchDocument::comparisonStarted, this, follow);
+    connect(doc, &WorkbenchDocument::displayChannelChanged, this, follow);
+    connect(doc, &WorkbenchDocument::displayStateChanged, this, follow); // the View menu's scale
     connect(doc, &WorkbenchDocument::comparisonFailed, this, [this](const QString& m) {
         setRunning(false);
         showMessage(m);
     });
 }
+
+void DifferencePanel::showComparisonOf(const WorkbenchDocument& doc)
+{
+    if (doc.comparing() && doc.comparison()) { // Compare pressed again: the figures to come
+        markStale(false, false);
+        setRunning(true);
+        return;
+    }
+    if (const WorkbenchDocument::Comparison* c = doc.comparison()) {
+        setRunning(false);
+        showFigures(doc, *c);
+        markStale(false, false);
+        return;
+    }
+    if (view_) view_->clearRing(); // the pixel it pointed at is of an older result
+    if (const WorkbenchDocument::Comparison* old = doc.staleComparison()) {
+        // An edit made the figures old: they stay, greyed, until a comparison of the new result.
+        compare_->setEnabled(!doc.comparing());
+        showFigures(doc, *old);
+        markStale(true, doc.comparing());
+        return;
+    }
+    markStale(false, false);
+    // Whatever was compared is of another image.
+    setRunning(doc.comparing());
+    if (!doc.comparing()) showMessage(tr("Pick path B and press Compare."));
+}
+
+void DifferencePanel::showFigures(const WorkbenchDocument& doc, const WorkbenchDocument::Comparison& c)
+{
+    const WorkbenchDocument::Result& a = *doc.result();
+    // View > Channel: the figures of the channel on screen alone.
+    const int channel = doc.displayChannel();
+    const bool one = channel >= 0 && channel < int(c.channelStats.size());
+    const QString scope =
+        one ? tr("channel %1 only").arg(WorkbenchDocument::channelName(channel, a.image ? a.image->channels : a.channels,
+                                                                         a.source && a.source->hasAlpha))
+            : QString();
+    showStats(one ? c.channelStats[std::size_t(channel)] : c.stats, pathLabel(a.params, a.report),
+              pathLabel(c.paramsB, c.reportB), scope);
+    // The heat map's scale follows the largest difference over every channel, as the view's does.
+    // From the document's settings: the view may follow them only after this panel.
+    const display::State& state = doc.displayState();
+    const double fixed = view_ ? display::fixedDifferenceScale(state.differenceAbsoluteMax,
+                                                               ImageView::kDefaultDifferenceFraction, view_->displayRange())
+                               : 0.0;
+    scale_->setText(view_ ? display::differenceScaleNote(state.differenceScale, c.stats.maxAbs, fixed) : QString());
+    scale_->setVisible(!scale_->text().isEmpty());
+}
+
+void DifferencePanel::markStale(bool stale, bool comparingAgain)
+{
+    stale_ = stale;
+    // Grey, so that the eye does not take them for the result on screen.
+    const QString style = stale ? QStringLiteral("color: gray;") : QString();
+    stats_->setStyleSheet(style);
+    scale_->setStyleSheet(style);
+    if (stale) {
+        stats_->setText((comparingAgain ? tr("stale: comparing again…") : tr("stale: press Compare")) + '\n' +
+                        stats_->text());
+        locate_->hide(); // its pixel is of the older result
+    }
+}
+
+QString DifferencePanel::scaleText() const { return scale_->isHidden() ? QString() : scale_->text(); }
 
 DifferencePanel::DifferencePanel(QWidget* parent) : QWidget(parent)
 {
@@ -80,6 +135,12 @@ DifferencePanel::DifferencePanel(QWidget* parent) : QWidget(parent)
     locate_->setCursor(Qt::PointingHandCursor);
     locate_->setToolTip(tr("Centre the view on the largest difference"));
     locate_->hide();
+    scale_ = new QLabel;
+    scale_->setWordWrap(true);
+    scale_->setToolTip(tr("The |A−B| drawn white in View > Difference: the fixed scale (View > Difference "
+                          "Scale) while the largest difference reaches 1/255 of it, else the largest "
+                          "difference itself, so that no difference is drawn all black"));
+    scale_->hide();
 
     auto* form = new QFormLayout;
     form->addRow(tr("Path B method"), method_);
@@ -88,6 +149,7 @@ DifferencePanel::DifferencePanel(QWidget* parent) : QWidget(parent)
     layout->addLayout(form);
     layout->addWidget(compare_);
     layout->addWidget(stats_);
+    layout->addWidget(scale_);
     layout->addWidget(locate_);
     layout->addStretch(1);
 
@@ -104,6 +166,7 @@ void DifferencePanel::setRunning(bool running)
     if (running) {
         stats_->setText(tr("Comparing…"));
         locate_->hide();
+        scale_->hide();
     }
 }
 
@@ -111,6 +174,7 @@ void DifferencePanel::showMessage(const QString& text)
 {
     stats_->setText(text);
     locate_->hide();
+    scale_->hide();
 }
 
 void DifferencePanel::showStats(const convlab::DiffStats& s, const QString& pathA, const QString& pathB,

@@ -5,47 +5,66 @@
 #include "view/imageview.h"
 
 #include <QComboBox>
+#include <QDockWidget>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPushButton>
+#include <QHideEvent>
+#include <QResizeEvent>
 #include <QShowEvent>
 #include <QSpinBox>
-#include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
 
 #include "convlab/error.h"
+#include "panels/probestepper.h"
+#include "view/probeoverlay.h"
 
 namespace {
-
-const QColor kPaddedTint(255, 226, 180);   // read through the border rule from inside the image
-const QColor kConstantTint(214, 222, 240); // the border constant
 
 QString num(double v, int digits = 4) { return QString::number(v, 'g', digits); }
 
 QString coord(long long x, long long y) { return QStringLiteral("(%1, %2)").arg(x).arg(y); }
 
-QTableWidget* makeGrid(QWidget* parent)
+QTableWidget* makeTable(QWidget* parent)
 {
     auto* t = new QTableWidget(parent);
     t->setEditTriggers(QAbstractItemView::NoEditTriggers);
     t->setSelectionMode(QAbstractItemView::SingleSelection);
     const QFontMetrics fm = t->fontMetrics();
-    t->horizontalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     t->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    t->horizontalHeader()->setDefaultSectionSize(fm.horizontalAdvance(QStringLiteral("-1.234e+05")) + 8);
     t->horizontalHeader()->setMinimumSectionSize(8);
     t->verticalHeader()->setDefaultSectionSize(fm.height() + 6);
     return t;
+}
+
+// The operator between two grids, in every row of its narrow column.
+QTableWidgetItem* operatorItem(const QString& op)
+{
+    auto* item = new QTableWidgetItem(op);
+    item->setTextAlignment(Qt::AlignCenter);
+    item->setFlags(Qt::ItemIsEnabled);
+    item->setForeground(Qt::gray);
+    return item;
+}
+
+// The window's extent along one axis: `side` taps at most, centred on the anchor `a` of an
+// axis of `n` taps as far as its ends allow.
+int windowStart(int n, int a, int side)
+{
+    if (n <= side) return 0;
+    return std::clamp(a - side / 2, 0, n - side);
 }
 
 } // namespace
 
 void ProbePanel::attach(WorkbenchDocument* doc, ImageView* view)
 {
+    view_ = view;
     if (view)
         connect(view, &ImageView::pixelClicked, this, [this](int x, int y) {
             setPixel(x, y);
@@ -82,7 +101,66 @@ void ProbePanel::attach(WorkbenchDocument* doc, ImageView* view)
 void ProbePanel::showEvent(QShowEvent* e)
 {
     QWidget::showEvent(e);
+    followDock();
     readDevicePixel();
+    showMarks();
+    centreOnAnchor();
+}
+
+void ProbePanel::followDock()
+{
+    auto* dock = qobject_cast<QDockWidget*>(parentWidget());
+    if (followsDock_ || !dock) return;
+    followsDock_ = true;
+    // Its tab brought to the front or sent behind: queued, as the dock is moved after the signal.
+    connect(dock, &QDockWidget::visibilityChanged, this, &ProbePanel::showMarks, Qt::QueuedConnection);
+}
+
+bool ProbePanel::onScreen() const { return isVisible() && !visibleRegion().isEmpty(); }
+
+// The marks belong to the probe on screen: a panel hidden (its dock closed or behind another
+// tab) leaves the picture clean.
+void ProbePanel::hideEvent(QHideEvent* e)
+{
+    QWidget::hideEvent(e);
+    stepper_->setPlaying(false); // nobody watches the slide
+    showMarks();
+}
+
+void ProbePanel::resizeEvent(QResizeEvent* e)
+{
+    QWidget::resizeEvent(e);
+    centreOnAnchor();
+}
+
+void ProbePanel::showMarks()
+{
+    if (!view_) return;
+    if (!onScreen() || !source_ || !probe_) {
+        view_->clearProbeMarks();
+        return;
+    }
+    const convlab::Kernel& k = params_.kernel;
+    try {
+        view_->setProbeMarks(pixel_, kernelFootprint(pixel_, QSize(source_->width, source_->height),
+                                                     QSize(k.width, k.height), QPoint(k.anchorX, k.anchorY),
+                                                     params_.semantics));
+    } catch (const convlab::Error&) {
+        view_->clearProbeMarks(); // probePixel accepted what this refuses: nothing to outline
+    }
+}
+
+QRect ProbePanel::tableWindow(QSize kernel, QPoint anchor, int maxSide)
+{
+    if (kernel.isEmpty() || maxSide < 1 || anchor.x() < 0 || anchor.y() < 0 || anchor.x() >= kernel.width() ||
+        anchor.y() >= kernel.height())
+        throw convlab::Error("probe table: anchor (" + std::to_string(anchor.x()) + ", " +
+                             std::to_string(anchor.y()) + ") of a " + std::to_string(kernel.width()) + "x" +
+                             std::to_string(kernel.height()) + " kernel in a window of side " +
+                             std::to_string(maxSide) + " cannot be shown");
+    const int w = std::min(kernel.width(), maxSide), h = std::min(kernel.height(), maxSide);
+    return QRect(windowStart(kernel.width(), anchor.x(), maxSide), windowStart(kernel.height(), anchor.y(), maxSide),
+                 w, h);
 }
 
 void ProbePanel::readDevicePixel()
@@ -113,27 +191,27 @@ ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent)
     top->addWidget(y_);
     top->addWidget(new QLabel(tr("channel")));
     top->addWidget(channel_, 1);
+    auto* steps = new QHBoxLayout;
+    buildStepControls(steps);
 
     flipNote_ = new QLabel;
     flipNote_->setWordWrap(true);
-    tabs_ = new QTabWidget;
-    const QString tabNames[] = {tr("Neighbourhood"), tr("Applied kernel"), tr("Products")};
-    const QString tabTips[] = {tr("The input values the kernel reads; tinted italic cells lie outside the image"),
-                               tr("The weights as multiplied, cell by cell, with the neighbourhood"),
-                               tr("Weight × input for every tap: their sum is the output before scale and offset")};
-    for (int i = 0; i < 3; ++i) {
-        grids_[i] = makeGrid(tabs_);
-        tabs_->addTab(grids_[i], tabNames[i]);
-        tabs_->setTabToolTip(i, tabTips[i]);
-    }
+    auto* legend = new QLabel(tr("<b>input neighbourhood</b> &nbsp;×&nbsp; <b>applied kernel</b> &nbsp;=&nbsp; "
+                                 "<b>products</b>, cell by cell; their sum is the output before scale and offset"));
+    legend->setWordWrap(true);
+    legend->setToolTip(tr("Tinted italic inputs lie outside the image: the border rule gives them. "
+                          "The bold cells are the anchor, the probed pixel itself."));
+    table_ = makeTable(this);
     summary_ = new QLabel;
     summary_->setWordWrap(true);
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
+    layout->addLayout(steps);
     layout->addWidget(flipNote_);
-    layout->addWidget(tabs_, 1);
+    layout->addWidget(legend);
+    layout->addWidget(table_, 1);
     layout->addWidget(summary_);
 
     connect(x_, &QSpinBox::valueChanged, this, [this](int x) { setPixel(x, pixel_.y()); });
@@ -142,7 +220,15 @@ ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent)
     refresh();
 }
 
-QTableWidget* ProbePanel::grid(Grid g) const { return grids_[int(g)]; }
+int ProbePanel::columnOf(Grid g, int u) const { return int(g) * (window_.width() + 1) + u - window_.x(); }
+
+QTableWidgetItem* ProbePanel::cell(Grid g, int v, int u) const
+{
+    if (!window_.contains(QPoint(u, v))) return nullptr;
+    return table_->item(v - window_.y(), columnOf(g, u));
+}
+
+QString ProbePanel::summaryText() const { return summary_->text(); }
 
 int ProbePanel::channel() const { return std::max(0, channel_->currentIndex()); }
 
@@ -228,6 +314,7 @@ void ProbePanel::refresh()
         flipNote_->clear();
         summary_->setText(tr("Open an image: the probe takes apart the output value of one pixel."));
         fillGrids();
+        showMarks();
         return;
     }
     try {
@@ -236,6 +323,7 @@ void ProbePanel::refresh()
         flipNote_->clear();
         summary_->setText(tr("Cannot probe: %1").arg(QString::fromUtf8(e.what())));
         fillGrids();
+        showMarks();
         return;
     }
     const convlab::PixelProbe& p = *probe_;
@@ -244,6 +332,7 @@ void ProbePanel::refresh()
                                 "mirrored): that is what sliding it over the image means.")
                            : tr("Correlation applies the kernel as written, anchor included."));
     fillGrids();
+    showMarks();
 
     QString rows;
     auto row = [&rows](const QString& name, const QString& value) {
@@ -252,7 +341,21 @@ void ProbePanel::refresh()
     if (p.passedThrough) {
         row(tr("value"), tr("%1 — the alpha channel is passed through unfiltered").arg(num(p.value, 9)));
     } else {
-        row(tr("Σ weight × input"), num(p.sum, 10));
+        const int taps = p.applied.width * p.applied.height;
+        const int shown = window_.width() * window_.height();
+        if (shown < taps) {
+            // A window of a large kernel: what it shows, what lies beyond it, and the whole.
+            double inWindow = 0.0;
+            for (int v = window_.top(); v <= window_.bottom(); ++v)
+                for (int u = window_.left(); u <= window_.right(); ++u)
+                    inWindow += p.taps[static_cast<std::size_t>(v) * p.applied.width + u].product;
+            row(tr("Σ shown"), tr("%1 (the %2×%3 taps around the anchor)")
+                                   .arg(num(inWindow, 10))
+                                   .arg(window_.width())
+                                   .arg(window_.height()));
+            row(tr("Σ not shown"), tr("%1 (the other %2 taps)").arg(num(p.sum - inWindow, 10)).arg(taps - shown));
+        }
+        row(tr("Σ weight × input"), tr("%1 (all %2 taps)").arg(num(p.sum, 10)).arg(taps));
         row(tr("scale"), num(p.scale, 10) + (params_.normalize ? tr(" (normalized: scale × 1/ΣK)") : QString()));
         row(tr("offset"), num(p.offset, 10));
         row(tr("<b>value</b>"), tr("<b>%1</b> = scale × Σ + offset, rounded to float").arg(num(p.value, 9)));
@@ -271,59 +374,65 @@ void ProbePanel::refresh()
         row(tr("view shows"), tr("%1 (%2): %3").arg(num(*shown, 9), method, verdict));
     }
     for (const std::string& n : p.notices) row(tr("note"), QString::fromStdString(n).toHtmlEscaped());
-    const int side = std::max(p.applied.width, p.applied.height);
-    if (!p.passedThrough && side > kMaxGridSide)
-        row(tr("note"), tr("the grids show kernels up to %1×%1").arg(kMaxGridSide));
     summary_->setText(QStringLiteral("<table>%1</table>").arg(rows));
+    if (!stepper_->complete()) showPartialSum();
+}
+
+void ProbePanel::labelTable()
+{
+    const convlab::PixelProbe& p = *probe_;
+    const convlab::Kernel& k = p.applied;
+    QStringList columns, rows;
+    for (Grid g : {Grid::Input, Grid::Kernel, Grid::Products}) {
+        for (int u = window_.left(); u <= window_.right(); ++u)
+            columns << (g == Grid::Kernel ? QStringLiteral("u%1").arg(u) : QString::number(p.x - k.ax() + u));
+        if (g != Grid::Products) columns << QString();
+    }
+    for (int v = window_.top(); v <= window_.bottom(); ++v)
+        rows << tr("y %1 · v%2").arg(p.y - k.ay() + v).arg(v);
+    table_->setHorizontalHeaderLabels(columns);
+    table_->setVerticalHeaderLabels(rows);
+    table_->horizontalHeaderItem(columnOf(Grid::Kernel, window_.left()))
+        ->setToolTip(tr("u, v: the applied kernel's columns and rows; the others are image x and y"));
 }
 
 void ProbePanel::fillGrids()
 {
-    const bool show = probe_ && !probe_->passedThrough && probe_->applied.width <= kMaxGridSide &&
-                      probe_->applied.height <= kMaxGridSide;
-    for (QTableWidget* g : grids_) {
-        g->clear();
-        g->setRowCount(show ? probe_->applied.height : 0);
-        g->setColumnCount(show ? probe_->applied.width : 0);
-    }
+    table_->clear();
+    const bool show = probe_ && !probe_->passedThrough;
+    window_ = show ? tableWindow(QSize(probe_->applied.width, probe_->applied.height),
+                                 QPoint(probe_->applied.ax(), probe_->applied.ay()))
+                   : QRect();
+    table_->setRowCount(window_.height());
+    table_->setColumnCount(show ? 3 * window_.width() + 2 : 0);
     if (!show) return;
+    labelTable();
     const convlab::PixelProbe& p = *probe_;
     const convlab::Kernel& k = p.applied;
     const int ax = k.ax(), ay = k.ay();
     const QString mode = QString::fromStdString(convlab::borderName(p.border.mode));
-    QStringList xs, ys, us, vs;
-    for (int u = 0; u < k.width; ++u) {
-        xs << QString::number(p.x - ax + u);
-        us << QStringLiteral("u%1").arg(u);
-    }
-    for (int v = 0; v < k.height; ++v) {
-        ys << QString::number(p.y - ay + v);
-        vs << QStringLiteral("v%1").arg(v);
-    }
-    grids_[int(Grid::Input)]->setHorizontalHeaderLabels(xs);
-    grids_[int(Grid::Input)]->setVerticalHeaderLabels(ys);
-    grids_[int(Grid::Products)]->setHorizontalHeaderLabels(xs);
-    grids_[int(Grid::Products)]->setVerticalHeaderLabels(ys);
-    grids_[int(Grid::Kernel)]->setHorizontalHeaderLabels(us);
-    grids_[int(Grid::Kernel)]->setVerticalHeaderLabels(vs);
 
     QFont italic = font();
     italic.setItalic(true);
     QFont bold = font();
     bold.setBold(true);
-    for (int v = 0; v < k.height; ++v)
-        for (int u = 0; u < k.width; ++u) {
+    for (int v = window_.top(); v <= window_.bottom(); ++v) {
+        const int r = v - window_.top();
+        table_->setItem(r, columnOf(Grid::Kernel, window_.left()) - 1, operatorItem(QStringLiteral("×")));
+        table_->setItem(r, columnOf(Grid::Products, window_.left()) - 1, operatorItem(QStringLiteral("=")));
+        for (int u = window_.left(); u <= window_.right(); ++u) {
             const convlab::ProbeTap& t = p.taps[static_cast<std::size_t>(v) * k.width + u];
             auto* in = new QTableWidgetItem(num(t.value));
             auto* w = new QTableWidgetItem(num(t.weight));
             auto* prod = new QTableWidgetItem(num(t.product));
+            prod->setData(Qt::UserRole, t.product); // the exact product, for whoever reads the table
             QString where = tr("input at %1 = %2").arg(coord(t.x, t.y), num(t.value, 9));
             if (t.padded) {
                 where += t.sourceX < 0 ? tr("\noutside the image: the border constant")
                                        : tr("\noutside the image: %1 reads %2").arg(mode, coord(t.sourceX, t.sourceY));
                 for (QTableWidgetItem* item : {in, prod}) {
                     item->setFont(italic);
-                    item->setBackground(t.sourceX < 0 ? kConstantTint : kPaddedTint);
+                    item->setBackground(inventedValueTint(t.sourceX < 0));
                     item->setForeground(Qt::black);
                 }
             }
@@ -335,8 +444,89 @@ void ProbePanel::fillGrids()
                     item->setFont(bold);
                     item->setToolTip(item->toolTip() + tr("\nthe anchor: the probed pixel itself"));
                 }
-            grids_[int(Grid::Input)]->setItem(v, u, in);
-            grids_[int(Grid::Kernel)]->setItem(v, u, w);
-            grids_[int(Grid::Products)]->setItem(v, u, prod);
+            table_->setItem(r, columnOf(Grid::Input, u), in);
+            table_->setItem(r, columnOf(Grid::Kernel, u), w);
+            table_->setItem(r, columnOf(Grid::Products, u), prod);
         }
+    }
+    table_->resizeColumnsToContents();
+    centreOnAnchor();
+}
+
+void ProbePanel::centreOnAnchor()
+{
+    if (!probe_ || window_.isEmpty()) return;
+    if (QTableWidgetItem* anchor = cell(Grid::Kernel, probe_->applied.ay(), probe_->applied.ax()))
+        table_->scrollToItem(anchor, QAbstractItemView::PositionAtCenter);
+}
+
+// ---- step mode ----
+
+void ProbePanel::buildStepControls(QHBoxLayout* row)
+{
+    stepper_ = new ProbeStepper(this);
+    next_ = new QPushButton(tr("Next ▸"));
+    next_->setToolTip(tr("Slide the kernel one pixel on: along the row, then to the next row"));
+    play_ = new QPushButton(tr("Play"));
+    play_->setCheckable(true);
+    play_->setToolTip(tr("Slide on by itself: each sum is built up a kernel row at a time, and the "
+                         "output value appears when it is complete"));
+    row->addWidget(next_);
+    row->addWidget(play_);
+    row->addStretch(1);
+    connect(next_, &QPushButton::clicked, this, &ProbePanel::stepNext);
+    connect(play_, &QPushButton::toggled, stepper_, &ProbeStepper::setPlaying);
+    connect(stepper_, &ProbeStepper::playingChanged, this, [this](bool on) {
+        const QSignalBlocker block(play_);
+        play_->setChecked(on);
+        play_->setText(on ? tr("Pause") : tr("Play"));
+        if (!on) refresh(); // paused in the middle of a sum: the whole arithmetic
+    });
+    connect(stepper_, &ProbeStepper::advance, this, &ProbePanel::onAdvance);
+    connect(stepper_, &ProbeStepper::revealed, this, [this] {
+        if (stepper_->complete())
+            refresh(); // the sum is complete: the value appears
+        else
+            showPartialSum();
+    });
+}
+
+void ProbePanel::stepNext()
+{
+    stepper_->setPlaying(false);
+    if (!source_) return;
+    const QPoint next = ProbeStepper::nextPixel(pixel_, QSize(source_->width, source_->height));
+    setPixel(next.x(), next.y());
+}
+
+void ProbePanel::onAdvance()
+{
+    if (!source_) return;
+    const QPoint next = ProbeStepper::nextPixel(pixel_, QSize(source_->width, source_->height));
+    if (next == pixel_) { // the last pixel: the slide is over
+        stepper_->setPlaying(false);
+        return;
+    }
+    stepper_->begin(params_.kernel.height);
+    setPixel(next.x(), next.y());
+}
+
+void ProbePanel::showPartialSum()
+{
+    if (!probe_ || probe_->passedThrough) return;
+    const convlab::PixelProbe& p = *probe_;
+    const int rows = stepper_->revealedRows();
+    double sum = 0.0;
+    for (int v = 0; v < rows && v < p.applied.height; ++v)
+        for (int u = 0; u < p.applied.width; ++u) sum += p.taps[static_cast<std::size_t>(v) * p.applied.width + u].product;
+    for (int v = window_.top(); v <= window_.bottom(); ++v)
+        for (int u = window_.left(); u <= window_.right(); ++u)
+            if (QTableWidgetItem* product = cell(Grid::Products, v, u))
+                product->setText(v < rows ? num(p.taps[static_cast<std::size_t>(v) * p.applied.width + u].product)
+                                          : QString());
+    summary_->setText(tr("<table><tr><td>Σ so far</td><td>&nbsp;%1 (the first %2 of %3 kernel rows)</td></tr>"
+                         "<tr><td><b>value</b></td><td>&nbsp;… when the sum is complete</td></tr></table>")
+                          .arg(num(sum, 10))
+                          .arg(rows)
+                          .arg(p.applied.height));
 }

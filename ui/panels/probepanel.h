@@ -3,8 +3,12 @@
 // neighbourhood the kernel reads (values the border rule invents are marked, with where they
 // come from), the kernel as applied, the products, their sum, scale, offset and the final value
 // (convlab::probePixel, the reference method's output exactly) beside the value the view shows.
+// The three grids sit side by side in one table (input × kernel = products), row against row,
+// centred on the anchor; kernels wider than kMaxWindowSide show a window around the anchor and
+// the sums over all taps. The view outlines the probed pixel and the kernel's footprint.
 #pragma once
 #include <QPoint>
+#include <QRect>
 #include <QVector>
 #include <QWidget>
 #include <memory>
@@ -12,21 +16,31 @@
 
 #include "convlab/probe.h"
 
+class ProbeStepper;
 class QComboBox;
+class QHBoxLayout;
+class QPushButton;
 class ImageView;
 class QLabel;
 class QSpinBox;
-class QTabWidget;
 class QTableWidget;
+class QHideEvent;
+class QResizeEvent;
 class QShowEvent;
+class QTableWidgetItem;
 class WorkbenchDocument;
 
 class ProbePanel : public QWidget {
     Q_OBJECT
 public:
-    // Grids are filled for kernels up to this side; larger kernels show the totals only.
-    static constexpr int kMaxGridSide = 63;
+    // Kernels up to this side are shown whole; larger ones a window of this side around the anchor.
+    static constexpr int kMaxWindowSide = 9;
     enum class Grid { Input, Kernel, Products };
+
+    // The taps shown of a kernel of `kernel` size with its anchor (resolved) at `anchor`: at
+    // most maxSide per side, centred on the anchor as far as the kernel allows, always holding it.
+    // Throws convlab::Error for an empty kernel, an anchor outside it or maxSide below 1.
+    static QRect tableWindow(QSize kernel, QPoint anchor, int maxSide = kMaxWindowSide);
 
     explicit ProbePanel(QWidget* parent = nullptr);
 
@@ -46,7 +60,19 @@ public:
     const convlab::PixelProbe& probe() const { return *probe_; }
     // The result value under the probe, as the view shows it; none without a result.
     std::optional<float> displayedValue() const;
-    QTableWidget* grid(Grid g) const;
+    // The one table of the three grids side by side.
+    QTableWidget* table() const { return table_; }
+    // The cell of tap (v, u) of the applied kernel in grid g; null when the tap is not shown.
+    QTableWidgetItem* cell(Grid g, int v, int u) const;
+    // The taps shown (applied kernel coordinates); empty without a probe.
+    QRect window() const { return window_; }
+    // The summary under the table (sums, scale, offset, value).
+    QString summaryText() const;
+
+    // Step mode (panels/probestepper.h): Next moves the probe one pixel on, its arithmetic whole;
+    // Play slides it on by itself, building each sum up a kernel row at a time.
+    void stepNext();
+    ProbeStepper* stepper() const { return stepper_; }
 
 signals:
     void pixelChanged(int x, int y);
@@ -55,10 +81,23 @@ private:
     void refresh();
     void fillGrids();
     void fillChannels();
+    // The column of tap column u in grid g, as laid out for the current window.
+    int columnOf(Grid g, int u) const;
+    void labelTable();
+    // Scrolls the table so that the anchor's weight lies in its middle.
+    void centreOnAnchor();
+    // Shows the probed pixel and its footprint in the view (when visible), or clears them.
+    void showMarks();
+    // Visible and not behind another tab of its dock area (a dock tabified behind another is
+    // still "visible", moved out of sight).
+    bool onScreen() const;
+    void followDock();
 
     // A CUDA result left on the device: the probed pixel's values are read from there alone.
     void readDevicePixel();
     void showEvent(QShowEvent* e) override;
+    void hideEvent(QHideEvent* e) override;
+    void resizeEvent(QResizeEvent* e) override;
 
     WorkbenchDocument* doc_ = nullptr;
     QVector<float> devicePixel_;      // the values read from the device, at devicePixelAt_
@@ -74,7 +113,18 @@ private:
     QSpinBox* y_;
     QComboBox* channel_;
     QLabel* flipNote_;
-    QTabWidget* tabs_;
-    QTableWidget* grids_[3];
+    QTableWidget* table_;
+    QRect window_;
     QLabel* summary_;
+    ImageView* view_ = nullptr;
+    bool followsDock_ = false;
+
+    // Step mode.
+    void buildStepControls(QHBoxLayout* row);
+    void onAdvance();
+    // While a sum is being built: the products of the rows not yet summed blanked, the sum so far.
+    void showPartialSum();
+    ProbeStepper* stepper_ = nullptr;
+    QPushButton* next_ = nullptr;
+    QPushButton* play_ = nullptr;
 };

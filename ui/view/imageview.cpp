@@ -316,6 +316,7 @@ void ImageView::paintGL()
         QPainter painter(&device);
         PixelGrid(gridFrame()).paint(painter);
     }
+    paintMarks();
 
     if (uploaded) {
         gl->glFinish();

@@ -25,6 +25,7 @@
 #include "view/displaymap.h"
 #include "view/displaystate.h"
 #include "view/pixelgrid.h"
+#include "view/probeoverlay.h"
 
 class EdgeLoupe;
 namespace imageview_detail {
@@ -207,6 +208,25 @@ public:
     // written into resultBuffer() by a GPU producer, mapped by the shader).
     bool resultDrawnFromColours() const;
 
+    // The probe's marks (view/probeoverlay.h): the probed pixel and the kernel's footprint
+    // around it outlined over the picture; with the padding preview, the footprint's taps in
+    // the margin tinted as the border rule fills them.
+    void setProbeMarks(QPoint pixel, const KernelFootprint& footprint);
+    void clearProbeMarks();
+    bool hasProbeMarks() const;
+    QPoint probeMarkPixel() const;
+    // The part of the footprint drawn now, in image coordinates (empty without marks).
+    QRect probeMarkWindow() const;
+    // A ring around pixel (x, y), visible at any zoom: where the Difference panel's "show" points.
+    void ringPixel(int x, int y);
+    void clearRing();
+    // (-1, -1) without a ring.
+    QPoint ringedPixel() const;
+    // The difference heat map's fixed scale (Absolute: as set, or automatic), and one line on
+    // the scale in use and why (view/differencescale.h); empty without a difference.
+    double differenceFixedScale() const;
+    QString differenceScaleNote() const;
+
 signals:
     // Emitted as the cursor moves over the image: pixel coordinates (or -1,-1 when outside).
     void pixelHovered(int x, int y);
@@ -260,4 +280,8 @@ private:
     bool nearDivider(QPointF widgetPos) const;
     // Applies a change of the held or toggled original: overlays, picture, signal.
     void setOriginal(bool held, bool toggled);
+    // Draws the probe's marks and the ring into the current frame, over the picture.
+    void paintMarks();
+    ProbeOverlay::Frame marksFrame() const;
+    ProbeOverlay marks_;
 };

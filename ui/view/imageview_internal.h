@@ -12,6 +12,7 @@
 #include <QVector2D>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <memory>
 #include <new>
@@ -20,6 +21,7 @@
 #include <tuple>
 #include <utility>
 
+#include "view/differencescale.h"
 #include "view/displaymap.h"
 #include "view/edgeloupe.h"
 #include "view/imageview.h"
@@ -234,7 +236,24 @@ struct ImageView::State {
     {
         if (diffScale == DifferenceScale::Relative)
             return diff.stats.maxAbs;
-        return diffAbsoluteMax > 0.0 ? diffAbsoluteMax : kDefaultDifferenceFraction * nominalRange();
+        return differenceScaleChoice().scale;
+    }
+
+    // Absolute: as set, or kDefaultDifferenceFraction of the nominal range.
+    double fixedDifferenceScale() const
+    {
+        return display::fixedDifferenceScale(diffAbsoluteMax, kDefaultDifferenceFraction, nominalRange());
+    }
+
+    // The Absolute scale in use: the fixed one unless the largest difference would stay black
+    // under it (view/differencescale.h). The fixed one without a difference to judge by.
+    display::DifferenceScaleChoice differenceScaleChoice() const
+    {
+        const double fixed = fixedDifferenceScale();
+        const double maxAbs = diff.stats.maxAbs;
+        if (!diff.channels || !diff.statsValid || !(fixed > 0.0) || !std::isfinite(fixed) || !std::isfinite(maxAbs))
+            return {fixed, display::DifferenceScaleChoice::Reason::Fixed};
+        return display::adaptiveDifferenceScale(maxAbs, fixed);
     }
 
     ViewMode shownMode() const { return originalHeld || originalToggled ? ViewMode::Original : viewMode; }

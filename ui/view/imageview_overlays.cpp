@@ -3,6 +3,8 @@
 #include "view/imageview.h"
 
 #include <QLabel>
+#include <QOpenGLPaintDevice>
+#include <QPainter>
 #include <QSize>
 
 #include <algorithm>
@@ -11,6 +13,7 @@
 #include <string>
 
 #include "view/colorbar.h"
+#include "view/differencescale.h"
 #include "view/mappingrule.h"
 #include "view/imageview_internal.h"
 #include "convlab/error.h"
@@ -380,4 +383,72 @@ void ImageView::setBandOverlay(int left, int top, int right, int bottom)
     d->band[2] = right;
     d->band[3] = bottom;
     update();
+}
+
+// ---- the probe's marks and the ring (view/probeoverlay.h) ----
+
+ProbeOverlay::Frame ImageView::marksFrame() const
+{
+    ProbeOverlay::Frame f;
+    f.zoom = zoom();
+    f.origin = origin();
+    f.image = imageSize();
+    f.paddingMargin = d->padding ? d->padMargin : 0;
+    f.border = d->padBorder.mode;
+    return f;
+}
+
+void ImageView::paintMarks()
+{
+    if (marks_.empty() || imageSize().isEmpty()) return;
+    // Into the frame being drawn, like the pixel grid (paintGL explains why not on the widget).
+    QOpenGLPaintDevice device(size() * devicePixelRatioF());
+    device.setDevicePixelRatio(devicePixelRatioF());
+    QPainter painter(&device);
+    marks_.paint(painter, marksFrame());
+}
+
+void ImageView::setProbeMarks(QPoint pixel, const KernelFootprint& footprint)
+{
+    marks_.setProbe(pixel, footprint);
+    update();
+}
+
+void ImageView::clearProbeMarks()
+{
+    if (!marks_.hasProbe()) return;
+    marks_.clearProbe();
+    update();
+}
+
+bool ImageView::hasProbeMarks() const { return marks_.hasProbe(); }
+
+QPoint ImageView::probeMarkPixel() const { return marks_.probePixel(); }
+
+QRect ImageView::probeMarkWindow() const
+{
+    return marks_.hasProbe() ? ProbeOverlay::drawnWindow(marksFrame(), marks_.footprint()) : QRect();
+}
+
+void ImageView::ringPixel(int x, int y)
+{
+    marks_.setRing(QPoint(x, y));
+    update();
+}
+
+void ImageView::clearRing()
+{
+    if (!marks_.ring()) return;
+    marks_.clearRing();
+    update();
+}
+
+QPoint ImageView::ringedPixel() const { return marks_.ring().value_or(QPoint(-1, -1)); }
+
+double ImageView::differenceFixedScale() const { return d->fixedDifferenceScale(); }
+
+QString ImageView::differenceScaleNote() const
+{
+    if (!d->diff.channels || !d->diff.statsValid) return {};
+    return display::differenceScaleNote(d->diffScale, d->diff.stats.maxAbs, d->fixedDifferenceScale());
 }

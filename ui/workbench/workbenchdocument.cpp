@@ -118,7 +118,8 @@ void WorkbenchDocument::assignSource(SourceRecord record)
     // The buffers of the previous image's size are of no use any more: give the memory back.
     render_->releaseSpareBuffers();
     compare_->releaseSpareBuffers();
-    clearComparison();
+    pathB_.reset(); // another image: nothing of the old comparison applies
+    clearComparison(false);
     if (display_.channel >= source_->channels) {
         display_.channel = -1;
         emit displayChannelChanged(-1);
@@ -437,6 +438,7 @@ void WorkbenchDocument::onRenderReady(quint64 id)
     emitBusy();
     // Someone started reading values while this run was on its way without a host copy.
     if (!result_->image && hostResultWanted()) fetchHostResult();
+    recompareAfterEdit();
 }
 
 // ---- the result's values in host memory ----
@@ -499,6 +501,7 @@ void WorkbenchDocument::onHostCopyReady(quint64 id)
     if (!result_ || result_->requestId != id) return;
     result_->image = render_->result();
     emit resultHostReady();
+    recompareAfterEdit(); // a comparison waiting for the values
 }
 
 void WorkbenchDocument::onHostCopyFailed(quint64 id, const QString& message)
@@ -517,11 +520,14 @@ void WorkbenchDocument::compare(convlab::Method method, convlab::Device device)
     if (!result_) throw convlab::Error("no result yet: open an image first");
     if (!hostResult()) throw convlab::Error("the result could not be copied from the GPU");
     comparing_.begin();
+    pathB_ = PathB{method, device};
+    recompareRunning_ = false; // asked for: its difference goes on screen
     comparedA_ = result_;
     convlab::ConvolveParams p = result_->params;
     p.method = method;
     p.device = device;
     compare_->request(result_->source, p);
+    emit comparisonStarted();
     emitBusy();
 }
 
@@ -555,9 +561,14 @@ void WorkbenchDocument::onCompareReady(quint64)
                 if (!result_ || job->generation != result_->generation) {
                     emit comparisonFailed(tr("The result changed during the comparison: press Compare again."));
                 } else {
+                    // Made again after an edit, it goes back on screen only if it was there.
+                    const bool show = !recompareRunning_ || recompareToDifference_;
+                    recompareRunning_ = false;
+                    stale_.reset();
+                    recompareToDifference_ = false;
                     comparison_ = std::move(*job);
                     emit comparisonChanged();
-                    setViewMode(display::Mode::Difference);
+                    if (show) setViewMode(display::Mode::Difference);
                 }
                 emitBusy();
             },
@@ -565,9 +576,18 @@ void WorkbenchDocument::onCompareReady(quint64)
     });
 }
 
-void WorkbenchDocument::clearComparison()
+void WorkbenchDocument::clearComparison(bool keepAsStale)
 {
-    const bool had = comparison_.has_value() || comparing_.pending();
+    const bool had = comparison_.has_value() || comparing_.pending() || (!keepAsStale && stale_);
+    if (comparison_ && keepAsStale) {
+        stale_ = std::move(comparison_);
+        stale_->difference.reset(); // the figures alone: the map of older parameters is never drawn
+        recompareToDifference_ = display_.mode == display::Mode::Difference;
+    }
+    if (!keepAsStale) {
+        stale_.reset();
+        recompareToDifference_ = false;
+    }
     comparison_.reset();
     comparedA_.reset();
     if (comparing_.pending()) compare_->cancel();
@@ -591,4 +611,44 @@ void WorkbenchDocument::emitBusy()
     if (now == wasBusy_) return;
     wasBusy_ = now;
     emit busyChanged(now);
+}
+
+// ---- comparing again after an edit ----
+
+void WorkbenchDocument::setAutoCompareSeconds(double s) { autoCompareSeconds_ = std::isfinite(s) ? std::max(0.0, s) : 0.0; }
+
+const WorkbenchDocument::Comparison* WorkbenchDocument::staleComparison() const { return stale_ ? &*stale_ : nullptr; }
+
+bool WorkbenchDocument::recompareIsCheap() const
+{
+    if (!pathB_ || !result_ || !result_->source || autoCompareSeconds_ <= 0.0) return false;
+    convlab::ConvolveParams p = result_->params;
+    p.method = pathB_->method;
+    p.device = pathB_->device;
+    const convlab::Image& s = *result_->source;
+    double ms = convlab::estimateCpuMs(p, s.width, s.height, s.channels, s.hasAlpha);
+    if (ms < 0.0 && p.method == convlab::Method::Reference) {
+        // The planner prices the methods auto may pick, not the reference: it adds every tap of
+        // every value in double, one after another, at about a nanosecond or two a tap.
+        constexpr double kReferenceNsPerTap = 2.0;
+        const double taps = double(s.width) * s.height * s.channels * p.kernel.width * p.kernel.height;
+        ms = taps * kReferenceNsPerTap * 1e-6;
+    }
+    return ms >= 0.0 && ms < autoCompareSeconds_ * 1000.0; // unpriced: no promise, no run
+}
+
+void WorkbenchDocument::recompareAfterEdit()
+{
+    // Only for a stale comparison, against the newest result, once, and not while one runs.
+    if (!stale_ || !resultIsCurrent() || comparing_.pending() || comparison_ || !recompareIsCheap()) return;
+    if (!result_->image) {
+        fetchHostResult(); // onHostCopyReady comes back here
+        return;
+    }
+    try {
+        compare(pathB_->method, pathB_->device);
+        recompareRunning_ = true;
+    } catch (const convlab::Error& e) {
+        emit comparisonFailed(QString::fromUtf8(e.what()));
+    }
 }

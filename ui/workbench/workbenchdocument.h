@@ -164,6 +164,15 @@ public:
     // Runs path B (method, device) on the current result's source and parameters.
     void compare(convlab::Method method, convlab::Device device);
     bool comparing() const { return comparing_.pending(); }
+    // After an edit, the comparison of the older parameters is made again for the new result by
+    // the path B last compared when that path's CPU estimate is under this; otherwise its
+    // figures are kept as staleComparison() until Compare is pressed.
+    static constexpr double kAutoCompareSeconds = 0.1;
+    // The limit in force (default kAutoCompareSeconds; 0: never again by itself): a test's seam.
+    void setAutoCompareSeconds(double s);
+    // The last comparison of older parameters of this image (its figures; no difference
+    // image): shown greyed as stale until a current one replaces it. Null after another image.
+    const Comparison* staleComparison() const;
 
     // ---- what the view shows (view/displaystate.h) ----
     // The window's view, the View menu and the panels follow it; displayStateChanged() says
@@ -224,6 +233,8 @@ signals:
     void renderRefused(const QString& message);
     void comparisonChanged();
     void comparisonFailed(const QString& message);
+    // Path B started (asked for, or made again after an edit).
+    void comparisonStarted();
     void openStarted(const QString& path);
     void openFailed(const QString& path, const QString& message);
     void busyChanged(bool busy);
@@ -259,7 +270,8 @@ private:
     void onHostCopyReady(quint64 id);
     void onHostCopyFailed(quint64 id, const QString& message);
     void onCompareReady(quint64 id);
-    void clearComparison();
+    // Drops the comparison; its figures stay as the stale one unless the image changed.
+    void clearComparison(bool keepAsStale = true);
     void emitBusy();
 
     KernelDocument* kernel_;
@@ -285,4 +297,17 @@ private:
     // runOverBudget's waiver: for this method on this image.
     std::optional<convlab::Method> waivedMethod_;
     std::weak_ptr<const convlab::Image> waivedSource_;
+
+    // Making the comparison again after an edit (kAutoCompareSeconds).
+    bool recompareIsCheap() const;
+    void recompareAfterEdit();
+    struct PathB {
+        convlab::Method method;
+        convlab::Device device;
+    };
+    std::optional<PathB> pathB_;          // the last path B compared on this image
+    std::optional<Comparison> stale_;     // its figures, of older parameters
+    bool recompareToDifference_ = false;  // the dropped comparison was on screen
+    bool recompareRunning_ = false;       // the comparison in flight is one made again
+    double autoCompareSeconds_ = kAutoCompareSeconds;
 };
