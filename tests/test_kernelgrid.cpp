@@ -431,7 +431,7 @@ void TestKernelGrid::presetMenuComesFromTheTable()
         QCOMPARE(actions.size(), qsizetype(groups[g].entries.size()));
         for (qsizetype i = 0; i < actions.size(); ++i) {
             const presetcatalog::Entry& e = groups[g].entries[std::size_t(i)];
-            const convlab::PresetInfo* info = findPreset(e.code);
+            const convlab::PresetInfo* info = presetcatalog::findPreset(e.code);
             QVERIFY2(info, qPrintable(e.code));
             QCOMPARE(actions[i]->objectName(), "preset-" + e.code); // the code name stays the CLI's
             QCOMPARE(actions[i]->text(), info->params.empty() ? e.name : e.name + QStringLiteral("…"));
@@ -476,7 +476,7 @@ void TestKernelGrid::parameterlessPresetAppliesAtOnce()
 
 void TestKernelGrid::presetDialogUsesIntegerBoxes()
 {
-    const convlab::PresetInfo* gaussian = findPreset("gaussian");
+    const convlab::PresetInfo* gaussian = presetcatalog::findPreset("gaussian");
     QVERIFY(gaussian);
     PresetDialog dialog(*gaussian);
     auto* size = dialog.findChild<QSpinBox*>("size");
@@ -492,7 +492,7 @@ void TestKernelGrid::presetDialogUsesIntegerBoxes()
     dialog.accept();
     QCOMPARE(dialog.kernel().width, 7);
     // Whole numbers that cannot be automatic show no "auto"; choices stay combo boxes.
-    const convlab::PresetInfo* lowpass = findPreset("lowpass");
+    const convlab::PresetInfo* lowpass = presetcatalog::findPreset("lowpass");
     QVERIFY(lowpass);
     PresetDialog design(*lowpass);
     auto* side = design.findChild<QSpinBox*>("size");

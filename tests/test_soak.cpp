@@ -46,6 +46,7 @@
 #include "view/imageview.h"
 #include "kernel/kerneldocument.h"
 #include "kernel/kerneleditor.h"
+#include "kernel/presetcatalog.h"
 #include "kernel/presetdialog.h"
 #include "kernel/kernelmodel.h"
 #include "workbench/mainwindow.h"
@@ -368,7 +369,7 @@ void TestSoak::choosePreset()
     preset->trigger(); // the dialog runs modal in here
     answer.stop();
     // A preset without parameters applies at once, with no dialog to answer.
-    const convlab::PresetInfo* info = findPreset(preset->objectName().mid(int(qstrlen("preset-"))));
+    const convlab::PresetInfo* info = presetcatalog::findPreset(preset->objectName().mid(int(qstrlen("preset-"))));
     QVERIFY(info);
     QVERIFY(answered == !info->params.empty());
 }

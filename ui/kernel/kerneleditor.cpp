@@ -29,6 +29,7 @@
 #include "kernel/kerneldocument.h"
 #include "kernel/kernelmodel.h"
 #include "kernel/kernelpicture.h"
+#include "kernel/presetcatalog.h"
 #include "kernel/presetdialog.h"
 
 namespace {
@@ -332,7 +333,7 @@ void KernelEditor::guarded(const std::function<void()>& edit)
 
 void KernelEditor::choosePreset(const QString& name)
 {
-    const convlab::PresetInfo* preset = findPreset(name);
+    const convlab::PresetInfo* preset = presetcatalog::findPreset(name);
     if (!preset) {
         emit errorOccurred(tr("There is no preset '%1'.").arg(name));
         return;

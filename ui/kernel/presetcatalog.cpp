@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <iterator>
 
-#include "convlab/kernel.h"
 
 namespace presetcatalog {
 
@@ -79,13 +78,6 @@ const Row* rowOf(const QString& code)
     return it == std::end(kTable) ? nullptr : it;
 }
 
-bool inCore(const QString& code)
-{
-    const auto& list = convlab::presetList();
-    return std::any_of(list.begin(), list.end(),
-                       [&](const convlab::PresetInfo& p) { return QString::fromStdString(p.name) == code; });
-}
-
 Group& groupNamed(std::vector<Group>& groups, const QString& title)
 {
     const auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.title == title; });
@@ -100,7 +92,7 @@ std::vector<Group> buildGroups()
     // that the table does not list yet.
     std::vector<Group> groups;
     for (const Row& row : kTable)
-        if (const QString code = QString::fromLatin1(row.code); inCore(code))
+        if (const QString code = QString::fromLatin1(row.code); findPreset(code))
             groupNamed(groups, translated(row.group)).entries.push_back(entry(code));
     for (const convlab::PresetInfo& p : convlab::presetList())
         if (const QString code = QString::fromStdString(p.name); !rowOf(code))
@@ -116,14 +108,20 @@ const std::vector<Group>& groups()
     return list;
 }
 
+const convlab::PresetInfo* findPreset(const QString& code)
+{
+    const auto& list = convlab::presetList();
+    const auto it = std::find_if(list.begin(), list.end(),
+                                 [&](const convlab::PresetInfo& p) { return QString::fromStdString(p.name) == code; });
+    return it == list.end() ? nullptr : &*it;
+}
+
 Entry entry(const QString& code)
 {
     if (const Row* row = rowOf(code)) return {code, translated(row->name), translated(row->description)};
     // Not in the table: the core's own words.
-    const auto& list = convlab::presetList();
-    const auto it = std::find_if(list.begin(), list.end(),
-                                 [&](const convlab::PresetInfo& p) { return QString::fromStdString(p.name) == code; });
-    return {code, code, it == list.end() ? QString() : QString::fromStdString(it->description)};
+    const convlab::PresetInfo* preset = findPreset(code);
+    return {code, code, preset ? QString::fromStdString(preset->description) : QString()};
 }
 
 } // namespace presetcatalog

@@ -8,6 +8,8 @@
 #include <QStringList>
 #include <vector>
 
+#include "convlab/kernel.h"
+
 namespace presetcatalog {
 
 struct Entry {
@@ -23,6 +25,9 @@ struct Group {
 
 // Every preset of convlab::presetList() exactly once, grouped in menu order.
 const std::vector<Group>& groups();
+
+// The core's preset of a code name; null for an unknown one.
+const convlab::PresetInfo* findPreset(const QString& code);
 
 // The entry of a code name; an entry named after the code itself when the table lacks it.
 Entry entry(const QString& code);

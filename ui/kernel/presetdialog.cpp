@@ -49,14 +49,6 @@ QDoubleSpinBox* numberField(const convlab::PresetParam& p)
 
 } // namespace
 
-const convlab::PresetInfo* findPreset(const QString& code)
-{
-    const auto& list = convlab::presetList();
-    const auto it = std::find_if(list.begin(), list.end(),
-                                 [&](const convlab::PresetInfo& p) { return QString::fromStdString(p.name) == code; });
-    return it == list.end() ? nullptr : &*it;
-}
-
 QMenu* makePresetMenu(QWidget* parent, const std::function<void(const QString& code)>& choose)
 {
     auto* menu = new QMenu(parent);
@@ -64,7 +56,7 @@ QMenu* makePresetMenu(QWidget* parent, const std::function<void(const QString& c
         QMenu* sub = menu->addMenu(group.title);
         sub->setToolTipsVisible(true);
         for (const presetcatalog::Entry& e : group.entries) {
-            const convlab::PresetInfo* info = findPreset(e.code);
+            const convlab::PresetInfo* info = presetcatalog::findPreset(e.code);
             // The ellipsis says that a dialog follows; without it the preset applies at once.
             const QString text = info && !info->params.empty() ? e.name + QStringLiteral("…") : e.name;
             QAction* a = sub->addAction(text, parent, [choose, code = e.code] { choose(code); });

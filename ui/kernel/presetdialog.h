@@ -17,9 +17,6 @@ class QWidget;
 // parameters) and its one-line description as tool tip. `choose` gets the code name.
 QMenu* makePresetMenu(QWidget* parent, const std::function<void(const QString& code)>& choose);
 
-// The preset of a code name; null for an unknown one.
-const convlab::PresetInfo* findPreset(const QString& code);
-
 // Parameters of one preset, each field named after its parameter: a QSpinBox for a whole
 // number (showing "auto" for a 0 that lets the preset choose), a QDoubleSpinBox for any other
 // number, a QComboBox for a choice. kernel() is valid after accept().
