@@ -496,6 +496,8 @@ QWidget* showPanel(MainWindow& w, const QString& panel)
         return floatDock(w.panel<AnalysisPanel>(), QSize(460, 900));
     }
     BorderLabWindow* lab = w.showBorderLab();
+    // The difference maps: what the lab is for, on their shared scale.
+    if (lab) lab->setShowDifferences(true);
     if (!lab || !waitUntil([lab] { return !lab->busy(); })) return nullptr;
     return lab;
 }

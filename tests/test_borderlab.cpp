@@ -2,11 +2,14 @@
 // The border-mode lab: its results (one per border mode of convlab/modes.h) against the engine,
 // the difference counts and bands against an independent count, synchronised views,
 // recomputation on new parameters, the preview of large sources, and computing only while the
-// lab is on screen. Also the lab's views and the mode and method combos of the Controls and
+// lab is on screen; the captions' largest differences, the difference maps' shared scale, the
+// band's outline, the window's size and mapping. Also the lab's views and the mode and method combos of the Controls and
 // Difference panels against the tables of modes.h.
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
+#include <QRegularExpression>
+#include <QScreen>
 #include <QSignalSpy>
 #include <QTest>
 #include <QThread>
@@ -14,6 +17,8 @@
 #include <QWheelEvent>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <memory>
 
 #include "tools/borderlab.h"
@@ -78,6 +83,22 @@ bool bandHoldsDifferences(const Image& a, const Image& b, const BorderDifference
                         return false;
                 }
     return true;
+}
+
+// The largest |a - b| over every sample, computed here independently of the lab.
+double largestDifference(const Image& a, const Image& b)
+{
+    double m = 0.0;
+    for (std::size_t i = 0; i < a.data.size(); ++i)
+        m = std::max(m, std::fabs(double(a.data[i]) - double(b.data[i])));
+    return m;
+}
+
+// The number a caption prints after "max |d|"; NaN when there is none.
+double printedMax(const QString& caption)
+{
+    const QRegularExpressionMatch m = QRegularExpression(QStringLiteral("max \\|d\\| ([-+0-9.e]+)")).match(caption);
+    return m.hasMatch() ? m.captured(1).toDouble() : std::numeric_limits<double>::quiet_NaN();
 }
 
 bool waitIdle(const BorderLabWindow& lab)
@@ -174,6 +195,13 @@ private slots:
     void hiddenLabComputesNothing();
     void minimisedLabWaits();
     void newSourceReleasesResults();
+    void sharedScaleRule();
+    void outlineClearsTheBand();
+    void widenedDifferenceKeepsThinBands();
+    void windowSizeRule();
+    void captionsPrintTheLargestDifference();
+    void windowFitsTheScreen();
+    void mappingIsPassedToEveryView();
 };
 
 void TestBorderLab::compareFindsDifferencesAndBand()
@@ -677,6 +705,145 @@ void TestBorderLab::newSourceReleasesResults()
     std::weak_ptr<const Image> weak = next;
     next.reset();
     QVERIFY(weak.expired());
+}
+
+void TestBorderLab::sharedScaleRule()
+{
+    // The largest max |d| of any panel, so that it is drawn white and none saturates.
+    QCOMPARE(borderLabSharedScale({0.0, 3.5, 200.25, 12.0}), 200.25);
+    QCOMPARE(borderLabSharedScale({0.0, 0.0, 0.0}), 0.0); // nothing differs
+    QCOMPARE(borderLabSharedScale({}), 0.0);
+    const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+    QCOMPARE(borderLabSharedScale({nan, 4.0, inf}), 4.0); // only finite figures set the scale
+    QCOMPARE(borderLabSharedScale({-9.0, 4.0}), 9.0);
+}
+
+void TestBorderLab::outlineClearsTheBand()
+{
+    QCOMPARE(borderLabOutlineWidth(0, 0.3), 0); // no band, no outline
+    for (double zoom : {0.05, 0.3, 0.37, 0.5, 1.0, 1.5, 4.0, 32.0}) {
+        const int r = borderLabWideningRadius(zoom);
+        // Below 1:1 a band one pixel wide, widened, spans at least a screen pixel; from 1:1 up
+        // nothing is widened.
+        QVERIFY2(zoom >= 1.0 ? r == 0 : (1 + r) * zoom >= 1.0, qPrintable(QString("zoom %1: %2").arg(zoom).arg(r)));
+        // The view draws one screen pixel on the band's side of the width it gets: that pixel
+        // must lie beyond the band as drawn (widened), however far out, and not much further.
+        for (int band : {1, 2, 7, 40}) {
+            const int w = borderLabOutlineWidth(band, zoom);
+            const QString what = QString("band %1 zoom %2: %3").arg(band).arg(zoom).arg(w);
+            QVERIFY2(w - 1.0 / zoom >= band + r - 1e-9, qPrintable(what));
+            QVERIFY2(w - band - r <= std::ceil(1.0 / zoom), qPrintable(what));
+        }
+    }
+    QCOMPARE(borderLabOutlineWidth(7, 0.3), 15); // 7 + 4 widened + 4 for the line
+    QCOMPARE(borderLabOutlineWidth(7, 4.0), 8);
+}
+
+void TestBorderLab::widenedDifferenceKeepsThinBands()
+{
+    Image d(6, 5, 2);
+    d.at(0, 2, 0) = -3.0f; // a one-pixel difference at the left edge
+    d.at(0, 4, 5) = 5.0f;  // and one in the bottom-right corner
+    d.at(1, 0, 3) = 2.0f;  // the other channel keeps its own
+    const Image plain = borderLabWidenedDifference(d, 0);
+    QCOMPARE(plain.at(0, 2, 0), 3.0f); // |d|
+    QCOMPARE(plain.at(0, 2, 1), 0.0f);
+    const Image wide = borderLabWidenedDifference(d, 1);
+    QVERIFY(wide.sameShape(d));
+    for (int y = 0; y < d.height; ++y)
+        for (int x = 0; x < d.width; ++x)
+            for (int c = 0; c < d.channels; ++c) {
+                // The largest |d| of the channel within one pixel, computed here directly.
+                float want = 0.0f;
+                for (int v = std::max(0, y - 1); v <= std::min(d.height - 1, y + 1); ++v)
+                    for (int u = std::max(0, x - 1); u <= std::min(d.width - 1, x + 1); ++u)
+                        want = std::max(want, std::fabs(d.at(c, v, u)));
+                QCOMPARE(wide.at(c, y, x), want);
+            }
+    QCOMPARE(wide.at(0, 1, 1), 3.0f); // the edge pixel now two pixels wide
+    QCOMPARE(wide.at(0, 2, 2), 0.0f);
+    QCOMPARE(wide.at(0, 3, 4), 5.0f);
+    QCOMPARE(wide.at(0, 0, 3), 0.0f); // channel 1's difference stays in channel 1
+}
+
+void TestBorderLab::windowSizeRule()
+{
+    const QSize screen(1024, 600);
+    const QSize fitted = borderLabWindowSize(QSize(1200, 760), screen);
+    QVERIFY(fitted.width() < screen.width() && fitted.height() < screen.height());
+    QVERIFY(fitted.width() > 900 && fitted.height() > 500); // no smaller than it must be
+    QCOMPARE(borderLabWindowSize(QSize(800, 500), QSize(1920, 1080)), QSize(800, 500));
+}
+
+void TestBorderLab::captionsPrintTheLargestDifference()
+{
+    // A ramp dark on the left, bright on the right: wrap brings the bright side next to the
+    // dark one, constant (7) a dark value next to the bright one.
+    Image ramp(40, 24, 1);
+    for (int y = 0; y < ramp.height; ++y)
+        for (int x = 0; x < ramp.width; ++x) ramp.at(0, y, x) = float(x * 6 + y % 3);
+    auto src = std::make_shared<const Image>(ramp);
+    const auto p = labParams(convlab::test::randomKernel(5, 5, convlab::test::KernelKind::Dense, 3));
+    BorderLabWindow lab(src, p);
+    QVERIFY(showLab(lab));
+    QVERIFY(waitIdle(lab));
+    lab.setShowDifferences(true);
+    const Image ref = expected(*src, p, lab.referenceMode());
+    double largest = 0.0;
+    for (BorderMode mode : BorderLabWindow::kModes) {
+        const QString caption = lab.caption(mode);
+        const QString name = QString::fromStdString(convlab::borderName(mode));
+        if (mode == lab.referenceMode()) {
+            QVERIFY2(caption.contains("reference"), qPrintable(caption));
+            continue;
+        }
+        const double want = largestDifference(expected(*src, p, mode), ref);
+        const double printed = printedMax(caption);
+        QVERIFY2(std::fabs(printed - want) <= 1e-5 * std::max(1.0, want),
+                 qPrintable(QString("%1: printed %2, computed %3 (%4)").arg(name).arg(printed).arg(want).arg(caption)));
+        // The lab subtracts in float, this count in double: equal to float rounding.
+        QVERIFY(std::fabs(lab.maxDifference(mode) - want) <= 1e-6 * std::max(1.0, want));
+        largest = std::max(largest, want);
+    }
+    // Constant and wrap differ from the reference by different amounts, and say so.
+    const double constant = printedMax(lab.caption(BorderMode::Constant)), wrap = printedMax(lab.caption(BorderMode::Wrap));
+    QVERIFY2(constant > 0 && wrap > 0 && constant != wrap, qPrintable(QString("%1 vs %2").arg(constant).arg(wrap)));
+    // One scale for every map, the largest difference of all, and said on screen.
+    double printedLargest = 0.0;
+    for (BorderMode mode : BorderLabWindow::kModes)
+        printedLargest = std::max(printedLargest, lab.maxDifference(mode));
+    QVERIFY(std::fabs(lab.differenceScale() - largest) <= 1e-6 * largest);
+    QCOMPARE(lab.differenceScale(), printedLargest);
+    for (BorderMode mode : BorderLabWindow::kModes)
+        QCOMPARE(lab.view(mode)->differenceScaleInUse(), lab.differenceScale());
+    const QLabel* scale = lab.findChild<QLabel*>("differenceScale");
+    QVERIFY(scale && scale->isVisible());
+    QCOMPARE(scale->text(), lab.scaleText());
+    QVERIFY2(scale->text().contains(QString::number(lab.differenceScale(), 'g', 6)), qPrintable(scale->text()));
+}
+
+void TestBorderLab::windowFitsTheScreen()
+{
+    auto src = std::make_shared<const Image>(convlab::test::randomImage(20, 16, 1, 5));
+    BorderLabWindow lab(src, labParams(convlab::test::randomKernel(3, 3, convlab::test::KernelKind::Dense, 2)));
+    lab.resize(8000, 6000);
+    lab.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&lab));
+    const QRect available = lab.screen()->availableGeometry();
+    QVERIFY2(lab.width() <= available.width() && lab.height() <= available.height(),
+             qPrintable(QString("%1x%2 on %3x%4").arg(lab.width()).arg(lab.height()).arg(available.width()).arg(available.height())));
+    QVERIFY(available.contains(lab.geometry()));
+}
+
+void TestBorderLab::mappingIsPassedToEveryView()
+{
+    auto src = std::make_shared<const Image>(convlab::test::randomImage(20, 16, 1, 5));
+    BorderLabWindow lab(src, labParams(convlab::test::randomKernel(3, 3, convlab::test::KernelKind::Dense, 2)));
+    QCOMPARE(lab.mapping(), display::Mapping::Clamp);
+    lab.setMapping(display::Mapping::Diverging);
+    QCOMPARE(lab.mapping(), display::Mapping::Diverging);
+    for (BorderMode mode : BorderLabWindow::kModes)
+        QCOMPARE(lab.view(mode)->mapping(), display::Mapping::Diverging);
 }
 
 QTEST_MAIN(TestBorderLab)

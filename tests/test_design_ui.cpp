@@ -6,6 +6,7 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
+#include <QSpinBox>
 #include <QLabel>
 #include <QSettings>
 #include <QSignalSpy>
@@ -19,6 +20,7 @@
 #include "convlab/design.h"
 #include "kernel/kerneldocument.h"
 #include "kernel/kerneleditor.h"
+#include "kernel/presetdialog.h"
 #include "workbench/mainwindow.h"
 #include "testutil.h"
 #include "uitestutil.h"
@@ -118,7 +120,7 @@ void TestDesignUi::dialogBuildsTheDesign()
     const auto fill = [](PresetDialog* d) {
         d->findChild<QDoubleSpinBox*>("f1")->setValue(0.12);
         d->findChild<QDoubleSpinBox*>("f2")->setValue(0.3);
-        d->findChild<QDoubleSpinBox*>("size")->setValue(31);
+        d->findChild<QSpinBox*>("size")->setValue(31); // a side: an integer box
         QComboBox* window = d->findChild<QComboBox*>("window");
         QVERIFY(window);
         QCOMPARE(window->count(), 5);
@@ -165,7 +167,10 @@ void TestDesignUi::dialogRefusesBadParameters()
                                          std::tuple{"f1", 0.3, "f1=0.3 must be below f2=0.25"}}) {
         QString shown;
         QVERIFY(!choosePreset("bandstop", [&](PresetDialog* d) {
-            d->findChild<QDoubleSpinBox*>(field)->setValue(value);
+            if (auto* whole = d->findChild<QSpinBox*>(field))
+                whole->setValue(int(value));
+            else
+                d->findChild<QDoubleSpinBox*>(field)->setValue(value);
             d->accept();
             for (QLabel* l : d->findChildren<QLabel*>())
                 if (l->isVisible() && l->text().contains("preset 'bandstop'")) shown = l->text();

@@ -1,13 +1,21 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The kernel grid's presentation: every value to at least four significant digits in columns
 // wide enough for their text, integer kernels as integers with their common factor 1/N, and
-// edits in either view (one undo step each). Run under Xvfb (xvfb-run -a).
+// edits in either view (one undo step each); cells tinted by sign and size, the kernel's
+// picture, and the presets as people meet them: grouped, named plainly, parameterless ones at
+// once, whole-number parameters in integer boxes. Run under Xvfb (xvfb-run -a).
+#include <QApplication>
 #include <QCheckBox>
+#include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMenu>
 #include <QScrollBar>
+#include <QSpinBox>
 #include <QTableView>
+#include <QTimer>
+#include <QToolButton>
 #include <QTest>
 #include <QUndoStack>
 #include <cmath>
@@ -19,6 +27,9 @@
 #include "kernel/kerneldocument.h"
 #include "kernel/kerneleditor.h"
 #include "kernel/kernelmodel.h"
+#include "kernel/kernelpicture.h"
+#include "kernel/presetcatalog.h"
+#include "kernel/presetdialog.h"
 #include "uitestutil.h"
 
 using convlab::Kernel;
@@ -37,6 +48,16 @@ Kernel binomial3()
     for (float& x : v) x /= 16.0f;
     return kernelOf(3, 3, v);
 }
+
+// WCAG relative luminance of an sRGB colour.
+double luminance(const QColor& c)
+{
+    const auto linear = [](double u) { return u <= 0.04045 ? u / 12.92 : std::pow((u + 0.055) / 1.055, 2.4); };
+    return 0.2126 * linear(c.redF()) + 0.7152 * linear(c.greenF()) + 0.0722 * linear(c.blueF());
+}
+
+// Contrast of black text on `background` (1..21).
+double contrastWithBlack(const QColor& background) { return (luminance(background) + 0.05) / 0.05; }
 
 } // namespace
 
@@ -58,6 +79,12 @@ private slots:
     void decimalViewEditIsLiteral();
     void wideKernelScrolls();
     void bigKernelFitsCellsInView();
+    void tintFollowsSignAndSize();
+    void cellsCarryTheirTint();
+    void pictureFollowsTheKernel();
+    void presetMenuComesFromTheTable();
+    void parameterlessPresetAppliesAtOnce();
+    void presetDialogUsesIntegerBoxes();
 
 private:
     QTableView* table() const { return editor_->table(); }
@@ -312,6 +339,177 @@ void TestKernelGrid::bigKernelFitsCellsInView()
     QVERIFY(table()->horizontalScrollBar()->value() > 0);
     checkCellsReadable(1e-3, true);
     saveScreenshot("gaussian181-corner");
+}
+
+void TestKernelGrid::tintFollowsSignAndSize()
+{
+    using kernelgrid::cellTint;
+    // Sign picks the hue: red over blue for positive values, blue over red for negative ones.
+    const QColor pos = cellTint(2.0, 4.0), neg = cellTint(-2.0, 4.0);
+    QVERIFY(pos.isValid() && neg.isValid());
+    QVERIFY2(pos.red() > pos.blue(), qPrintable(pos.name()));
+    QVERIFY2(neg.blue() > neg.red(), qPrintable(neg.name()));
+    // Zero, a non-finite value and a zero kernel get no tint.
+    QVERIFY(!cellTint(0.0, 4.0).isValid());
+    QVERIFY(!cellTint(std::numeric_limits<double>::quiet_NaN(), 4.0).isValid());
+    QCOMPARE(cellTint(1.0, 0.0), QColor(Qt::white));
+    // Size: a larger |v| is a stronger (darker) tint, the same for either sign.
+    QVERIFY(cellTint(4.0, 4.0).lightnessF() < cellTint(1.0, 4.0).lightnessF());
+    QVERIFY(cellTint(-4.0, 4.0).lightnessF() < cellTint(-1.0, 4.0).lightnessF());
+    QCOMPARE(cellTint(3.0, 4.0), cellTint(6.0, 8.0)); // relative to max|v|
+    // Readable: every tint light, black text on it above 7:1, the strongest included.
+    for (double v = -4.0; v <= 4.0; v += 0.25) {
+        const QColor t = cellTint(v, 4.0);
+        if (!t.isValid()) continue;
+        QVERIFY2(t.lightnessF() >= 0.7, qPrintable(QString("%1: %2").arg(v).arg(t.name())));
+        QVERIFY2(contrastWithBlack(t) >= 7.0, qPrintable(QString("%1: %2").arg(v).arg(contrastWithBlack(t))));
+    }
+}
+
+void TestKernelGrid::cellsCarryTheirTint()
+{
+    doc_->setKernel(convlab::makePreset("sobel-x"), "sobel"); // 1 0 -1; 2 0 -2; 1 0 -1
+    const QAbstractItemModel* m = table()->model();
+    const auto background = [&](int r, int c) { return m->index(r, c).data(Qt::BackgroundRole); };
+    QCOMPARE(background(1, 0).value<QBrush>().color(), kernelgrid::cellTint(2.0, 2.0));
+    QCOMPARE(background(0, 2).value<QBrush>().color(), kernelgrid::cellTint(-1.0, 2.0));
+    QVERIFY(!background(0, 1).isValid()); // zero: the table's own background
+    QCOMPARE(m->index(1, 0).data(Qt::ForegroundRole).value<QBrush>().color(), QColor(Qt::black));
+    // The anchor (centre, a zero) is marked by its role and bold text, not by a fill.
+    QVERIFY(m->index(1, 1).data(kernelgrid::kAnchorRole).toBool());
+    QVERIFY(!m->index(0, 0).data(kernelgrid::kAnchorRole).toBool());
+    QVERIFY(!background(1, 1).isValid());
+    // An edit changes the scale of every tint: 2 is no longer the largest.
+    doc_->setCell(0, 0, 4.0f);
+    QCOMPARE(background(1, 0).value<QBrush>().color(), kernelgrid::cellTint(2.0, 4.0));
+    saveScreenshot("tint-sobel");
+}
+
+void TestKernelGrid::pictureFollowsTheKernel()
+{
+    KernelPicture* picture = editor_->picture();
+    QVERIFY(picture && picture->isVisible());
+    doc_->setKernel(convlab::makePreset("sobel-x"), "sobel");
+    QImage image = picture->image();
+    QCOMPARE(image.size(), QSize(3, 3));
+    for (int v = 0; v < 3; ++v)
+        for (int u = 0; u < 3; ++u)
+            QCOMPARE(image.pixel(u, v), kernelgrid::valueColour(doc_->kernel().at(v, u), 2.0).rgb());
+    QVERIFY(QColor(image.pixel(0, 1)).red() > QColor(image.pixel(0, 1)).blue()); // +2: red
+    QVERIFY(QColor(image.pixel(2, 1)).blue() > QColor(image.pixel(2, 1)).red()); // -2: blue
+    QCOMPARE(image.pixel(1, 1), QColor(Qt::white).rgb());                           // 0: white
+    // The anchor's square sits in the middle cell of the drawn kernel.
+    const QRectF k = picture->kernelRect(), a = picture->anchorRect();
+    QVERIFY(picture->rect().contains(k.toAlignedRect()));
+    QCOMPARE(a.center(), k.center());
+    // It follows edits: a new size, a moved anchor.
+    doc_->setKernel(kernelOf(5, 2, std::vector<float>(10, -1.0f)), "row");
+    QCOMPARE(picture->image().size(), QSize(5, 2));
+    QCOMPARE(picture->image().pixel(4, 1), kernelgrid::valueColour(-1.0, 1.0).rgb());
+    doc_->setAnchor(0, 0);
+    QCOMPARE(picture->anchorRect().topLeft(), picture->kernelRect().topLeft());
+    saveScreenshot("picture-row");
+}
+
+void TestKernelGrid::presetMenuComesFromTheTable()
+{
+    QToolButton* button = nullptr;
+    for (QToolButton* b : editor_->findChildren<QToolButton*>())
+        if (b->menu()) button = b;
+    QVERIFY(button);
+    const QList<QAction*> groupActions = button->menu()->actions();
+    const auto& groups = presetcatalog::groups();
+    QCOMPARE(groupActions.size(), qsizetype(groups.size()));
+    QStringList titles;
+    std::size_t listed = 0;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        QMenu* sub = groupActions[qsizetype(g)]->menu();
+        QVERIFY(sub);
+        QCOMPARE(sub->title(), groups[g].title);
+        titles << sub->title();
+        const QList<QAction*> actions = sub->actions();
+        QCOMPARE(actions.size(), qsizetype(groups[g].entries.size()));
+        for (qsizetype i = 0; i < actions.size(); ++i) {
+            const presetcatalog::Entry& e = groups[g].entries[std::size_t(i)];
+            const convlab::PresetInfo* info = presetcatalog::findPreset(e.code);
+            QVERIFY2(info, qPrintable(e.code));
+            QCOMPARE(actions[i]->objectName(), "preset-" + e.code); // the code name stays the CLI's
+            QCOMPARE(actions[i]->text(), info->params.empty() ? e.name : e.name + QStringLiteral("…"));
+            QCOMPARE(actions[i]->toolTip(), e.description);
+            QVERIFY2(!e.description.isEmpty() && e.name != e.code, qPrintable(e.code)); // in the table
+            ++listed;
+        }
+    }
+    // The groups people look for, and every core preset exactly once.
+    QCOMPARE(titles, QStringList({"Basic", "Blur", "Sharpen", "Edges", "Emboss", "Designed"}));
+    QCOMPARE(listed, convlab::presetList().size());
+    QStringList codes;
+    for (const auto& g : groups)
+        for (const auto& e : g.entries) codes << e.code;
+    codes.removeDuplicates();
+    QCOMPARE(std::size_t(codes.size()), convlab::presetList().size());
+}
+
+void TestKernelGrid::parameterlessPresetAppliesAtOnce()
+{
+    doc_->setKernel(binomial3(), "start");
+    doc_->undoStack()->clear();
+    // Any dialog that opens is noted and closed, so that a regression fails instead of hanging.
+    bool dialogOpened = false;
+    QTimer watch;
+    watch.setInterval(0);
+    connect(&watch, &QTimer::timeout, this, [&] {
+        if (QWidget* modal = QApplication::activeModalWidget()) {
+            dialogOpened = true;
+            modal->close();
+        }
+    });
+    watch.start();
+    QAction* sobel = editor_->findChild<QAction*>("preset-sobel-y");
+    QVERIFY(sobel);
+    sobel->trigger();
+    watch.stop();
+    QVERIFY(!dialogOpened);
+    QCOMPARE(doc_->kernel().values, convlab::makePreset("sobel-y").values);
+    QCOMPARE(doc_->undoStack()->count(), 1);
+}
+
+void TestKernelGrid::presetDialogUsesIntegerBoxes()
+{
+    const convlab::PresetInfo* gaussian = presetcatalog::findPreset("gaussian");
+    QVERIFY(gaussian);
+    PresetDialog dialog(*gaussian);
+    auto* size = dialog.findChild<QSpinBox*>("size");
+    QVERIFY(size);                                           // a side: an integer box
+    QVERIFY(!dialog.findChild<QDoubleSpinBox*>("size"));
+    QVERIFY(dialog.findChild<QDoubleSpinBox*>("sigma")); // a real number stays one
+    QCOMPARE(size->value(), 0);
+    QCOMPARE(size->specialValueText(), QStringLiteral("auto"));
+    QCOMPARE(size->text(), QStringLiteral("auto")); // what the box shows for 0
+    QCOMPARE(dialog.parameterText(), QStringLiteral("sigma=1,size=0"));
+    size->setValue(7);
+    QCOMPARE(size->text(), QStringLiteral("7"));
+    dialog.accept();
+    QCOMPARE(dialog.kernel().width, 7);
+    // Whole numbers that cannot be automatic show no "auto"; choices stay combo boxes.
+    const convlab::PresetInfo* lowpass = presetcatalog::findPreset("lowpass");
+    QVERIFY(lowpass);
+    PresetDialog design(*lowpass);
+    auto* side = design.findChild<QSpinBox*>("size");
+    QVERIFY(side);
+    QVERIFY(side->specialValueText().isEmpty());
+    QCOMPARE(side->minimum(), 3);
+    QVERIFY(design.findChild<QDoubleSpinBox*>("cutoff"));
+    // Every preset's whole parameters get integer boxes, the others not.
+    for (const convlab::PresetInfo& p : convlab::presetList()) {
+        PresetDialog d(p);
+        for (const convlab::PresetParam& param : p.params) {
+            const QString name = QString::fromStdString(param.name);
+            if (!param.choices.empty()) continue;
+            QCOMPARE(d.findChild<QSpinBox*>(name) != nullptr, param.whole);
+            QCOMPARE(d.findChild<QDoubleSpinBox*>(name) != nullptr, !param.whole);
+        }
+    }
 }
 
 QTEST_MAIN(TestKernelGrid)

@@ -92,6 +92,34 @@ private slots:
             QVERIFY2(std::any_of(list.begin(), list.end(), [&](const PresetInfo& i) { return i.name == name; }), name);
     }
 
+    // The list says which parameters are whole numbers and which take 0 as "choose for me",
+    // as makePreset treats them: a fraction of a whole one is refused, 0 of an automatic one
+    // builds.
+    void parameterKinds()
+    {
+        for (const PresetInfo& info : presetList())
+            for (const PresetParam& p : info.params) {
+                const std::string where = info.name + " " + p.name;
+                if (p.whole && p.choices.empty() && p.minValue + 0.5 <= p.maxValue)
+                    QVERIFY_THROWS_EXCEPTION(convlab::Error,
+                                             makePreset(info.name, p.name + "=" + std::to_string(p.minValue + 0.5)));
+                if (p.zeroIsAuto) {
+                    QVERIFY2(p.whole && p.minValue == 0, where.c_str());
+                    makePreset(info.name, p.name + "=0").validate();
+                }
+            }
+        const auto param = [](const char* preset, const char* name) {
+            const auto& list = presetList();
+            const auto info = std::find_if(list.begin(), list.end(), [&](const PresetInfo& i) { return i.name == preset; });
+            return *std::find_if(info->params.begin(), info->params.end(), [&](const PresetParam& p) { return p.name == name; });
+        };
+        QVERIFY(param("gaussian", "size").whole && param("gaussian", "size").zeroIsAuto);
+        QVERIFY(!param("gaussian", "sigma").whole && !param("gaussian", "sigma").zeroIsAuto);
+        QVERIFY(param("box", "width").zeroIsAuto && param("box", "size").whole && !param("box", "size").zeroIsAuto);
+        QVERIFY(param("lowpass", "size").whole && !param("lowpass", "size").zeroIsAuto);
+        QVERIFY(!param("motion", "length").whole); // an antialiased line takes fractional lengths
+    }
+
     void sums_data()
     {
         QTest::addColumn<QString>("name");

@@ -5,6 +5,7 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QLineEdit>
+#include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -437,9 +438,13 @@ void TestTeachingUi::borderLabFollowsParameters()
 {
     KernelDocument* doc = w_->kernelDocument();
     QVERIFY(renderAfter([&] { doc->setKernel(asymmetric5x5(), "kernel"); }));
+    w_->workbench()->setMapping(display::Mapping::Offset);
     BorderLabWindow* lab = w_->showBorderLab();
     QVERIFY(lab);
     QVERIFY(lab->isVisible());
+    // It opens reading values as the main view does, and no larger than the screen.
+    QCOMPARE(lab->mapping(), display::Mapping::Offset);
+    QVERIFY(lab->screen()->availableGeometry().contains(lab->geometry()));
     auto labMatchesWindow = [&] {
         if (!QTest::qWaitFor([&] { return !lab->busy(); }, kWaitMs)) return false;
         ConvolveParams p = w_->currentParams();

@@ -4,9 +4,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QContextMenuEvent>
-#include <QDialogButtonBox>
 #include <QDoubleSpinBox>
-#include <QFormLayout>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -14,6 +12,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMouseEvent>
+#include <QPainter>
 #include <QScrollBar>
 #include <QStyle>
 #include <QSpinBox>
@@ -29,6 +28,9 @@
 #include "convlab/error.h"
 #include "kernel/kerneldocument.h"
 #include "kernel/kernelmodel.h"
+#include "kernel/kernelpicture.h"
+#include "kernel/presetcatalog.h"
+#include "kernel/presetdialog.h"
 
 namespace {
 
@@ -53,6 +55,17 @@ public:
     {
         model->setData(index, static_cast<QLineEdit*>(editor)->text(), Qt::EditRole);
     }
+    void paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const override
+    {
+        QStyledItemDelegate::paint(painter, option, index);
+        if (!index.data(kernelgrid::kAnchorRole).toBool()) return;
+        // An outline, not a fill: the cell keeps the tint that tells its sign and size.
+        painter->save();
+        painter->setPen(QPen(QColor(230, 126, 34), 2));
+        painter->setBrush(Qt::NoBrush);
+        painter->drawRect(QRectF(option.rect).adjusted(1.5, 1.5, -1.5, -1.5));
+        painter->restore();
+    }
 };
 
 // Kernels up to this side get their rank on every edit; bigger ones get it from the next run.
@@ -65,76 +78,31 @@ constexpr int kMeasureAllCells = 16384;
 
 } // namespace
 
-PresetDialog::PresetDialog(const convlab::PresetInfo& preset, QWidget* parent) : QDialog(parent), preset_(preset)
-{
-    setWindowTitle(tr("Preset: %1").arg(QString::fromStdString(preset.name)));
-    auto* layout = new QVBoxLayout(this);
-    auto* description = new QLabel(QString::fromStdString(preset.description));
-    description->setWordWrap(true);
-    layout->addWidget(description);
-    auto* form = new QFormLayout;
-    for (const convlab::PresetParam& p : preset.params) {
-        if (!p.choices.empty()) {
-            auto* combo = new QComboBox;
-            for (const std::string& c : p.choices) combo->addItem(QString::fromStdString(c));
-            combo->setCurrentIndex(static_cast<int>(p.defaultValue));
-            combo->setToolTip(QString::fromStdString(p.help));
-            combo->setObjectName(QString::fromStdString(p.name));
-            form->addRow(QString::fromStdString(p.name), combo);
-            fields_.append(combo);
-            continue;
-        }
-        auto* spin = new QDoubleSpinBox;
-        spin->setDecimals(3);
-        spin->setRange(p.minValue, p.maxValue);
-        // Frequencies in cycles/pixel span 0..0.5: a step of 1 would jump from end to end.
-        if (p.maxValue - p.minValue <= 1) spin->setSingleStep(0.01);
-        spin->setValue(p.defaultValue);
-        spin->setToolTip(QString::fromStdString(p.help));
-        spin->setObjectName(QString::fromStdString(p.name));
-        form->addRow(QString::fromStdString(p.name), spin);
-        fields_.append(spin);
-    }
-    layout->addLayout(form);
-    message_ = new QLabel;
-    message_->setWordWrap(true);
-    message_->setStyleSheet("color: #c0392b");
-    message_->hide();
-    layout->addWidget(message_);
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
-    connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    layout->addWidget(buttons);
-}
-
-QString PresetDialog::parameterText() const
-{
-    QStringList parts;
-    for (const QWidget* field : fields_) {
-        const auto* spin = qobject_cast<const QDoubleSpinBox*>(field);
-        const QString value = spin ? QString::number(spin->value(), 'g', 10)
-                                   : static_cast<const QComboBox*>(field)->currentText();
-        parts << field->objectName() + '=' + value;
-    }
-    return parts.join(',');
-}
-
-void PresetDialog::accept()
-{
-    try {
-        kernel_ = convlab::makePreset(preset_.name, parameterText().toStdString());
-    } catch (const convlab::Error& e) {
-        message_->setText(QString::fromUtf8(e.what()));
-        message_->show();
-        return;
-    }
-    QDialog::accept();
-}
-
 KernelEditor::KernelEditor(KernelDocument* doc, QWidget* parent) : QWidget(parent), doc_(doc)
 {
     model_ = new KernelModel(doc_, this);
+    QHBoxLayout* sizeRow = buildSizeRow();
+    QGridLayout* scaleRow = buildScaleRow();
+    buildTable();
+    QHBoxLayout* viewRow = buildViewRow();
+    buildMessages();
 
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(sizeRow);
+    layout->addLayout(scaleRow);
+    layout->addLayout(viewRow);
+    layout->addWidget(table_, 1);
+    layout->addWidget(message_);
+    layout->addLayout(buildSummaryRow());
+
+    connect(doc_, &KernelDocument::changed, this, &KernelEditor::syncFromDocument);
+    syncFromDocument();
+    updateFactor();
+    fitColumns();
+}
+
+QHBoxLayout* KernelEditor::buildSizeRow()
+{
     width_ = new QSpinBox;
     height_ = new QSpinBox;
     for (QSpinBox* s : {width_, height_}) {
@@ -149,16 +117,9 @@ KernelEditor::KernelEditor(KernelDocument* doc, QWidget* parent) : QWidget(paren
 
     presets_ = new QToolButton;
     presets_->setText(tr("Presets"));
+    presets_->setToolTip(tr("Ready-made kernels by purpose: blur, sharpen, edges, emboss, designed filters"));
     presets_->setPopupMode(QToolButton::InstantPopup);
-    auto* presetMenu = new QMenu(presets_);
-    for (const convlab::PresetInfo& p : convlab::presetList()) {
-        const QString name = QString::fromStdString(p.name);
-        QAction* a = presetMenu->addAction(name, this, [this, name] { choosePreset(name); });
-        a->setToolTip(QString::fromStdString(p.description));
-        a->setObjectName("preset-" + name);
-    }
-    presetMenu->setToolTipsVisible(true);
-    presets_->setMenu(presetMenu);
+    presets_->setMenu(makePresetMenu(presets_, [this](const QString& code) { choosePreset(code); }));
 
     auto* sizeRow = new QHBoxLayout;
     sizeRow->addWidget(new QLabel(tr("Size")));
@@ -167,7 +128,11 @@ KernelEditor::KernelEditor(KernelDocument* doc, QWidget* parent) : QWidget(paren
     sizeRow->addWidget(height_);
     sizeRow->addStretch(1);
     sizeRow->addWidget(presets_);
+    return sizeRow;
+}
 
+QGridLayout* KernelEditor::buildScaleRow()
+{
     normalize_ = new QCheckBox(tr("Normalize"));
     normalize_->setToolTip(tr("Multiply the scale by 1/sum(K) (zero-sum kernels are left alone)"));
     connect(normalize_, &QCheckBox::toggled, this, [this](bool on) { guarded([&] { doc_->setNormalize(on); }); });
@@ -197,18 +162,20 @@ KernelEditor::KernelEditor(KernelDocument* doc, QWidget* parent) : QWidget(paren
     auto* scaleRow = new QGridLayout;
     scaleRow->addWidget(normalize_, 0, 0);
     scaleRow->addWidget(semantics_, 0, 1);
-    auto* scaleLabel = new QLabel(tr("Scale"));
-    auto* offsetLabel = new QLabel(tr("Offset"));
     auto* scaleBox = new QHBoxLayout;
-    scaleBox->addWidget(scaleLabel);
+    scaleBox->addWidget(new QLabel(tr("Scale")));
     scaleBox->addWidget(scale_, 1);
     auto* offsetBox = new QHBoxLayout;
-    offsetBox->addWidget(offsetLabel);
+    offsetBox->addWidget(new QLabel(tr("Offset")));
     offsetBox->addWidget(offset_, 1);
     scaleRow->addLayout(scaleBox, 1, 0);
     scaleRow->addLayout(offsetBox, 1, 1);
     for (QDoubleSpinBox* s : {scale_, offset_}) s->setMinimumWidth(60);
+    return scaleRow;
+}
 
+void KernelEditor::buildTable()
+{
     table_ = new QTableView;
     table_->setModel(model_);
     table_->setItemDelegate(new CellDelegate(table_));
@@ -222,19 +189,30 @@ KernelEditor::KernelEditor(KernelDocument* doc, QWidget* parent) : QWidget(paren
     table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     table_->setContextMenuPolicy(Qt::CustomContextMenu);
     table_->viewport()->installEventFilter(this);
-    table_->setToolTip(tr("Double-click or type to edit a cell; Ctrl+click sets the anchor"));
-    connect(table_, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
-        const QModelIndex index = table_->indexAt(pos);
-        if (!index.isValid()) return;
-        QMenu menu;
-        menu.addAction(tr("Set anchor here"), this,
-                       [&] { guarded([&] { doc_->setAnchor(index.column(), index.row()); }); });
-        menu.addAction(tr("Reset anchor to the centre"), this, [&] {
-            guarded([&] { doc_->setAnchor(doc_->kernel().width / 2, doc_->kernel().height / 2); });
+    table_->setToolTip(tr("Double-click or type to edit a cell; Ctrl+click sets the anchor. Red cells are "
+                          "positive, blue negative, stronger for larger values; the anchor is outlined."));
+    connect(table_, &QWidget::customContextMenuRequested, this, &KernelEditor::showCellMenu);
+    // Cells of big kernels are measured as they scroll into view.
+    for (QScrollBar* bar : {table_->horizontalScrollBar(), table_->verticalScrollBar()})
+        connect(bar, &QScrollBar::valueChanged, this, [this] {
+            if (model_->rowCount() * model_->columnCount() > kMeasureAllCells) fitColumns(true);
         });
-        menu.exec(table_->viewport()->mapToGlobal(pos));
-    });
+}
 
+void KernelEditor::showCellMenu(const QPoint& pos)
+{
+    const QModelIndex index = table_->indexAt(pos);
+    if (!index.isValid()) return;
+    QMenu menu;
+    menu.addAction(tr("Set anchor here"), this, [&] { guarded([&] { doc_->setAnchor(index.column(), index.row()); }); });
+    menu.addAction(tr("Reset anchor to the centre"), this, [&] {
+        guarded([&] { doc_->setAnchor(doc_->kernel().width / 2, doc_->kernel().height / 2); });
+    });
+    menu.exec(table_->viewport()->mapToGlobal(pos));
+}
+
+QHBoxLayout* KernelEditor::buildViewRow()
+{
     integerView_ = new QCheckBox(tr("Show as integers × factor"));
     integerView_->setChecked(model_->integerViewRequested());
     integerView_->setToolTip(tr("When every value is an integer multiple of one factor 1/N (1 2 1; 2 4 2; 1 2 1 / 16, "
@@ -251,16 +229,15 @@ KernelEditor::KernelEditor(KernelDocument* doc, QWidget* parent) : QWidget(paren
         updateFactor();
         fitColumns();
     });
-    // Cells of big kernels are measured as they scroll into view.
-    for (QScrollBar* bar : {table_->horizontalScrollBar(), table_->verticalScrollBar()})
-        connect(bar, &QScrollBar::valueChanged, this, [this] {
-            if (model_->rowCount() * model_->columnCount() > kMeasureAllCells) fitColumns(true);
-        });
     auto* viewRow = new QHBoxLayout;
     viewRow->addWidget(integerView_);
     viewRow->addStretch(1);
     viewRow->addWidget(factor_);
+    return viewRow;
+}
 
+void KernelEditor::buildMessages()
+{
     message_ = new QLabel;
     message_->setWordWrap(true);
     message_->setStyleSheet("color: #c0392b");
@@ -276,20 +253,20 @@ KernelEditor::KernelEditor(KernelDocument* doc, QWidget* parent) : QWidget(paren
     rank_->setWordWrap(true);
     sum_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     rank_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+}
 
-    auto* layout = new QVBoxLayout(this);
-    layout->addLayout(sizeRow);
-    layout->addLayout(scaleRow);
-    layout->addLayout(viewRow);
-    layout->addWidget(table_, 1);
-    layout->addWidget(message_);
-    layout->addWidget(sum_);
-    layout->addWidget(rank_);
-
-    connect(doc_, &KernelDocument::changed, this, &KernelEditor::syncFromDocument);
-    syncFromDocument();
-    updateFactor();
-    fitColumns();
+QHBoxLayout* KernelEditor::buildSummaryRow()
+{
+    // The picture beside the numbers, so that it costs the grid no height of its own.
+    picture_ = new KernelPicture(doc_);
+    auto* numbers = new QVBoxLayout;
+    numbers->addWidget(sum_);
+    numbers->addWidget(rank_);
+    numbers->addStretch(1);
+    auto* row = new QHBoxLayout;
+    row->addWidget(picture_, 0, Qt::AlignTop);
+    row->addLayout(numbers, 1);
+    return row;
 }
 
 void KernelEditor::updateFactor()
@@ -361,11 +338,17 @@ void KernelEditor::guarded(const std::function<void()>& edit)
 
 void KernelEditor::choosePreset(const QString& name)
 {
-    const auto& list = convlab::presetList();
-    const auto it = std::find_if(list.begin(), list.end(),
-                                 [&](const convlab::PresetInfo& p) { return QString::fromStdString(p.name) == name; });
-    if (it == list.end()) return;
-    PresetDialog dialog(*it, this);
+    const convlab::PresetInfo* preset = presetcatalog::findPreset(name);
+    if (!preset) {
+        emit errorOccurred(tr("There is no preset '%1'.").arg(name));
+        return;
+    }
+    if (preset->params.empty()) {
+        // Nothing to ask: a dialog with only OK would be one click for nothing.
+        guarded([&] { doc_->setKernel(convlab::makePreset(preset->name), tr("Preset %1").arg(name)); });
+        return;
+    }
+    PresetDialog dialog(*preset, this);
     if (dialog.exec() != QDialog::Accepted) return;
     guarded([&] {
         doc_->setKernel(dialog.kernel(), tr("Preset %1 (%2)").arg(name, dialog.parameterText()));

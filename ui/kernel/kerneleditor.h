@@ -3,8 +3,9 @@
 // the anchor highlighted (Ctrl+click or the context menu moves it), and live sum and rank. The
 // grid never elides a value: its columns fit their texts and it scrolls when the kernel is wide.
 // Kernels whose values share a factor 1/N can be shown as integers with "× 1/N" above the grid.
+// Cells are tinted by sign and size (kernelgrid::cellTint), and a small picture of the kernel
+// (kernelpicture.h) sits under the grid.
 #pragma once
-#include <QDialog>
 #include <QWidget>
 #include <functional>
 
@@ -13,30 +14,16 @@
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QHBoxLayout;
+class QGridLayout;
 class QLabel;
+class QLayout;
 class QSpinBox;
 class QTableView;
 class QToolButton;
 class KernelDocument;
 class KernelModel;
-
-// Parameters of one preset: a QDoubleSpinBox per numeric PresetParam, a QComboBox per choice
-// (each named after its parameter). kernel() is valid after accept().
-class PresetDialog : public QDialog {
-    Q_OBJECT
-public:
-    PresetDialog(const convlab::PresetInfo& preset, QWidget* parent = nullptr);
-    const convlab::Kernel& kernel() const { return kernel_; }
-    // "name=value,..." for makePreset.
-    QString parameterText() const;
-    void accept() override;
-
-private:
-    const convlab::PresetInfo preset_;
-    QList<QWidget*> fields_; // in parameter order
-    QLabel* message_;
-    convlab::Kernel kernel_;
-};
+class KernelPicture;
 
 class KernelEditor : public QWidget {
     Q_OBJECT
@@ -50,12 +37,14 @@ public:
     // "Show as integers × factor" and the factor it shows ("× 1/16"; hidden when none).
     QCheckBox* integerViewBox() const { return integerView_; }
     QLabel* factorLabel() const { return factor_; }
+    KernelPicture* picture() const { return picture_; }
     // The inline message under the grid (rejected input); empty when none.
     QString message() const;
     // Removes that message (the window does when a new image is opened).
     void clearMessage();
 
-    // Shown as a modal dialog: applies a preset through the document (one undo step).
+    // Applies a preset through the document (one undo step): at once when it takes no
+    // parameters, else after its modal dialog is accepted.
     void choosePreset(const QString& name);
 
     static constexpr int kMaxEditSide = 31;
@@ -67,6 +56,15 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    // The constructor's steps, top to bottom of the panel.
+    QHBoxLayout* buildSizeRow();
+    QGridLayout* buildScaleRow();
+    void buildTable();
+    QHBoxLayout* buildViewRow();
+    void buildMessages();
+    QHBoxLayout* buildSummaryRow();
+    void showCellMenu(const QPoint& pos);
+
     void syncFromDocument();
     void updateFactor();
     // Every column as wide as the widest cell text (none is elided); small kernels are widened
@@ -94,4 +92,5 @@ private:
     QLabel* message_;
     QLabel* sum_;
     QLabel* rank_;
+    KernelPicture* picture_;
 };

@@ -54,7 +54,35 @@ QString withoutTrailingZeros(QString number)
     return number;
 }
 
+// The view's diverging map's ends (shaders/image.frag, ui/view/colorbar.cpp), so that the
+// grid's colours read like the view's.
+constexpr double kPositive[3] = {0.70, 0.09, 0.17};
+constexpr double kNegative[3] = {0.13, 0.40, 0.67};
+
 } // namespace
+
+QColor valueColour(double v, double maxAbs, double strength)
+{
+    if (!std::isfinite(v) || !(maxAbs > 0.0) || !std::isfinite(maxAbs)) return QColor(Qt::white);
+    const double t = std::clamp(std::fabs(v) / maxAbs, 0.0, 1.0) * std::clamp(strength, 0.0, 1.0);
+    const double* hue = v > 0 ? kPositive : kNegative;
+    return QColor::fromRgbF(float(1.0 - t * (1.0 - hue[0])), float(1.0 - t * (1.0 - hue[1])),
+                            float(1.0 - t * (1.0 - hue[2])));
+}
+
+QColor cellTint(double v, double maxAbs)
+{
+    if (v == 0.0 || !std::isfinite(v)) return {};
+    return valueColour(v, maxAbs, kCellTintStrength);
+}
+
+double maxAbsolute(const std::vector<float>& values)
+{
+    double m = 0.0;
+    for (float v : values)
+        if (std::isfinite(v)) m = std::max(m, double(std::fabs(v)));
+    return m;
+}
 
 int integerDenominator(const std::vector<float>& values, int maxDenominator)
 {
@@ -96,6 +124,7 @@ KernelModel::KernelModel(KernelDocument* doc, QObject* parent) : QAbstractTableM
     rows_ = doc_->kernel().height;
     columns_ = doc_->kernel().width;
     denominator_ = kernelgrid::integerDenominator(doc_->kernel().values);
+    maxAbs_ = kernelgrid::maxAbsolute(doc_->kernel().values);
     connect(doc_, &KernelDocument::changed, this, &KernelModel::documentChanged);
 }
 
@@ -108,6 +137,7 @@ void KernelModel::documentChanged()
 {
     const convlab::Kernel& k = doc_->kernel();
     denominator_ = kernelgrid::integerDenominator(k.values);
+    maxAbs_ = kernelgrid::maxAbsolute(k.values);
     if (k.height != rows_ || k.width != columns_) {
         beginResetModel();
         rows_ = k.height;
@@ -158,11 +188,14 @@ QVariant KernelModel::data(const QModelIndex& index, int role) const
         return tip;
     }
     case Qt::BackgroundRole:
-        if (isAnchor) return QBrush(QColor(255, 214, 102));
+        // The sign and size at a glance; the anchor keeps its tint and gets an outline instead.
+        if (const QColor tint = kernelgrid::cellTint(v, maxAbs_); tint.isValid()) return QBrush(tint);
         return {};
     case Qt::ForegroundRole:
-        if (isAnchor) return QBrush(Qt::black);
+        // Tints are light in every theme: dark text on them, whatever the palette's text colour.
+        if (kernelgrid::cellTint(v, maxAbs_).isValid()) return QBrush(Qt::black);
         return {};
+    case kernelgrid::kAnchorRole: return isAnchor;
     case Qt::FontRole:
         if (isAnchor) {
             QFont f;

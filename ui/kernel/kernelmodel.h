@@ -8,6 +8,7 @@
 // beside the grid (integer view). In integer view a typed number t sets the cell to t × 1/N.
 #pragma once
 #include <QAbstractTableModel>
+#include <QColor>
 #include <vector>
 
 class KernelDocument;
@@ -24,6 +25,26 @@ int integerDenominator(const std::vector<float>& values, int maxDenominator = kM
 // `v` to at least `digits` significant digits, in the shorter of fixed and scientific notation
 // (fixed on a tie): 0.0625, 0.01235, 4.914e-05, 123456.
 QString formatSignificant(double v, int digits = 4);
+
+// The colour of a value in a kernel whose largest magnitude is maxAbs, diverging about zero in
+// the view's diverging hues: red for positive, blue for negative, |v| / maxAbs of `strength` of
+// the way from white to the full hue. White for zero, for a non-finite value and when maxAbs
+// is not positive.
+QColor valueColour(double v, double maxAbs, double strength = 1.0);
+
+// How far a cell's tint goes towards the full hue: pale enough that black text on the
+// strongest tint keeps a contrast above 7:1.
+constexpr double kCellTintStrength = 0.45;
+
+// A cell's background: valueColour at kCellTintStrength, or an invalid QColor (no tint) for a
+// zero or non-finite value.
+QColor cellTint(double v, double maxAbs);
+
+// The largest finite |value| (0 for none).
+double maxAbsolute(const std::vector<float>& values);
+
+// True for the anchor's cell (KernelModel::data), which the grid outlines.
+constexpr int kAnchorRole = Qt::UserRole + 1;
 
 } // namespace kernelgrid
 
@@ -65,4 +86,5 @@ private:
     int rows_ = 0, columns_ = 0;
     bool integerView_ = true;
     int denominator_ = 0;
+    double maxAbs_ = 0.0; // of the kernel's values: the tints' scale
 };

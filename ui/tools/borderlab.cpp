@@ -8,6 +8,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QScreen>
 #include <QShowEvent>
 #include <QVBoxLayout>
 
@@ -32,6 +33,38 @@ QSize borderLabPreviewSize(int width, int height, qint64 maxPixels)
 
 namespace {
 
+// Image pixels per screen pixel, whole: at least 1.
+int pixelsPerScreenPixel(double zoom)
+{
+    const double onePixel = zoom > 0.0 && std::isfinite(zoom) ? 1.0 / zoom : 1.0;
+    return std::max(1, int(std::ceil(onePixel - 1e-9)));
+}
+
+} // namespace
+
+int borderLabWideningRadius(double zoom)
+{
+    return zoom >= 1.0 || !(zoom > 0.0) ? 0 : pixelsPerScreenPixel(zoom);
+}
+
+int borderLabOutlineWidth(int band, double zoom)
+{
+    if (band <= 0)
+        return 0;
+    // The view draws its line one screen pixel wide on the band's side of the width given.
+    return band + borderLabWideningRadius(zoom) + pixelsPerScreenPixel(zoom);
+}
+
+QSize borderLabWindowSize(QSize wanted, QSize available)
+{
+    // The frame is unknown until the window is shown: leave room for a title bar and borders.
+    constexpr int kFrameWidth = 16, kFrameHeight = 48;
+    const QSize room(std::max(1, available.width() - kFrameWidth), std::max(1, available.height() - kFrameHeight));
+    return wanted.boundedTo(room);
+}
+
+namespace {
+
 // The views fill rows of this many cells; the cell after the last view holds the note.
 constexpr int kGridColumns = 3;
 
@@ -50,6 +83,11 @@ int BorderLabWindow::indexOf(convlab::BorderMode mode)
     if (it == kModes.end())
         throw convlab::Error("border lab: unknown border mode " + std::to_string(static_cast<int>(mode)));
     return static_cast<int>(it - kModes.begin());
+}
+
+QString BorderLabWindow::modeTitleText(int index) const
+{
+    return modeTitle(kModes[index], params_.border.value);
 }
 
 QString BorderLabWindow::otherNames(convlab::BorderMode mode)
@@ -122,6 +160,9 @@ void BorderLabWindow::buildUi()
     top->addWidget(mappingBox_);
     top->addWidget(fit);
     top->addWidget(actual);
+    scaleLabel_ = new QLabel;
+    scaleLabel_->setObjectName("differenceScale");
+    scaleLabel_->setToolTip(tr("Every difference map uses this scale, so that a brighter panel differs more"));
 
     auto* grid = new QGridLayout;
     for (int i = 0; i < kModeCount; ++i) {
@@ -153,6 +194,10 @@ void BorderLabWindow::buildUi()
         p.render = makeRender(i);
         connect(p.view, &ImageView::viewChanged, this,
                 [this, i](double zoom, QPointF origin) { followView(i, zoom, origin); });
+        connect(p.view, &ImageView::viewChanged, this, [this, i] {
+            outlineBand(i);
+            applyViewMode(i); // the map widened for the new zoom
+        });
     }
     note_ = new QLabel;
     note_->setWordWrap(true);
@@ -162,6 +207,7 @@ void BorderLabWindow::buildUi()
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
+    layout->addWidget(scaleLabel_);
     layout->addLayout(grid, 1);
 
     connect(referenceBox_, &QComboBox::currentIndexChanged, this,
@@ -185,6 +231,31 @@ void BorderLabWindow::buildUi()
     closeKey(tr("Close the Border-Mode Lab"), QKeySequence(Qt::Key_Escape));
     closeKey(tr("Close the Border-Mode Lab"), QKeySequence(tr("Ctrl+W")));
     connect(actual, &QPushButton::clicked, this, [this] { forEachView(&ImageView::actualSize); });
+}
+
+void BorderLabWindow::setMapping(display::Mapping mapping)
+{
+    // The combo passes it on to every view.
+    mappingBox_->setCurrentIndex(std::clamp(static_cast<int>(mapping), 0, mappingBox_->count() - 1));
+}
+
+display::Mapping BorderLabWindow::mapping() const
+{
+    return static_cast<display::Mapping>(mappingBox_->currentIndex());
+}
+
+void BorderLabWindow::fitToScreen()
+{
+    const QScreen* s = screen();
+    if (!s)
+        return;
+    const QRect available = s->availableGeometry();
+    resize(borderLabWindowSize(size(), available.size()));
+    // Back inside the available area when the window would reach past it.
+    QPoint at = pos();
+    at.setX(std::clamp(at.x(), available.left(), std::max(available.left(), available.right() - width())));
+    at.setY(std::clamp(at.y(), available.top(), std::max(available.top(), available.bottom() - height())));
+    move(at);
 }
 
 void BorderLabWindow::forEachView(void (ImageView::*fn)())
@@ -383,6 +454,7 @@ void BorderLabWindow::releaseComputed()
         Panel& p = panels_[i];
         p.ready = false;
         p.difference = {};
+        p.maxAbs = 0.0;
         // A controller keeps its last result and spare buffers: a new one holds nothing.
         p.render->shutdown();
         delete p.render;
@@ -390,6 +462,7 @@ void BorderLabWindow::releaseComputed()
         p.view->setResult(std::shared_ptr<const convlab::Image>());
         p.diff.reset();
         p.diffInView = false;
+        p.diffRadius = 0;
         p.view->setDifference(convlab::Image());
         p.view->setBandOverlay(0, 0, 0, 0);
     }
@@ -414,6 +487,8 @@ void BorderLabWindow::pause()
 
 void BorderLabWindow::showEvent(QShowEvent* e)
 {
+    if (!e->spontaneous())
+        fitToScreen();
     QWidget::showEvent(e);
     mapped_ = true;
     if (!source_)
@@ -456,7 +531,8 @@ void BorderLabWindow::start()
         Panel& p = panels_[i];
         p.ready = false;
         p.difference = {};
-        p.title->setText(QStringLiteral("<b>%1</b>").arg(modeTitle(kModes[i], params_.border.value).toHtmlEscaped()));
+        p.maxAbs = 0.0;
+        p.title->setText(QStringLiteral("<b>%1</b>").arg(modeTitleText(i).toHtmlEscaped()));
         p.status->setText(tr("computing\u2026"));
         p.status->setStyleSheet(QString());
         convlab::ConvolveParams run = params_;
@@ -516,9 +592,13 @@ void BorderLabWindow::updateNote()
                     .arg(preview_->height)
                     .arg(sourceSize_.width())
                     .arg(sourceSize_.height());
-    text += tr("<br><br>Under each view: how many pixels differ (|d| &gt; 0) from the reference mode and "
-               "the measured band, outlined in cyan. The difference maps show |d| from black (equal) "
-               "through red to white (largest).<br><br>Every mode runs the direct method on the CPU, so "
+    text += tr("<br><br>Above each view: the largest difference |d| from the reference mode. Under it: how "
+               "many pixels differ (|d| &gt; 0) and the measured band, outlined in cyan just inside it, "
+               "where the modes agree, so that the line never hides the band. The difference maps share "
+               "one scale (above the views): |d| from black (equal) through red to white (the largest "
+               "difference of any mode). Below 1:1 each map is drawn widened, every pixel the largest "
+               "|d| near it, so that a band thinner than a screen pixel still shows; the numbers are "
+               "those of the map itself.<br><br>Every mode runs the direct method on the CPU, so "
                "pixels away from the edges come out bit-identical.");
     note_->setText(text);
 }

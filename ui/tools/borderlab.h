@@ -18,11 +18,13 @@
 #include <array>
 #include <atomic>
 #include <memory>
+#include <vector>
 
 #include "convlab/compare.h"
 #include "convlab/convolve.h"
 #include "convlab/imagestats.h"
 #include "convlab/modes.h"
+#include "view/displaystate.h"
 #include "workbench/latest.h"
 
 class ImageView;
@@ -36,6 +38,30 @@ using BorderDifference = convlab::BorderDifference;
 
 // The largest size of that aspect ratio within maxPixels (the source's own size when it fits).
 QSize borderLabPreviewSize(int width, int height, qint64 maxPixels);
+
+// The difference maps' scale, shared by every panel: the largest of the panels' max |d|
+// (non-finite entries ignored), so that the largest difference is drawn white and the others
+// in proportion; 0 when nothing differs.
+double borderLabSharedScale(const std::vector<double>& maxima);
+
+// How far the difference maps are widened for display at `zoom`: 0 from 1:1 up; below it,
+// enough image pixels that a band one pixel wide still spans a screen pixel (a 1-px band is a
+// third of a screen pixel at whole-image zoom, and would fall between the samples drawn).
+int borderLabWideningRadius(double zoom);
+
+// The difference map as drawn below 1:1: every sample the largest |d| of its channel within
+// `radius` pixels (a square window, clipped to the image). radius 0: |d| itself.
+convlab::Image borderLabWidenedDifference(const convlab::Image& diff, int radius);
+
+// The band width to outline, in image pixels, for a band `band` pixels wide seen at `zoom`:
+// the band as drawn (widened by borderLabWideningRadius) plus one screen pixel, so that the
+// one-pixel line runs where the modes agree and never covers the band itself (a 7-px band is
+// 2 screen pixels at whole-image zoom). 0 for 0.
+int borderLabOutlineWidth(int band, double zoom);
+
+// The lab window's size: `wanted`, but never larger than the screen's available area less
+// room for the window frame.
+QSize borderLabWindowSize(QSize wanted, QSize available);
 
 class BorderLabWindow : public QWidget {
     Q_OBJECT
@@ -80,6 +106,18 @@ public:
     std::shared_ptr<const convlab::Image> result(convlab::BorderMode mode) const;
     // Against the reference mode (zero for the reference itself).
     BorderDifference difference(convlab::BorderMode mode) const;
+    // The largest |d| of the mode's difference map against the reference (0 for the reference).
+    double maxDifference(convlab::BorderMode mode) const;
+    // The panel's caption: the mode's name and, once compared, its max |d| in numbers.
+    QString caption(convlab::BorderMode mode) const;
+    // The |d| drawn white in every difference map (borderLabSharedScale), and how the lab
+    // states it on screen.
+    double differenceScale() const { return scale_; }
+    QString scaleText() const;
+
+    // How every view maps values to intensities (the window passes its view's on opening).
+    void setMapping(display::Mapping mapping);
+    display::Mapping mapping() const;
     ImageView* view(convlab::BorderMode mode) const;
 
     // The image the filters run on: the source itself, or its preview when the source is
@@ -107,8 +145,10 @@ private:
         RenderController* render = nullptr;
         bool ready = false;
         BorderDifference difference;
+        double maxAbs = 0.0; // the largest |d| against the reference
         std::shared_ptr<const convlab::Image> diff; // against the reference (null for the reference)
         bool diffInView = false;                    // handed to the view
+        int diffRadius = 0;                         // widened by this much (borderLabWideningRadius)
     };
 
     void buildUi();
@@ -126,8 +166,18 @@ private:
     void onFailed(int index, quint64 id, const QString& message);
     void compare();
     void applyComparison(quint64 generation, const std::array<BorderDifference, kModeCount>& differences,
+                         const std::array<double, kModeCount>& maxima,
                          const std::array<std::shared_ptr<const convlab::Image>, kModeCount>& diffs);
     void applyViewModes();
+    // Shows the panel's result or its difference map, widened for its view's zoom.
+    void applyViewMode(int index);
+    QString modeTitleText(int index) const;
+    void applyCaptions();
+    void applySharedScale();
+    // Outlines the panel's band for its view's zoom (borderLabOutlineWidth).
+    void outlineBand(int index);
+    // Keeps the window within the screen it opens on.
+    void fitToScreen();
     void updateNote();
     void followView(int index, double zoom, QPointF origin);
     // Sets every view's transform for focus_ on the image computed (nothing before there is one).
@@ -161,6 +211,8 @@ private:
     QCheckBox* differencesBox_ = nullptr;
     QComboBox* mappingBox_ = nullptr;
     QComboBox* focusBox_ = nullptr;
+    QLabel* scaleLabel_ = nullptr;
+    double scale_ = 0.0; // the shared difference scale
     EdgeFocus focus_ = EdgeFocus::Whole;
     const convlab::Image* focusedInput_ = nullptr; // the input the focus was applied to
     QLabel* note_ = nullptr;

@@ -227,6 +227,7 @@ BorderLabWindow* MainWindow::showBorderLab()
         lab_->setWindowFlag(Qt::Window);
         lab_->setWindowTitle(tr("Border-Mode Lab — ConvLab"));
         lab_->resize(1200, 760);
+        lab_->setMapping(doc_->displayState().mapping); // the lab reads like the main view
     } else {
         lab_->setSource(doc_->source());
         lab_->setParams(currentParams());

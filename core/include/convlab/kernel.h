@@ -81,6 +81,10 @@ struct PresetParam {
     // When not empty, the parameter names one of these ("window=kaiser", case ignored) and
     // its value is that name's index; defaultValue, minValue and maxValue are indices too.
     std::vector<std::string> choices = {};
+    // A whole number (a side or a count): makePreset refuses fractions.
+    bool whole = false;
+    // 0 asks the preset to choose the value itself (the help says how).
+    bool zeroIsAuto = false;
 };
 struct PresetInfo {
     std::string name;

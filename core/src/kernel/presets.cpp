@@ -205,9 +205,17 @@ Kernel gabor(const Args& a)
     return fromGrid(n, n, g);
 }
 
+// A whole-number parameter whose 0 lets the preset choose (a side, a width).
+PresetParam autoParam(const char* name, std::string help)
+{
+    PresetParam p{name, 0, 0, kMaxKernelSide, std::move(help)};
+    p.zeroIsAuto = true;
+    return p;
+}
+
 PresetParam sizeParam(const char* rule)
 {
-    return {"size", 0, 0, kMaxKernelSide, std::string("kernel side; 0 = auto, ") + rule};
+    return autoParam("size", std::string("kernel side; 0 = auto, ") + rule);
 }
 
 PresetParam choiceParam(const char* name, const std::vector<std::string>& choices, int defaultIndex, const char* help)
@@ -285,8 +293,8 @@ std::vector<Preset> buildPresets()
                  }});
     p.push_back({{"box", "Mean filter: every weight 1/(width*height).",
                   {{"size", 3, 1, kMaxKernelSide, "kernel side"},
-                   {"width", 0, 0, kMaxKernelSide, "width; 0 = size"},
-                   {"height", 0, 0, kMaxKernelSide, "height; 0 = size"}}},
+                   autoParam("width", "width; 0 = size"),
+                   autoParam("height", "height; 0 = size")}},
                  {"size", "width", "height"},
                  [](const Args& a) {
                      const int w = static_cast<int>(a["width"] > 0 ? a["width"] : a["size"]);
@@ -473,7 +481,12 @@ const std::vector<PresetInfo>& presetList()
 {
     static const std::vector<PresetInfo> list = [] {
         std::vector<PresetInfo> out;
-        for (const Preset& p : presets()) out.push_back(p.info);
+        for (const Preset& p : presets()) {
+            PresetInfo info = p.info;
+            for (PresetParam& param : info.params)
+                param.whole = std::find(p.wholeParams.begin(), p.wholeParams.end(), param.name) != p.wholeParams.end();
+            out.push_back(std::move(info));
+        }
         return out;
     }();
     return list;
