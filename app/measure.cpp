@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // --benchmark-latency and --screenshot (app/measure.h).
 #include "measure.h"
+#include "panels/panels.h"
 
 #include <QApplication>
 #include <QDockWidget>
@@ -472,7 +473,7 @@ namespace {
 QWidget* showPanel(MainWindow& w, const QString& panel)
 {
     auto floatDock = [&w](QWidget* content, QSize size) {
-        auto* dock = qobject_cast<QDockWidget*>(content->parentWidget());
+        auto* dock = dockOf(content);
         dock->setFloating(true);
         dock->resize(size);
         dock->show();

@@ -17,6 +17,7 @@
 #include <memory>
 
 #include "panels/analysispanel.h"
+#include "panels/panels.h"
 #include "convlab/design.h"
 #include "kernel/kerneldocument.h"
 #include "kernel/kerneleditor.h"
@@ -191,7 +192,7 @@ void TestDesignUi::overlayFollowsTheKernel()
     QCOMPARE(int(analysis()->idealCrossSection().size()), AnalysisPanel::kResponseSize);
     // A picture to look at: the panel floated at a realistic size.
     if (const QByteArray dir = qgetenv("CONVLAB_TEST_GRAB_DIR"); !dir.isEmpty()) {
-        auto* dock = qobject_cast<QDockWidget*>(analysis()->parentWidget());
+        auto* dock = dockOf(analysis());
         QVERIFY(dock);
         dock->setFloating(true);
         dock->resize(460, 1000);

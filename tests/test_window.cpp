@@ -123,27 +123,27 @@ void TestWindow::cleanup()
 
 void TestWindow::sideBudgetLeavesTheViewItsShare()
 {
+    using docklayout::kLeftShare;
     using docklayout::sideBudget;
     for (int width : {1024, 1280, 1920})
-        for (int other : {0, 200, 300})
-            for (int overhead : {0, 30}) {
-                const int budget = sideBudget(width, other, DockLayout::kFloorWidth, overhead);
-                if (budget == DockLayout::kFloorWidth) continue; // the other side left no room: the floor
-                QVERIFY2(width - budget - other - overhead >= docklayout::kMinViewShare * width - 1,
-                         qPrintable(QString("%1 px, other side %2: %3").arg(width).arg(other).arg(budget)));
-            }
-    // The sides share the room: a narrow side leaves the other more.
-    QVERIFY(sideBudget(1280, 150, DockLayout::kFloorWidth) > sideBudget(1280, 300, DockLayout::kFloorWidth));
-    // A dock is never squeezed below its floor in a window wide enough for it...
-    QCOMPARE(sideBudget(1280, 900, DockLayout::kFloorWidth), DockLayout::kFloorWidth);
-    // ...and a narrow window keeps its view before a dock's floor.
-    QVERIFY(sideBudget(400, 0, DockLayout::kFloorWidth) <= 400 * (1 - docklayout::kMinViewShare));
+        for (int overhead : {0, 30}) {
+            const int left = sideBudget(width, kLeftShare, DockLayout::kFloorWidth, overhead);
+            const int right = sideBudget(width, 1.0 - kLeftShare, DockLayout::kFloorWidth, overhead);
+            const int alone = sideBudget(width, 1.0, DockLayout::kFloorWidth, overhead);
+            for (int docks : {left + right, alone})
+                QVERIFY2(width - docks - overhead >= docklayout::kMinViewShare * width - 1,
+                         qPrintable(QString("%1 px: docks %2").arg(width).arg(docks)));
+            QVERIFY(left > right); // the grid's side is the wider
+        }
+    // A narrow window keeps its view before a dock's floor.
+    QVERIFY(sideBudget(400, 1.0, DockLayout::kFloorWidth) <= 400 * (1 - docklayout::kMinViewShare));
 }
 
 void TestWindow::longNotesNeverWidenADock()
 {
     QVERIFY2(w_->dockLayout()->viewShare() >= docklayout::kMinViewShare, qPrintable(shareText(*w_)));
-    const int viewBefore = w_->imageView()->width();
+    const int leftBefore = w_->dockLayout()->sideWidth(Qt::LeftDockWidgetArea);
+    const int rightBefore = w_->dockLayout()->sideWidth(Qt::RightDockWidgetArea);
     // Every wrapped note of every dock gets a paragraph, as the FFT's timing line or a long
     // kernel remark do.
     for (QDockWidget* d : w_->findChildren<QDockWidget*>())
@@ -155,7 +155,11 @@ void TestWindow::longNotesNeverWidenADock()
     for (QDockWidget* d : w_->findChildren<QDockWidget*>()) d->raise(); // each tab once on top
     settle();
     QVERIFY2(w_->dockLayout()->viewShare() >= docklayout::kMinViewShare, qPrintable(shareText(*w_)));
-    QVERIFY2(w_->imageView()->width() >= viewBefore - 2, qPrintable(shareText(*w_)));
+    // Neither side grew for its text.
+    QVERIFY2(w_->dockLayout()->sideWidth(Qt::LeftDockWidgetArea) <= leftBefore + 1,
+             qPrintable(QString("left %1 px, was %2").arg(w_->dockLayout()->sideWidth(Qt::LeftDockWidgetArea)).arg(leftBefore)));
+    QVERIFY2(w_->dockLayout()->sideWidth(Qt::RightDockWidgetArea) <= rightBefore + 1,
+             qPrintable(QString("right %1 px, was %2").arg(w_->dockLayout()->sideWidth(Qt::RightDockWidgetArea)).arg(rightBefore)));
 }
 
 void TestWindow::savedWideLayoutIsNotRestoredWide()

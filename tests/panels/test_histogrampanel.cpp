@@ -13,6 +13,7 @@
 #include <set>
 
 #include "convlab/imagestats.h"
+#include "panels/panels.h"
 #include "panels/histogrampanel.h"
 #include "view/imageview.h"
 #include "kernel/kerneldocument.h"
@@ -293,7 +294,7 @@ void TestHistogramPanel::windowHasTheDock()
 {
     HistogramPanel* own = w_->panel<HistogramPanel>();
     QVERIFY(own);
-    QCOMPARE(own->parentWidget()->objectName(), QStringLiteral("histogramDock"));
+    QCOMPARE(dockOf(own)->objectName(), QStringLiteral("histogramDock"));
     QVERIFY(QTest::qWaitFor([&] { return !own->pending(); }, kWaitMs));
     QVERIFY(sameCounts(*own->histogram(Which::Result), imageHistogram(*w_->workbench()->result()->image, 256)));
     w_->workbench()->setMapping(ImageView::Mapping::Offset);
@@ -309,7 +310,7 @@ void TestHistogramPanel::windowHasTheDock()
         QVERIFY(QTest::qWaitFor([&] { return !own->pending() && own->histogram(Which::Source)->channels.size() == 3; },
                                 kWaitMs));
         w_->workbench()->setMapping(ImageView::Mapping::Abs);
-        auto* dock = qobject_cast<QDockWidget*>(own->parentWidget());
+        auto* dock = dockOf(own);
         dock->setFloating(true);
         dock->resize(420, 560);
         dock->show();

@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "convlab/error.h"
+#include "panels/panels.h"
 #include "convlab/probe.h"
 #include "kernel/kerneldocument.h"
 #include "panels/controlspanel.h"
@@ -123,7 +124,7 @@ void TestProbePanel::cleanup() { w_.reset(); }
 ProbePanel* TestProbePanel::shownProbe()
 {
     ProbePanel* probe = w_->panel<ProbePanel>();
-    auto* dock = qobject_cast<QDockWidget*>(probe->parentWidget());
+    auto* dock = dockOf(probe);
     if (dock) {
         dock->show();
         dock->raise();
@@ -312,11 +313,11 @@ void TestProbePanel::viewOutlinesTheFootprintAsTheProbeMoves()
     QVERIFY(!colourNear(shot, at(12.5, 8.5), ProbeOverlay::probeColour(), 1)); // the pixel itself is not covered
 
     // A probe off screen (its dock closed, or behind another tab) leaves the picture clean.
-    qobject_cast<QDockWidget*>(probe->parentWidget())->hide();
+    dockOf(probe)->hide();
     QVERIFY(!view->hasProbeMarks());
     shownProbe();
     QVERIFY(view->hasProbeMarks());
-    auto* probeDock = qobject_cast<QDockWidget*>(probe->parentWidget());
+    auto* probeDock = dockOf(probe);
     const QList<QDockWidget*> tabs = w_->tabifiedDockWidgets(probeDock);
     QVERIFY(!tabs.isEmpty()); // the window's first layout tabs the panels together
     tabs.first()->raise();

@@ -251,6 +251,7 @@ void KernelEditor::buildMessages()
     sum_ = new QLabel;
     rank_ = new QLabel;
     rank_->setWordWrap(true);
+    sum_->setWordWrap(true); // beside the kernel's picture: "sum 0  Σ|K| 16  anchor (1, 1)" wraps
     sum_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     rank_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 }

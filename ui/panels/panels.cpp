@@ -2,6 +2,7 @@
 #include "panels/panels.h"
 
 #include <QCoreApplication>
+#include <QDockWidget>
 
 #include "panels/analysispanel.h"
 #include "panels/differencepanel.h"
@@ -29,3 +30,10 @@ constexpr DockPanel kDockPanels[] = {
 } // namespace
 
 std::span<const DockPanel> dockPanels() { return kDockPanels; }
+
+QDockWidget* dockOf(QWidget* panel)
+{
+    for (QWidget* w = panel; w; w = w->parentWidget())
+        if (auto* dock = qobject_cast<QDockWidget*>(w)) return dock;
+    return nullptr;
+}

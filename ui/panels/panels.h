@@ -8,6 +8,7 @@
 #include <span>
 
 class ImageView;
+class QDockWidget;
 class QWidget;
 class WorkbenchDocument;
 
@@ -18,3 +19,6 @@ struct DockPanel {
 };
 
 std::span<const DockPanel> dockPanels();
+
+// The dock a panel sits in (through the scroll area MainWindow puts it in), or null.
+QDockWidget* dockOf(QWidget* panel);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "panels/probepanel.h"
+#include "panels/panels.h"
 
 #include "workbench/workbenchdocument.h"
 #include "view/imageview.h"
@@ -68,7 +69,7 @@ void ProbePanel::attach(WorkbenchDocument* doc, ImageView* view)
     if (view)
         connect(view, &ImageView::pixelClicked, this, [this](int x, int y) {
             setPixel(x, y);
-            if (parentWidget()) parentWidget()->raise(); // the dock
+            if (QDockWidget* dock = dockOf(this)) dock->raise();
         });
     doc_ = doc;
     auto takeResult = [this, doc] {
@@ -109,7 +110,7 @@ void ProbePanel::showEvent(QShowEvent* e)
 
 void ProbePanel::followDock()
 {
-    auto* dock = qobject_cast<QDockWidget*>(parentWidget());
+    auto* dock = dockOf(this);
     if (followsDock_ || !dock) return;
     followsDock_ = true;
     // Its tab brought to the front or sent behind: queued, as the dock is moved after the signal.

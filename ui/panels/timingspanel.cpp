@@ -143,7 +143,8 @@ TimingsPanel::TimingsPanel(QWidget* parent) : QWidget(parent)
     reason_->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     display_ = new QLabel;
     displayPath_ = new QLabel;
-    displayPath_->setWordWrap(true);
+    // Lines of any length wrap within the dock (window/docklayout.h makes them take its width).
+    for (QLabel* l : {summary_, display_, displayPath_}) l->setWordWrap(true);
     for (QLabel* l : {summary_, estimate_, display_, displayPath_})
         l->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto* layout = new QVBoxLayout(this);

@@ -11,13 +11,13 @@
 
 namespace docklayout {
 
-int sideBudget(int windowWidth, int otherSide, int floorWidth, int overhead)
+int sideBudget(int windowWidth, double sideShare, int floorWidth, int overhead)
 {
     if (windowWidth <= 0) return QWIDGETSIZE_MAX;
-    const int docks = static_cast<int>(std::floor(windowWidth * (1.0 - kMinViewShare))) - std::max(0, overhead);
+    const double docks = std::floor(windowWidth * (1.0 - kMinViewShare)) - std::max(0, overhead);
     // A window too narrow for the floor gives the floor up before the view.
     const int floor = std::min(floorWidth, windowWidth / 4);
-    return std::max(docks - std::max(0, otherSide), floor);
+    return std::max(static_cast<int>(std::floor(docks * std::clamp(sideShare, 0.0, 1.0))), floor);
 }
 
 void keepNotesFromWidening(QWidget* root)
@@ -59,9 +59,10 @@ void DockLayout::watch(QDockWidget* dock)
 void DockLayout::enforce()
 {
     const int overhead = measuredOverhead();
-    const int left = sideWidth(Qt::LeftDockWidgetArea), right = sideWidth(Qt::RightDockWidgetArea);
-    const int leftBudget = docklayout::sideBudget(window_->width(), right, kFloorWidth, overhead);
-    const int rightBudget = docklayout::sideBudget(window_->width(), left, kFloorWidth, overhead);
+    const bool both = sideWidth(Qt::LeftDockWidgetArea) > 0 && sideWidth(Qt::RightDockWidgetArea) > 0;
+    const double leftShare = both ? docklayout::kLeftShare : 1.0, rightShare = both ? 1.0 - docklayout::kLeftShare : 1.0;
+    const int leftBudget = docklayout::sideBudget(window_->width(), leftShare, kFloorWidth, overhead);
+    const int rightBudget = docklayout::sideBudget(window_->width(), rightShare, kFloorWidth, overhead);
     for (QDockWidget* d : window_->findChildren<QDockWidget*>()) {
         const Qt::DockWidgetArea area = window_->dockWidgetArea(d);
         int budget = QWIDGETSIZE_MAX;

@@ -17,13 +17,17 @@ namespace docklayout {
 // The share of the window's width the central view never goes below.
 inline constexpr double kMinViewShare = 0.55;
 
-// The most one side's docks may take of a window `windowWidth` wide when the docks of the
-// other side take `otherSide` px (0 when it has none) and `overhead` px go to what lies between
-// the docks and the view (separators, a tab bar along the edge): what is left after the view's
-// share. The sides share the room as the user drags them, not in fixed halves. Never below
-// `floorWidth` (a dock narrower than its controls is of no use), unless the window itself is
-// too narrow for that.
-int sideBudget(int windowWidth, int otherSide, int floorWidth, int overhead = 0);
+// The most one side's docks may take of a window `windowWidth` wide: the width the view's share
+// leaves, less `overhead` px for what lies between the docks and the view (separators, a tab
+// bar along the edge), times `sideShare`, this side's part of it (1 when it is the only side
+// with docks). A fixed part, so that one side growing never takes the other's room. Never below
+// `floorWidth` (a dock narrower than its controls is of no use), unless the window itself is too
+// narrow for that.
+int sideBudget(int windowWidth, double sideShare, int floorWidth, int overhead = 0);
+
+// The left side's part of the docks' room when both sides have docks: the kernel editor's grid
+// needs a little more than the panels, which scroll.
+inline constexpr double kLeftShare = 0.53;
 
 // Makes every word-wrapped label under `root` unable to widen its container: its width is
 // whatever the layout gives it, the text wraps within (height follows the width). Labels that
@@ -55,6 +59,8 @@ public:
 
     // The width of the central widget over the window's, as laid out now.
     double viewShare() const;
+    // The widest visible docked dock on that side (0: none): the side's width.
+    int sideWidth(Qt::DockWidgetArea area) const;
 
 protected:
     bool eventFilter(QObject* watched, QEvent* e) override;
@@ -65,8 +71,7 @@ private:
     void enforceLater();
     // The width beside the view that no dock holds (separators, tab bars), as laid out now.
     int measuredOverhead() const;
-    // The widest visible docked dock on that side (0: none).
-    int sideWidth(Qt::DockWidgetArea area) const;
+
     QMainWindow* window_;
     QByteArray defaultState_;
     bool queued_ = false;

@@ -13,6 +13,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScreen>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -249,6 +250,23 @@ void MainWindow::showFirstLaunchExample()
     showViewMode(display::Mode::Split);
 }
 
+namespace {
+
+// A panel in a scroll area: narrower than its controls want, it scrolls instead of widening its
+// dock into the image's room (window/docklayout.h).
+QWidget* scrolled(QWidget* panel)
+{
+    auto* area = new QScrollArea;
+    area->setObjectName(panel->objectName().isEmpty() ? QStringLiteral("panelScroll")
+                                                       : panel->objectName() + QStringLiteral("Scroll"));
+    area->setFrameShape(QFrame::NoFrame);
+    area->setWidgetResizable(true);
+    area->setWidget(panel);
+    return area;
+}
+
+} // namespace
+
 void MainWindow::buildDocks()
 {
     editor_ = new KernelEditor(doc_->kernel());
@@ -276,7 +294,7 @@ void MainWindow::buildDocks()
     QDockWidget* first = nullptr;
     QDockWidget* second = nullptr;
     for (const DockPanel& p : dockPanels()) {
-        QDockWidget* d = dock(p.make(doc_, view_), QCoreApplication::translate("DockPanel", p.title),
+        QDockWidget* d = dock(scrolled(p.make(doc_, view_)), QCoreApplication::translate("DockPanel", p.title),
                               QString::fromLatin1(p.objectName), Qt::RightDockWidgetArea);
         if (!first) {
             first = d;
@@ -341,7 +359,7 @@ void MainWindow::showViewMode(display::Mode m)
     statusBar()->showMessage(tr("No difference for the current result: pick path B in the Difference "
                                 "panel and press Compare."),
                              6000);
-    panel<DifferencePanel>()->parentWidget()->raise(); // its dock
+    if (QDockWidget* dock = dockOf(panel<DifferencePanel>())) dock->raise();
     showDisplayStateInMenu(); // the entry the user ticked goes back to the mode shown
 }
 
