@@ -364,6 +364,13 @@ void TestWindow::captionNamesTheMappingAndRange()
     w_->workbench()->setMapping(display::Mapping::Clamp);
     settle();
     QVERIFY2(v->mappingCaption().contains(QStringLiteral("clamped to 0…255")), qPrintable(v->mappingCaption()));
+    // An 8-bit source: how much of the result an 8-bit file would clamp, counted.
+    std::size_t outside = 0;
+    for (float x : result.data) outside += x < 0.0f || x > 255.0f;
+    const QString share = QString::number(100.0 * double(outside) / double(result.data.size()), 'g', 3);
+    QVERIFY(outside > 0);
+    QVERIFY2(v->mappingCaption().contains(QStringLiteral("%1% of the values lie outside and clip in 8-bit files").arg(share)),
+             qPrintable(v->mappingCaption()));
     w_->workbench()->setViewMode(display::Mode::Original);
     settle();
     QVERIFY(v->mappingCaption().isEmpty());

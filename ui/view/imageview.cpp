@@ -587,6 +587,7 @@ void ImageView::resultBufferWritten(int width, int height, int channels)
                              " but not requested at that shape through resultBuffer()");
     r.host.reset();
     r.hostValid = false;
+    r.outsideKnown = false;
     r.width = width;
     r.height = height;
     r.channels = channels;

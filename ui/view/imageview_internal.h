@@ -111,6 +111,7 @@ struct Slot {
         depth = im.depth;
         statChannels = eagerStats ? channels : colourChannels(channels);
         statsValid = eagerStats;
+        outsideKnown = false;
         if (eagerStats) stats = convlab::imageStats(*host, statChannels);
         pending = Pending::FromHost;
         resetDisplay();
@@ -123,6 +124,26 @@ struct Slot {
         signedRange = convlab::robustSymmetricLimit(*host, statChannels, display::kSignedQuantile);
         statsValid = true;
     }
+    // The share of the values of an integer image's colour channels outside 0..range: what a
+    // file of its depth would clamp (computed once per image, when the caption asks).
+    double outsideFraction(double range) const
+    {
+        if (!outsideKnown && hostValid) {
+            std::uint64_t outside = 0, all = 0;
+            for (int c = 0; c < statChannels; ++c) {
+                const float* p = host->plane(c);
+                const float top = float(range);
+                for (std::size_t i = 0, n = host->planeSize(); i < n; ++i) outside += (p[i] < 0.0f) | (p[i] > top);
+                all += host->planeSize();
+            }
+            outside_ = all ? double(outside) / double(all) : 0.0;
+            outsideKnown = true;
+        }
+        return outside_;
+    }
+    mutable bool outsideKnown = false; // a cache of the const query above
+    mutable double outside_ = 0.0;
+
     // What the diverging map draws at full colour: the robust limit once computed.
     float divergingLimit() const { return signedRange.finite ? signedRange.limit : stats.maxAbs; }
 
@@ -146,6 +167,7 @@ struct Slot {
         stats = convlab::ImageStats();
         signedRange = convlab::SymmetricLimit();
         statsValid = false;
+        outsideKnown = false;
         pending = Pending::None;
     }
 };

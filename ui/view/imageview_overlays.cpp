@@ -139,6 +139,11 @@ QString ImageView::mappingCaption() const
     facts.hi = r.stats.hi;
     facts.limit = r.divergingLimit();
     facts.clippedFraction = r.signedRange.clippedFraction();
+    const bool integer = r.depth == convlab::SampleDepth::U8 || r.depth == convlab::SampleDepth::U16;
+    if (integer && d->mapping == Mapping::Clamp && r.hostValid) {
+        facts.fileBits = r.depth == convlab::SampleDepth::U8 ? 8 : 16;
+        facts.outsideFraction = r.outsideFraction(facts.range);
+    }
     return display::mappingCaption(facts);
 }
 

@@ -32,7 +32,14 @@ QString mappingCaption(const CaptionFacts& f)
 {
     const QString range = tr("0…%1").arg(number(f.range));
     switch (f.mapping) {
-    case Mapping::Clamp: return tr("result · clamped to %1").arg(range);
+    case Mapping::Clamp: {
+        QString text = tr("result · clamped to %1").arg(range);
+        if (f.fileBits > 0 && f.outsideFraction > 0.0)
+            text += tr("; %1% of the values lie outside and clip in %2-bit files")
+                        .arg(number(100.0 * f.outsideFraction))
+                        .arg(f.fileBits);
+        return text;
+    }
     case Mapping::Abs: return tr("result · absolute value (sign dropped), %1").arg(range);
     case Mapping::Offset: return tr("result · offset: mid-grey is 0, ±%1").arg(number(f.range / 2.0));
     case Mapping::Normalize:

@@ -27,6 +27,10 @@ struct CaptionFacts {
     double lo = 0.0, hi = 0.0;  // Normalize
     double limit = 0.0;         // Diverging: ±limit at full colour
     double clippedFraction = 0.0; // Diverging: the share of values beyond ±limit
+    // Integer sources: the file depth a saved result takes (8 or 16, 0: float) and the share of
+    // the result's values outside 0..range, which such a file clamps.
+    int fileBits = 0;
+    double outsideFraction = 0.0;
 };
 // "result · signed ±42.3, 0.5% beyond (full colour)", "result · clamped to 0…255", ...
 QString mappingCaption(const CaptionFacts& facts);
