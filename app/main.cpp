@@ -18,7 +18,7 @@
 #include "convlab/costs.h"
 #include "convlab/kernel.h"
 #include "measure.h"
-#include "workbench/mainwindow.h"
+#include "window/mainwindow.h"
 
 using namespace measure;
 

@@ -35,7 +35,7 @@
 #include "convlab/testchart.h"
 #include "view/imageview.h"
 #include "kernel/kerneldocument.h"
-#include "workbench/mainwindow.h"
+#include "window/mainwindow.h"
 #include "panels/probepanel.h"
 #include "workbench/rendercontroller.h"
 #include "workbench/workbenchdocument.h"

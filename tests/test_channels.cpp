@@ -19,7 +19,7 @@
 #include "panels/histogrampanel.h"
 #include "view/imageview.h"
 #include "kernel/kerneldocument.h"
-#include "workbench/mainwindow.h"
+#include "window/mainwindow.h"
 #include "panels/probepanel.h"
 #include "workbench/rendercontroller.h"
 #include "testutil.h"

@@ -33,7 +33,7 @@
 #include "tools/borderlab.h"
 #include "tools/helpdialogs.h"
 #include "view/pixelgrid.h"
-#include "workbench/mainwindow.h"
+#include "window/mainwindow.h"
 #include "panels/probepanel.h"
 #include "workbench/rendercontroller.h"
 #include "testutil.h"

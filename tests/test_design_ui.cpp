@@ -22,7 +22,7 @@
 #include "kernel/kerneldocument.h"
 #include "kernel/kerneleditor.h"
 #include "kernel/presetdialog.h"
-#include "workbench/mainwindow.h"
+#include "window/mainwindow.h"
 #include "testutil.h"
 #include "uitestutil.h"
 

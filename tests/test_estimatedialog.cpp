@@ -17,7 +17,7 @@
 #include "convlab/io.h"
 #include "tools/estimatedialog.h"
 #include "kernel/kerneldocument.h"
-#include "workbench/mainwindow.h"
+#include "window/mainwindow.h"
 #include "testutil.h"
 
 using namespace convlab;

@@ -18,7 +18,7 @@
 #include "convlab/kernel.h"
 #include "panels/histogrampanel.h"
 #include "kernel/kerneldocument.h"
-#include "workbench/mainwindow.h"
+#include "window/mainwindow.h"
 #include "panels/probepanel.h"
 #include "workbench/rendercontroller.h"
 #include "testutil.h"

@@ -49,7 +49,7 @@
 #include "kernel/presetcatalog.h"
 #include "kernel/presetdialog.h"
 #include "kernel/kernelmodel.h"
-#include "workbench/mainwindow.h"
+#include "window/mainwindow.h"
 #include "workbench/rendercontroller.h"
 #include "testutil.h"
 #include "uitestutil.h"

@@ -25,7 +25,7 @@
 #include "view/imageview.h"
 #include "kernel/kerneldocument.h"
 #include "kernel/kerneleditor.h"
-#include "workbench/mainwindow.h"
+#include "window/mainwindow.h"
 #include "workbench/workbenchdocument.h"
 #include "panels/probepanel.h"
 #include "workbench/rendercontroller.h"

@@ -27,7 +27,7 @@
 #include "view/mappingrule.h"
 #include "window/docklayout.h"
 #include "window/presentation.h"
-#include "workbench/mainwindow.h"
+#include "window/mainwindow.h"
 #include "workbench/rendercontroller.h"
 #include "workbench/workbenchdocument.h"
 
@@ -355,8 +355,13 @@ void TestWindow::captionNamesTheMappingAndRange()
     QCOMPARE(v->colorBarRange().second, double(robust.limit));
     QCOMPARE(v->colorBarRange().first, -double(robust.limit));
     const QString caption = v->mappingCaption();
-    QVERIFY2(caption.contains(QStringLiteral("signed ±%1").arg(QString::number(robust.limit, 'g', 3))), qPrintable(caption));
-    QVERIFY2(caption.contains(QStringLiteral("beyond")), qPrintable(caption));
+    // Whole numbers from 100 on, shares to two digits.
+    const QString limitText = robust.limit >= 100 ? QString::number(std::llround(robust.limit))
+                                                  : QString::number(robust.limit, 'g', 3);
+    QVERIFY2(caption.contains(QStringLiteral("signed, ±%1 at full colour").arg(limitText)), qPrintable(caption));
+    QVERIFY2(caption.contains(QStringLiteral("(%1% of values beyond)")
+                                  .arg(QString::number(100.0 * robust.clippedFraction(), 'g', 2))),
+             qPrintable(caption));
     auto* label = v->findChild<QLabel*>(QStringLiteral("mappingCaption"));
     QVERIFY(label && label->isVisible());
     QCOMPARE(label->text(), caption);
@@ -367,7 +372,7 @@ void TestWindow::captionNamesTheMappingAndRange()
     // An 8-bit source: how much of the result an 8-bit file would clamp, counted.
     std::size_t outside = 0;
     for (float x : result.data) outside += x < 0.0f || x > 255.0f;
-    const QString share = QString::number(100.0 * double(outside) / double(result.data.size()), 'g', 3);
+    const QString share = QString::number(100.0 * double(outside) / double(result.data.size()), 'g', 2);
     QVERIFY(outside > 0);
     QVERIFY2(v->mappingCaption().contains(QStringLiteral("%1% of the values lie outside and clip in 8-bit files").arg(share)),
              qPrintable(v->mappingCaption()));

@@ -35,7 +35,7 @@
 #include "kernel/kerneldocument.h"
 #include "kernel/kerneleditor.h"
 #include "kernel/kernelmodel.h"
-#include "workbench/mainwindow.h"
+#include "window/mainwindow.h"
 #include "workbench/rendercontroller.h"
 #include "testutil.h"
 #include "panels/timingspanel.h"

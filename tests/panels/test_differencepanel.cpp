@@ -21,7 +21,7 @@
 #include "view/differencescale.h"
 #include "view/imageview.h"
 #include "view/probeoverlay.h"
-#include "workbench/mainwindow.h"
+#include "window/mainwindow.h"
 #include "workbench/rendercontroller.h"
 #include "workbench/workbenchdocument.h"
 

@@ -17,7 +17,7 @@
 #include "panels/histogrampanel.h"
 #include "view/imageview.h"
 #include "kernel/kerneldocument.h"
-#include "workbench/mainwindow.h"
+#include "window/mainwindow.h"
 #include "workbench/rendercontroller.h"
 #include "testutil.h"
 #include "uitestutil.h"

@@ -25,7 +25,7 @@
 #include "uitestutil.h"
 #include "view/imageview.h"
 #include "view/probeoverlay.h"
-#include "workbench/mainwindow.h"
+#include "window/mainwindow.h"
 #include "workbench/rendercontroller.h"
 #include "workbench/workbenchdocument.h"
 

@@ -12,7 +12,7 @@
 #include "panels/timingspanel.h"
 #include "testutil.h"
 #include "uitestutil.h"
-#include "workbench/mainwindow.h"
+#include "window/mainwindow.h"
 #include "workbench/rendercontroller.h"
 
 using namespace convlab;

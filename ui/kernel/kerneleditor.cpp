@@ -131,15 +131,32 @@ QHBoxLayout* KernelEditor::buildSizeRow()
     return sizeRow;
 }
 
+namespace {
+
+// A number box that writes its value as short as it reads back ("1", "0.5", "0.00392157"),
+// not with a fixed count of decimals ("1.000000" did not fit a narrow dock: "1.00000(").
+class CompactSpinBox : public QDoubleSpinBox {
+public:
+    CompactSpinBox()
+    {
+        setDecimals(9); // what the value keeps; the text shows only the digits it needs
+    }
+    QString textFromValue(double value) const override
+    {
+        return locale().toString(value, 'g', 9).remove(locale().groupSeparator());
+    }
+};
+
+} // namespace
+
 QGridLayout* KernelEditor::buildScaleRow()
 {
     normalize_ = new QCheckBox(tr("Normalize"));
     normalize_->setToolTip(tr("Multiply the scale by 1/sum(K) (zero-sum kernels are left alone)"));
     connect(normalize_, &QCheckBox::toggled, this, [this](bool on) { guarded([&] { doc_->setNormalize(on); }); });
-    scale_ = new QDoubleSpinBox;
-    offset_ = new QDoubleSpinBox;
+    scale_ = new CompactSpinBox;
+    offset_ = new CompactSpinBox;
     for (QDoubleSpinBox* s : {scale_, offset_}) {
-        s->setDecimals(6);
         s->setRange(-1e6, 1e6);
         s->setSingleStep(0.1);
     }

@@ -79,8 +79,10 @@ EdgeLoupe::EdgeLoupe(QWidget* parent) : QWidget(parent)
                   "at the same corner, magnified. Click for the next corner; View > Edge Loupe hides it."));
 }
 
-void EdgeLoupe::setPanels(const QImage& source, const QImage& result, int margin, const QString& border)
+void EdgeLoupe::setPanels(const QImage& source, const QImage& result, int margin, const QString& border,
+                          bool stretched)
 {
+    stretched_ = stretched;
     source_ = source;
     result_ = result;
     margin_ = margin;
@@ -108,19 +110,30 @@ int EdgeLoupe::cell() const
     return side > 0 ? std::clamp(160 / side, 6, kMaxCell) : kMaxCell;
 }
 
+QString EdgeLoupe::sourceCaption() const
+{
+    return stretched_ ? tr("source + padding (stretched)") : tr("source + padding");
+}
+
+int EdgeLoupe::columnWidth(const QImage& image, const QString& caption) const
+{
+    return std::max(image.width() * cell(), fontMetrics().horizontalAdvance(caption) + 4);
+}
+
 QSize EdgeLoupe::sizeHint() const
 {
     const int c = cell();
-    const QSize s = source_.size() * c, r = result_.isNull() ? s : result_.size() * c;
     const int line = fontMetrics().height();
-    return {2 * kPad + s.width() + kGap + std::max(r.width(), fontMetrics().horizontalAdvance(tr("result"))),
-            2 * kPad + 2 * line + 4 + std::max(s.height(), r.height())};
+    const int columns = columnWidth(source_, sourceCaption()) + kGap + columnWidth(result_.isNull() ? source_ : result_, tr("result"));
+    const int width = std::max(columns, fontMetrics().horizontalAdvance(title()) + 4);
+    const int pixels = std::max(source_.height(), result_.height()) * c;
+    return {2 * kPad + width, 2 * kPad + 2 * line + 4 + pixels};
 }
 
 void EdgeLoupe::paintPanel(QPainter& p, const QRect& area, const QImage& image, int margin, const QString& caption) const
 {
     p.setPen(QColor(242, 242, 242));
-    p.drawText(QRect(area.left(), area.top(), area.width() + kGap, fontMetrics().height()), Qt::AlignLeft, caption);
+    p.drawText(QRect(area.left(), area.top(), columnWidth(image, caption), fontMetrics().height()), Qt::AlignLeft, caption);
     const int c = cell();
     const QRect pixels(area.left(), area.top() + fontMetrics().height() + 2, image.width() * c, image.height() * c);
     if (image.isNull()) {
@@ -133,7 +146,7 @@ void EdgeLoupe::paintPanel(QPainter& p, const QRect& area, const QImage& image, 
     const int px = padsLeft(corner_) ? margin * c : 0, py = padsTop(corner_) ? margin * c : 0;
     const QRect inside(pixels.left() + (padsLeft(corner_) ? px : 0), pixels.top() + (padsTop(corner_) ? py : 0),
                        pixels.width() - margin * c, pixels.height() - margin * c);
-    const QColor tint(255, 170, 0, 70);
+    const QColor tint(255, 170, 0, 40); // light: the invented pixels must stay readable
     const QRegion padding = QRegion(pixels).subtracted(QRegion(inside));
     for (const QRect& r : padding) p.fillRect(r, tint);
     p.setPen(QPen(QColor(255, 190, 40), 2));
@@ -151,9 +164,9 @@ void EdgeLoupe::paintEvent(QPaintEvent*)
     p.drawText(QRect(kPad, kPad, width() - 2 * kPad, line), Qt::AlignLeft, title());
     const int top = kPad + line + 4;
     const int c = cell();
-    const QRect left(kPad, top, source_.width() * c, height() - top - kPad);
-    paintPanel(p, left, source_, margin_, tr("source + padding"));
-    const QRect right(left.right() + 1 + kGap, top, result_.width() * c, left.height());
+    const QRect left(kPad, top, columnWidth(source_, sourceCaption()), height() - top - kPad);
+    paintPanel(p, left, source_, margin_, sourceCaption());
+    const QRect right(left.right() + 1 + kGap, top, columnWidth(result_, tr("result")), left.height());
     paintPanel(p, right, result_, 0, tr("result"));
 }
 

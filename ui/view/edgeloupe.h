@@ -50,7 +50,9 @@ public:
     // The two panels in display colours (one pixel a crop pixel) and what they show: `margin`
     // px of the source panel's sides at the corner are padding. An empty result panel says the
     // result is not at hand (computing, or on the GPU).
-    void setPanels(const QImage& source, const QImage& result, int margin, const QString& border);
+    // `stretched`: the source's colours were stretched to the crop's own range (a dark corner).
+    void setPanels(const QImage& source, const QImage& result, int margin, const QString& border,
+                   bool stretched = false);
     edgeloupe::Corner corner() const { return corner_; }
     void setCorner(edgeloupe::Corner c);
     QImage sourcePanel() const { return source_; }
@@ -68,9 +70,13 @@ protected:
 
 private:
     int cell() const; // screen px per crop pixel
+    QString sourceCaption() const;
+    // The width of each panel's column: its pixels or its caption, whichever is wider.
+    int columnWidth(const QImage& image, const QString& caption) const;
     void paintPanel(QPainter& p, const QRect& area, const QImage& image, int margin, const QString& caption) const;
     edgeloupe::Corner corner_ = edgeloupe::Corner::TopLeft;
     QImage source_, result_;
     int margin_ = 0;
     QString border_;
+    bool stretched_ = false;
 };

@@ -121,6 +121,7 @@ ImageView::ImageView(QWidget* parent) : QOpenGLWidget(parent), d(std::make_uniqu
     d->loupe->hide();
     connect(d->loupe, &EdgeLoupe::cornerChanged, this, [this] { updateLoupe(); });
     d->caption = splitLabel(QStringLiteral("mappingCaption"), QString());
+    d->caption->setWordWrap(true);
     d->caption->setToolTip(tr("How the result's values become colours: View > Mapping chooses"));
 }
 

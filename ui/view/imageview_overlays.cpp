@@ -114,7 +114,16 @@ void ImageView::updateLoupe()
     displaymap::Key sourceKey;
     sourceKey.channel = d->displayChannel;
     sourceKey.range = float(d->rangeOf(src));
-    const QImage source = toQImage(crop(*src.host, padded, d->padBorder), sourceKey);
+    const convlab::Image sourceCrop = crop(*src.host, padded, d->padBorder);
+    // A dark or flat corner says nothing about the border rule: stretched to its own range.
+    const convlab::ImageStats cropStats = convlab::imageStats(sourceCrop, imageview_detail::colourChannels(sourceCrop.channels));
+    const bool stretch = cropStats.hi - cropStats.lo < 0.5 * sourceKey.range && cropStats.hi > cropStats.lo;
+    if (stretch) {
+        sourceKey.mapping = Mapping::Normalize;
+        sourceKey.lo = cropStats.lo;
+        sourceKey.hi = cropStats.hi;
+    }
+    const QImage source = toQImage(sourceCrop, sourceKey);
     QImage result;
     Slot& r = d->result;
     if (r.channels && r.hostValid && r.width == src.width && r.height == src.height) {
@@ -122,7 +131,8 @@ void ImageView::updateLoupe()
         const CropRect inside = cropAt(r.width, r.height, d->loupe->corner(), kPixels, 0);
         result = toQImage(crop(*r.host, inside, d->padBorder), resultKey(r));
     }
-    d->loupe->setPanels(source, result, padded.margin, QString::fromStdString(convlab::borderName(d->padBorder.mode)));
+    d->loupe->setPanels(source, result, padded.margin, QString::fromStdString(convlab::borderName(d->padBorder.mode)),
+                        stretch);
     d->loupe->show();
     placeOverlays();
 }
@@ -268,14 +278,6 @@ void ImageView::placeOverlays()
         if (split || original) bottom -= d->splitLeft->sizeHint().height() + m / 2;
         d->loupe->setGeometry(m, std::max(m, bottom - size.height()), size.width(), size.height());
     }
-    if (!d->caption->isHidden()) {
-        // At the foot's right corner, above the split labels' row when they show.
-        const QSize size = d->caption->sizeHint();
-        const int w = std::min(size.width(), width() - 2 * m);
-        int bottom = height() - m;
-        if (split) bottom -= d->splitRight->sizeHint().height() + m / 2;
-        d->caption->setGeometry(width() - m - w, bottom - size.height(), w, size.height());
-    }
     int right = width() - m;
     if (!d->bar->isHidden()) {
         const int w = d->bar->sizeHint().width();
@@ -290,6 +292,14 @@ void ImageView::placeOverlays()
             longest = std::max(longest, d->notice->fontMetrics().horizontalAdvance(line));
         const int w = std::max(60, std::min(right - m, longest + 12));
         d->notice->setGeometry(m, m, w, d->notice->heightForWidth(w));
+    }
+    if (!d->caption->isHidden()) {
+        // Top left, under the notice when there is one: clear of the loupe and the split labels
+        // at the foot and of the colour bar at the right.
+        const int top = d->notice->isHidden() ? m : d->notice->geometry().bottom() + m / 2;
+        const int oneLine = d->caption->fontMetrics().horizontalAdvance(d->caption->text()) + 14;
+        const int w = std::max(60, std::min(oneLine, right - m)); // wrapped where the view is narrower
+        d->caption->setGeometry(m, top, w, d->caption->heightForWidth(w));
     }
 }
 

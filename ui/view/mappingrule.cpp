@@ -12,7 +12,13 @@ namespace {
 // A sum this small against the weights' magnitudes is zero written in floats (0.1 + 0.2 - 0.3).
 constexpr double kZeroSumTolerance = 1e-6;
 
-QString number(double v) { return QString::number(v, 'g', 3); }
+// Whole numbers from 100 on ("±1432", not "±1.43e+03"), three significant digits below.
+QString number(double v)
+{
+    return std::fabs(v) >= 100.0 ? QString::number(std::llround(v)) : QString::number(v, 'g', 3);
+}
+
+QString percent(double fraction) { return QString::number(100.0 * fraction, 'g', 2) + QLatin1Char('%'); }
 
 QString tr(const char* text) { return QCoreApplication::translate("MappingCaption", text); }
 
@@ -35,8 +41,8 @@ QString mappingCaption(const CaptionFacts& f)
     case Mapping::Clamp: {
         QString text = tr("result · clamped to %1").arg(range);
         if (f.fileBits > 0 && f.outsideFraction > 0.0)
-            text += tr("; %1% of the values lie outside and clip in %2-bit files")
-                        .arg(number(100.0 * f.outsideFraction))
+            text += tr("; %1 of the values lie outside and clip in %2-bit files")
+                        .arg(percent(f.outsideFraction))
                         .arg(f.fileBits);
         return text;
     }
@@ -47,10 +53,10 @@ QString mappingCaption(const CaptionFacts& f)
                             : tr("result · stretched min to max");
     case Mapping::Diverging: {
         if (!f.statsKnown) return tr("result · signed: blue below 0, red above");
-        QString text = tr("result · signed ±%1: blue below 0, red above").arg(number(f.limit));
         if (f.clippedFraction > 0.0)
-            text += tr(", %1% beyond at full colour").arg(number(100.0 * f.clippedFraction));
-        return text;
+            return tr("result · signed, ±%1 at full colour (%2 of values beyond)")
+                .arg(number(f.limit), percent(f.clippedFraction));
+        return tr("result · signed, ±%1 at full colour").arg(number(f.limit));
     }
     }
     return {};

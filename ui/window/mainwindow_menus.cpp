@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The window's menu bar, the small actions behind its entries and the tool dialogs it opens.
-#include "workbench/mainwindow.h"
+#include "window/mainwindow.h"
 
 #include <QAction>
 #include <QActionGroup>

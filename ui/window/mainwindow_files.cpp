@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Opening and saving images and kernels, the recent files and the settings kept between sessions.
-#include "workbench/mainwindow.h"
+#include "window/mainwindow.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "workbench/mainwindow.h"
+#include "window/mainwindow.h"
 
 #include <QAction>
 #include <QActionGroup>
 #include <QCloseEvent>
 #include <QCoreApplication>
 #include <QDockWidget>
+#include <QDir>
 #include <QFileInfo>
 #include <QKeyEvent>
 #include <QLabel>
@@ -169,7 +170,15 @@ void MainWindow::connectDocument()
         statusBar()->clearMessage();
         // Nothing to show yet (a start-up file that failed): the sample, then the error over it,
         // rather than an empty window.
-        if (!doc_->source()) openSample();
+        if (!doc_->source()) {
+            // No dialog over the sample: a projector demo must not wait on an OK. The status
+            // bar says it, with the whole path, until the next message.
+            openSample();
+            const QString message = tr("Cannot open %1: %2").arg(QDir::toNativeSeparators(path), m);
+            statusBar()->showMessage(message);
+            emit errorReported(message);
+            return;
+        }
         reportError(tr("Cannot open %1: %2").arg(QFileInfo(path).fileName(), m));
     });
 }
