@@ -3,7 +3,7 @@
 // convlab --benchmark-latency [IMAGE]    edit-to-display latency of kernel edits: the first
 //                                        result after loading and the steady state apart
 // convlab --screenshot FILE [IMAGE]      a picture of the window, for the documentation
-//   --screenshot-panel probe|analysis|lab  a picture of that panel instead
+//   --screenshot-panel probe|analysis|lab|present  a picture of that panel (or of View > Present)
 // Both measuring modes take --backend cpu|cuda|auto, --size WxH (a generated test chart),
 // --kernel SPEC (as convlab-cli -k) and --json FILE; the benchmark also --edits N.
 #include <QApplication>
@@ -41,7 +41,8 @@ struct CommandLine {
                             QObject::tr("FILE")};
     QCommandLineOption shotPanel{"screenshot-panel",
                                  QObject::tr("With --screenshot: picture the pixel probe, the kernel analysis or the "
-                                             "border-mode lab (probe, analysis, lab) instead of the window."),
+                                             "border-mode lab (probe, analysis, lab) instead of the window, or the window in "
+                                             "View > Present at 1024x768 (present)."),
                                  QObject::tr("PANEL")};
     QCommandLineOption shotZoom{"screenshot-zoom",
                                 QObject::tr("With --screenshot: the view's zoom, fit (the default) or image pixels "
@@ -225,8 +226,8 @@ int main(int argc, char** argv)
             fail(QObject::tr("--screenshot-panel needs --screenshot FILE"));
             return kExitUsage;
         }
-        if (panel != "probe" && panel != "analysis" && panel != "lab") {
-            fail(QObject::tr("unknown panel '%1' (expected probe, analysis or lab)").arg(panel));
+        if (panel != "probe" && panel != "analysis" && panel != "lab" && panel != "present") {
+            fail(QObject::tr("unknown panel '%1' (expected probe, analysis, lab or present)").arg(panel));
             return kExitUsage;
         }
     }

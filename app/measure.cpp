@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "panels/analysispanel.h"
+#include "window/presentation.h"
 #include "tools/borderlab.h"
 #include "panels/controlspanel.h"
 #include "convlab/convolve.h"
@@ -495,6 +496,12 @@ QWidget* showPanel(MainWindow& w, const QString& panel)
         if (!waitUntil([&w] { return !w.panel<AnalysisPanel>()->pending() && w.panel<AnalysisPanel>()->hasAnalysis(); }))
             return nullptr;
         return floatDock(w.panel<AnalysisPanel>(), QSize(460, 900));
+    }
+    if (panel == "present") {
+        // A projector's 1024x768: full screen, the image and the kernel, the text 1.5x.
+        w.resize(1024, 768);
+        w.presentation()->setActive(true); // nothing to compute again: the picture settles below
+        return &w;
     }
     BorderLabWindow* lab = w.showBorderLab();
     // The difference maps: what the lab is for, on their shared scale.

@@ -245,6 +245,11 @@ void TestWindow::presentShowsTheImageAndOnePanel()
     for (QDockWidget* d : w_->findChildren<QDockWidget*>())
         QCOMPARE(!d->isHidden(), d->objectName() == QStringLiteral("probeDock"));
     QVERIFY(QApplication::font().pointSizeF() >= before.pointSizeF() * Presentation::kTextScale - 0.01);
+    // The words over the picture grow with the rest (their style sheets kept the old font).
+    auto* caption = w_->imageView()->findChild<QLabel*>(QStringLiteral("mappingCaption"));
+    QVERIFY(caption);
+    QVERIFY2(caption->font().pointSizeF() >= before.pointSizeF() * Presentation::kTextScale - 0.01,
+             qPrintable(QString::number(caption->font().pointSizeF())));
     QVERIFY2(w_->dockLayout()->viewShare() >= docklayout::kMinViewShare, qPrintable(shareText(*w_)));
     p->setActive(false);
     settle();

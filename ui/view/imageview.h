@@ -254,6 +254,8 @@ protected:
     void keyPressEvent(QKeyEvent* e) override;
     void keyReleaseEvent(QKeyEvent* e) override;
     void focusOutEvent(QFocusEvent* e) override;
+    // Larger or smaller text (View > Larger Text, Present) reaches the overlays too.
+    void changeEvent(QEvent* e) override;
 
 private:
     struct State;

@@ -2,6 +2,7 @@
 // What the image view shows over its picture: colour bar, notice, labels, pixel grid, padding and band.
 #include "view/imageview.h"
 
+#include <QEvent>
 #include <QLabel>
 #include <QOpenGLPaintDevice>
 #include <QPainter>
@@ -301,6 +302,18 @@ void ImageView::placeOverlays()
         const int w = std::max(60, std::min(oneLine, right - m)); // wrapped where the view is narrower
         d->caption->setGeometry(m, top, w, d->caption->heightForWidth(w));
     }
+}
+
+void ImageView::changeEvent(QEvent* e)
+{
+    QOpenGLWidget::changeEvent(e);
+    if (e->type() != QEvent::FontChange) return;
+    // The labels carry a style sheet, which keeps the font they were polished with: given the
+    // view's font explicitly, they follow the interface's text size.
+    for (QLabel* l : {d->notice, d->splitLeft, d->splitRight, d->originalLabel, d->caption}) l->setFont(font());
+    d->bar->setFont(font());
+    d->loupe->setFont(font());
+    placeOverlays();
 }
 
 PixelGrid::Frame ImageView::gridFrame() const
