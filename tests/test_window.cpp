@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QSignalSpy>
 #include <QTabBar>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <algorithm>
@@ -21,6 +22,7 @@
 #include "convlab/kernel.h"
 #include "convlab/error.h"
 #include "kernel/kerneldocument.h"
+#include "kernel/kerneleditor.h"
 #include "testutil.h"
 #include "uitestutil.h"
 #include "view/edgeloupe.h"
@@ -80,6 +82,7 @@ private slots:
     void longNotesNeverWidenADock();
     void savedWideLayoutIsNotRestoredWide();
     void everyPanelNameIsReadable();
+    void aShortWindowShowsTheWholeKernel();
     void resetLayoutBringsEveryPanelBack();
     void presentShowsTheImageAndOnePanel();
     void textSizeScalesAndClamps();
@@ -202,6 +205,22 @@ void TestWindow::everyPanelNameIsReadable()
         }
     }
     QVERIFY2(tabs >= 5, qPrintable(QString("%1 tabs").arg(tabs))); // the right dock's panels
+}
+
+void TestWindow::aShortWindowShowsTheWholeKernel()
+{
+    w_->resize(1280, 600);
+    QVERIFY(renderAfter([&] { w_->kernelDocument()->setKernel(makePreset("laplacian8"), "edge"); }));
+    settle();
+    QTableView* table = w_->kernelEditor()->table();
+    const QRect viewport = table->viewport()->rect();
+    for (int r = 0; r < 3; ++r) {
+        const QRect cell = table->visualRect(table->model()->index(r, 0));
+        QVERIFY2(viewport.contains(cell), qPrintable(QString("row %1 at %2..%3 of %4").arg(r).arg(cell.top()).arg(cell.bottom()).arg(viewport.height())));
+    }
+    // The first tab a newcomer reads: what the kernel does.
+    auto* analysis = w_->findChild<QDockWidget*>(QStringLiteral("analysisDock"));
+    QVERIFY(analysis && analysis->isVisible() && !analysis->visibleRegion().isEmpty());
 }
 
 void TestWindow::resetLayoutBringsEveryPanelBack()

@@ -305,11 +305,24 @@ int KernelEditor::cellTextWidth(int row, int column) const
     return fm.horizontalAdvance(index.data().toString()) + 2 * margin + 2;
 }
 
+void KernelEditor::keepRowsInView()
+{
+    // However short the dock, the grid shows the first rows whole (a 3x3 kernel never hides
+    // one); taller kernels scroll beyond that.
+    constexpr int kRowsAlwaysShown = 5;
+    const int rows = std::min(model_->rowCount(), kRowsAlwaysShown);
+    const int height = table_->horizontalHeader()->sizeHint().height() +
+                       rows * table_->verticalHeader()->defaultSectionSize() + 2 * table_->frameWidth() +
+                       table_->horizontalScrollBar()->sizeHint().height();
+    table_->setMinimumHeight(height);
+}
+
 void KernelEditor::fitColumns(bool keepWidth)
 {
     QHeaderView* header = table_->horizontalHeader();
     const int rows = model_->rowCount(), columns = model_->columnCount();
     if (rows == 0 || columns == 0) return;
+    if (!keepWidth) keepRowsInView();
     int widest = std::max(header->minimumSectionSize(), keepWidth ? fittedWidth_ : 0);
     if (rows * columns <= kMeasureAllCells) {
         for (int r = 0; r < rows; ++r)

@@ -70,6 +70,8 @@ private:
     // Every column as wide as the widest cell text (none is elided); small kernels are widened
     // to fill the panel. keepWidth: never narrower than the last fit (same kernel, scrolled).
     void fitColumns(bool keepWidth = false);
+    // The grid's minimum height: its first rows whole, whatever room the dock has.
+    void keepRowsInView();
     int cellTextWidth(int row, int column) const;
     void showMessage(const QString& text);
     void guarded(const std::function<void()>& edit);

@@ -108,7 +108,7 @@ class ResponseImageView : public QWidget {
 public:
     explicit ResponseImageView(QWidget* parent = nullptr) : QWidget(parent), bar_(new ColorBar(this))
     {
-        setMinimumSize(240, 180);
+        setMinimumSize(170, 150); // narrow docks too: the map scales to the room it gets
         bar_->setObjectName(QStringLiteral("responseColorBar"));
         bar_->hide();
     }
@@ -318,7 +318,9 @@ AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent)
     class_->setObjectName("class");
     design_->setObjectName("design");
     error_->hide();
-    log_ = new QCheckBox(tr("Log scale (dB, %1 dB below the peak)").arg(kLogRangeDb));
+    // A check box's text does not wrap: short, the rest in its tooltip, so it never widens the dock.
+    log_ = new QCheckBox(tr("Log scale (dB)"));
+    log_->setToolTip(tr("Decibels, down to %1 dB below the peak").arg(kLogRangeDb));
     image_ = new ResponseImageView;
     image_->setToolTip(tr("|H(ωx, ωy)|: zero frequency in the centre, the highest (π) at the edges"));
     plot_ = new ResponsePlot;

@@ -23,7 +23,8 @@ constexpr DockPanel kDockPanels[] = {
     {"timingsDock", QT_TRANSLATE_NOOP("DockPanel", "Timings"), &attached<TimingsPanel>},
     {"differenceDock", QT_TRANSLATE_NOOP("DockPanel", "Difference"), &attached<DifferencePanel>},
     {"probeDock", QT_TRANSLATE_NOOP("DockPanel", "Pixel Probe"), &attached<ProbePanel>},
-    {"analysisDock", QT_TRANSLATE_NOOP("DockPanel", "Kernel Analysis"), &attached<AnalysisPanel>},
+    // On top at first: what the kernel does (gain, zero sum, rank, response) reads before timings.
+    {"analysisDock", QT_TRANSLATE_NOOP("DockPanel", "Kernel Analysis"), &attached<AnalysisPanel>, true},
     {"histogramDock", QT_TRANSLATE_NOOP("DockPanel", "Histogram"), &attached<HistogramPanel>},
 };
 

@@ -312,7 +312,11 @@ void MainWindow::buildDocks()
         tabifyDockWidget(second ? second : first, d);
         if (!second) second = d;
     }
-    if (first) first->raise();
+    QDockWidget* onTop = first;
+    for (const DockPanel& p : dockPanels())
+        if (p.onTop)
+            if (auto* d = findChild<QDockWidget*>(QString::fromLatin1(p.objectName))) onTop = d;
+    if (onTop) onTop->raise();
     // Tabs along the window's edge, each as long as its name: five names never fit across a
     // dock a fifth of the window wide (they were elided to "T…", "Diff…").
     setTabPosition(Qt::RightDockWidgetArea, QTabWidget::East);
