@@ -5,6 +5,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <limits>
 
@@ -57,6 +58,8 @@ QString errorOf(const std::function<void()>& f)
 class TestImageStats : public QObject {
     Q_OBJECT
 private slots:
+    // The diverging map's limit: a quantile of |v|, robust to a few outliers.
+    void robustLimitIgnoresAFewOutliers();
     // ---- the display range ----
 
     // What a float image's values say its range is; integer depths keep theirs.
@@ -437,6 +440,32 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(Cancelled, imageHistogram(im, 4, &cancel));
     }
 };
+
+void TestImageStats::robustLimitIgnoresAFewOutliers()
+{
+    // 1000 values ±1..±1000 in one plane: 99.5% lie within ±995.
+    Image image(1000, 1, 1);
+    for (int i = 0; i < 1000; ++i) image.data[i] = float(i % 2 ? i + 1 : -(i + 1));
+    const SymmetricLimit l = robustSymmetricLimit(image, 1, 0.995);
+    QVERIFY2(std::fabs(l.limit - 995.0f) <= 1000.0f / (1 << 22), qPrintable(QString::number(l.limit, 'g', 9)));
+    QCOMPARE(l.finite, std::uint64_t(1000));
+    QCOMPARE(l.clipped, std::uint64_t(5));
+    QVERIFY(std::fabs(l.clippedFraction() - 0.005) < 1e-12);
+    // Quantile 1: the largest magnitude, nothing clipped.
+    QCOMPARE(robustSymmetricLimit(image, 1, 1.0).limit, 1000.0f);
+    QCOMPARE(robustSymmetricLimit(image, 1, 1.0).clipped, std::uint64_t(0));
+    // Mostly zeros: the values that are not zero stay visible (the largest magnitude).
+    Image sparse(100, 10, 1);
+    sparse.data[17] = -3.0f;
+    sparse.data[400] = 2.0f;
+    QCOMPARE(robustSymmetricLimit(sparse, 1, 0.995).limit, 3.0f);
+    // Non-finite values are not counted.
+    image.data[0] = std::numeric_limits<float>::quiet_NaN();
+    image.data[2] = std::numeric_limits<float>::infinity();
+    QCOMPARE(robustSymmetricLimit(image, 1, 0.995).finite, std::uint64_t(998));
+    QVERIFY_THROWS_EXCEPTION(convlab::Error, robustSymmetricLimit(image, 1, 0.0));
+    QVERIFY_THROWS_EXCEPTION(convlab::Error, robustSymmetricLimit(image, 2, 0.5));
+}
 
 QTEST_APPLESS_MAIN(TestImageStats)
 #include "test_imagestats.moc"

@@ -89,7 +89,6 @@ private slots:
     // Signed results.
     void mappingRuleFollowsTheKernelsSum();
     void mappingFollowsTheKernelUntilTheUserPicks();
-    void robustLimitIgnoresAFewOutliers();
     void captionNamesTheMappingAndRange();
     void asDisplayedEqualsTheScreen();
     void saveAsDisplayedWritesTheScreensColours();
@@ -329,32 +328,6 @@ void TestWindow::mappingFollowsTheKernelUntilTheUserPicks()
     // The first launch's example is signed, and drawn so.
     w_->showFirstLaunchExample();
     QCOMPARE(doc->displayState().mapping, display::Mapping::Diverging);
-}
-
-void TestWindow::robustLimitIgnoresAFewOutliers()
-{
-    // 1000 values ±1..±1000 in one plane: 99.5% lie within ±995.
-    Image image(1000, 1, 1);
-    for (int i = 0; i < 1000; ++i) image.data[i] = float(i % 2 ? i + 1 : -(i + 1));
-    const SymmetricLimit l = robustSymmetricLimit(image, 1, 0.995);
-    QVERIFY2(std::fabs(l.limit - 995.0f) <= 1000.0f / (1 << 22), qPrintable(QString::number(l.limit, 'g', 9)));
-    QCOMPARE(l.finite, std::uint64_t(1000));
-    QCOMPARE(l.clipped, std::uint64_t(5));
-    QVERIFY(std::fabs(l.clippedFraction() - 0.005) < 1e-12);
-    // Quantile 1: the largest magnitude, nothing clipped.
-    QCOMPARE(robustSymmetricLimit(image, 1, 1.0).limit, 1000.0f);
-    QCOMPARE(robustSymmetricLimit(image, 1, 1.0).clipped, std::uint64_t(0));
-    // Mostly zeros: the values that are not zero stay visible (the largest magnitude).
-    Image sparse(100, 10, 1);
-    sparse.data[17] = -3.0f;
-    sparse.data[400] = 2.0f;
-    QCOMPARE(robustSymmetricLimit(sparse, 1, 0.995).limit, 3.0f);
-    // Non-finite values are not counted.
-    image.data[0] = std::numeric_limits<float>::quiet_NaN();
-    image.data[2] = std::numeric_limits<float>::infinity();
-    QCOMPARE(robustSymmetricLimit(image, 1, 0.995).finite, std::uint64_t(998));
-    QVERIFY_THROWS_EXCEPTION(convlab::Error, robustSymmetricLimit(image, 1, 0.0));
-    QVERIFY_THROWS_EXCEPTION(convlab::Error, robustSymmetricLimit(image, 2, 0.5));
 }
 
 void TestWindow::captionNamesTheMappingAndRange()

@@ -112,6 +112,7 @@ public:
         bar_->setObjectName(QStringLiteral("responseColorBar"));
         bar_->hide();
     }
+    QSize sizeHint() const override { return {240, 200}; } // where the dock has the room
     // The image spans [lo, hi] (in `unit`) from the dark to the bright end of the map.
     void setImage(const QImage& img, const QString& caption, double lo, double hi, const QString& unit)
     {

@@ -52,7 +52,11 @@ void DockLayout::watch(QDockWidget* dock)
     // A dock moved to the other side or floated changes what each side may take.
     auto later = [this] { enforceLater(); };
     connect(dock, &QDockWidget::dockLocationChanged, this, later);
-    connect(dock, &QDockWidget::topLevelChanged, this, later);
+    // Floated, a dock is free at once (a resize right after must not meet the docked limit).
+    connect(dock, &QDockWidget::topLevelChanged, this, [this] {
+        enforce();
+        enforceLater();
+    });
     connect(dock, &QDockWidget::visibilityChanged, this, later);
 }
 
