@@ -26,6 +26,7 @@
 #include "testutil.h"
 #include "uitestutil.h"
 #include "view/edgeloupe.h"
+#include "view/probeoverlay.h"
 #include "view/mappingrule.h"
 #include "window/docklayout.h"
 #include "window/presentation.h"
@@ -95,6 +96,9 @@ private slots:
     // The edge loupe.
     void loupeCropReadsTheBorderRule();
     void loupeChangesWithTheBorderMode();
+    // An input pixel and the outputs it feeds.
+    void outputsFedAreThoseWhoseFootprintHoldsThePixel();
+    void clickOnTheOriginalMarksTheOutputsItFeeds();
 
 private:
     bool renderAfter(const std::function<void()>& action)
@@ -507,6 +511,61 @@ void TestWindow::loupeChangesWithTheBorderMode()
     QTest::mouseClick(loupe, Qt::LeftButton);
     QCOMPARE(loupe->corner(), edgeloupe::Corner::TopRight);
     QVERIFY(loupe->sourcePanel() != before);
+}
+
+void TestWindow::outputsFedAreThoseWhoseFootprintHoldsThePixel()
+{
+    const QSize image(9, 7);
+    for (Semantics sem : {Semantics::Convolution, Semantics::Correlation})
+        for (QSize kernel : {QSize(3, 3), QSize(4, 2), QSize(1, 5)})
+            for (QPoint anchor : {QPoint(-1, -1), QPoint(0, 0), QPoint(kernel.width() - 1, kernel.height() - 1)})
+                for (QPoint input : {QPoint(0, 0), QPoint(4, 3), QPoint(8, 6), QPoint(1, 5)}) {
+                    const QRect fed = outputsFedBy(input, image, kernel, anchor, sem);
+                    // Brute force: every output whose footprint holds the input, and no other.
+                    for (int y = 0; y < image.height(); ++y)
+                        for (int x = 0; x < image.width(); ++x) {
+                            const bool reads =
+                                kernelFootprint(QPoint(x, y), image, kernel, anchor, sem).window.contains(input);
+                            QVERIFY2(fed.contains(QPoint(x, y)) == reads,
+                                     qPrintable(QString("%1x%2 anchor (%3,%4) input (%5,%6) output (%7,%8)")
+                                                    .arg(kernel.width()).arg(kernel.height()).arg(anchor.x())
+                                                    .arg(anchor.y()).arg(input.x()).arg(input.y()).arg(x).arg(y)));
+                        }
+                }
+}
+
+void TestWindow::clickOnTheOriginalMarksTheOutputsItFeeds()
+{
+    // An off-centre anchor: the outputs fed lie on the other side of the pixel than its footprint.
+    Kernel k(3, 3, std::vector<float>(9, 1.0f / 9));
+    k.anchorX = 0;
+    k.anchorY = 0;
+    QVERIFY(renderAfter([&] { w_->kernelDocument()->setKernel(k, "corner anchor"); }));
+    auto* probeDock = w_->findChild<QDockWidget*>(QStringLiteral("probeDock"));
+    QVERIFY(probeDock);
+    probeDock->raise();
+    ImageView* v = w_->imageView();
+    w_->workbench()->setViewMode(display::Mode::Original);
+    v->setZoom(4.0);
+    settle();
+    const QPoint pixel(20, 15);
+    const QPoint at = (v->origin() + QPointF(pixel.x() + 0.5, pixel.y() + 0.5) * v->zoom()).toPoint();
+    QTest::mouseClick(v, Qt::LeftButton, Qt::NoModifier, at);
+    settle();
+    const QRect want = outputsFedBy(pixel, v->imageSize(), QSize(3, 3), QPoint(0, 0), Semantics::Convolution);
+    QCOMPARE(v->fedOutputs(), want);
+    QCOMPARE(want, QRect(QPoint(20, 15), QPoint(22, 17))); // convolution: x - ax + u
+    // Correlation flips it.
+    QVERIFY(renderAfter([&] { w_->kernelDocument()->setSemantics(Semantics::Correlation); }));
+    settle();
+    QCOMPARE(v->fedOutputs(), QRect(QPoint(18, 13), QPoint(20, 15)));
+    // A click on the result asks for its footprint alone.
+    w_->workbench()->setViewMode(display::Mode::Result);
+    settle();
+    QTest::mouseClick(v, Qt::LeftButton, Qt::NoModifier, at);
+    settle();
+    QVERIFY(v->fedOutputs().isEmpty());
+    QVERIFY(v->hasProbeMarks());
 }
 
 QTEST_MAIN(TestWindow)

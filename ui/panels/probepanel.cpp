@@ -66,11 +66,19 @@ int windowStart(int n, int a, int side)
 void ProbePanel::attach(WorkbenchDocument* doc, ImageView* view)
 {
     view_ = view;
-    if (view)
+    if (view) {
         connect(view, &ImageView::pixelClicked, this, [this](int x, int y) {
+            fedInput_.reset(); // a click on the result asks for its footprint only
             setPixel(x, y);
             if (QDockWidget* dock = dockOf(this)) dock->raise();
+            showMarks();
         });
+        // A click on the original: that input pixel and the outputs it feeds, as well.
+        connect(view, &ImageView::inputPixelClicked, this, [this](int x, int y) {
+            fedInput_ = QPoint(x, y);
+            showMarks();
+        });
+    }
     doc_ = doc;
     auto takeResult = [this, doc] {
         const WorkbenchDocument::Result& r = *doc->result();
@@ -134,9 +142,23 @@ void ProbePanel::resizeEvent(QResizeEvent* e)
     centreOnAnchor();
 }
 
+void ProbePanel::showFedMarks()
+{
+    const convlab::Kernel& k = params_.kernel;
+    try {
+        if (!fedInput_ || !onScreen() || !source_) throw convlab::Error("nothing to show");
+        view_->setFedMarks(*fedInput_, outputsFedBy(*fedInput_, QSize(source_->width, source_->height),
+                                                    QSize(k.width, k.height), QPoint(k.anchorX, k.anchorY),
+                                                    params_.semantics));
+    } catch (const convlab::Error&) {
+        view_->clearFedMarks(); // none asked for, hidden, or a pixel of an image since replaced
+    }
+}
+
 void ProbePanel::showMarks()
 {
     if (!view_) return;
+    showFedMarks();
     if (!onScreen() || !source_ || !probe_) {
         view_->clearProbeMarks();
         return;

@@ -78,6 +78,7 @@ signals:
     void pixelChanged(int x, int y);
 
 private:
+    std::optional<QPoint> fedInput_; // an input pixel clicked on the original
     void refresh();
     void fillGrids();
     void fillChannels();
@@ -88,6 +89,8 @@ private:
     void centreOnAnchor();
     // Shows the probed pixel and its footprint in the view (when visible), or clears them.
     void showMarks();
+    // The input pixel last clicked on the original and the outputs it feeds, for the kernel now.
+    void showFedMarks();
     // Visible and not behind another tab of its dock area (a dock tabified behind another is
     // still "visible", moved out of sight).
     bool onScreen() const;

@@ -214,6 +214,11 @@ public:
     void setProbeMarks(QPoint pixel, const KernelFootprint& footprint);
     void clearProbeMarks();
     bool hasProbeMarks() const;
+    // An input pixel and the outputs it feeds (outputsFedBy), dashed green: what a click on the
+    // original shows. Cleared by the probe panel when the kernel or the image changes.
+    void setFedMarks(QPoint input, const QRect& outputs);
+    void clearFedMarks();
+    QRect fedOutputs() const; // empty when none is shown
     QPoint probeMarkPixel() const;
     // The part of the footprint drawn now, in image coordinates (empty without marks).
     QRect probeMarkWindow() const;
@@ -231,6 +236,9 @@ signals:
     // Emitted as the cursor moves over the image: pixel coordinates (or -1,-1 when outside).
     void pixelHovered(int x, int y);
     void pixelClicked(int x, int y);
+    // The click landed on the original (View > Original, its half of Split, or held with
+    // Space): the pixel is an input as well (pixelClicked is emitted too).
+    void inputPixelClicked(int x, int y);
     void zoomChanged(double zoom);
     // Emitted whenever zoom or origin changes (user, fitting, or setViewTransform).
     void viewChanged(double zoom, QPointF origin);

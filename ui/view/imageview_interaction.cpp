@@ -266,8 +266,13 @@ void ImageView::mouseReleaseEvent(QMouseEvent* e)
     }
     if (d->drag == State::Drag::Pending) {
         const QPoint px = pixelAt(e->position());
-        if (px.x() >= 0)
+        if (px.x() >= 0) {
             emit pixelClicked(px.x(), px.y());
+            const ViewMode shown = shownMode();
+            const bool onOriginal = shown == ViewMode::Original ||
+                                    (shown == ViewMode::Split && e->position().x() < d->split * width());
+            if (onOriginal) emit inputPixelClicked(px.x(), px.y());
+        }
     }
     if (d->drag == State::Drag::Pan)
         unsetCursor();

@@ -451,6 +451,21 @@ void ImageView::clearProbeMarks()
 
 bool ImageView::hasProbeMarks() const { return marks_.hasProbe(); }
 
+void ImageView::setFedMarks(QPoint input, const QRect& outputs)
+{
+    marks_.setFed(input, outputs);
+    update();
+}
+
+void ImageView::clearFedMarks()
+{
+    if (!marks_.fedOutputs()) return;
+    marks_.clearFed();
+    update();
+}
+
+QRect ImageView::fedOutputs() const { return marks_.fedOutputs().value_or(QRect()); }
+
 QPoint ImageView::probeMarkPixel() const { return marks_.probePixel(); }
 
 QRect ImageView::probeMarkWindow() const

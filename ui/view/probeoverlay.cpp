@@ -83,11 +83,40 @@ QRect ProbeOverlay::drawnWindow(const Frame& f, const KernelFootprint& footprint
     return footprint.window.intersected(QRect(-m, -m, f.image.width() + 2 * m, f.image.height() + 2 * m));
 }
 
+QRect outputsFedBy(QPoint pixel, QSize image, QSize kernel, QPoint anchor, convlab::Semantics semantics)
+{
+    const convlab::Semantics other = semantics == convlab::Semantics::Convolution ? convlab::Semantics::Correlation
+                                                                                   : convlab::Semantics::Convolution;
+    return kernelFootprint(pixel, image, kernel, anchor, other).inside;
+}
+
+QColor ProbeOverlay::fedColour() { return QColor(60, 220, 90); }
+
+void ProbeOverlay::setFed(QPoint input, const QRect& outputs) { fed_ = Fed{input, outputs}; }
+
+void ProbeOverlay::clearFed() { fed_.reset(); }
+
+void ProbeOverlay::paintFed(QPainter& p, const Frame& f) const
+{
+    QPainterPath outputs;
+    outputs.addRect(widgetRect(f, fed_->outputs));
+    QPainterPath input;
+    input.addRect(widgetRect(f, QRect(fed_->input, QSize(1, 1))));
+    p.save();
+    QPen dashed(fedColour(), 2, Qt::DashLine);
+    p.setPen(dashed);
+    p.setBrush(Qt::NoBrush);
+    p.drawPath(outputs);
+    p.restore();
+    strokeOutlined(p, input, fedColour());
+}
+
 void ProbeOverlay::paint(QPainter& p, const Frame& f) const
 {
     if (f.image.isEmpty() || empty()) return;
     p.save();
     p.setRenderHint(QPainter::Antialiasing, true);
+    if (fed_) paintFed(p, f);
     if (probe_) paintProbe(p, f);
     if (ring_) paintRing(p, f);
     p.restore();

@@ -34,6 +34,11 @@ struct KernelFootprint {
 // an anchor outside the kernel or a pixel outside the image.
 KernelFootprint kernelFootprint(QPoint pixel, QSize image, QSize kernel, QPoint anchor, convlab::Semantics semantics);
 
+// The output pixels that read input `pixel` (clipped to the image: outputs exist only there):
+// the footprint of the other semantics, since an output at x reads x + ax - u under
+// convolution, so the input x feeds the outputs x - ax + u. Throws as kernelFootprint.
+QRect outputsFedBy(QPoint pixel, QSize image, QSize kernel, QPoint anchor, convlab::Semantics semantics);
+
 // The tint of values the border rule invents, as the probe's table and the view's footprint
 // show them: the border constant, or a value read from inside the image.
 QColor inventedValueTint(bool borderConstant);
@@ -59,11 +64,17 @@ public:
     QPoint probePixel() const { return probe_ ? probe_->pixel : QPoint(-1, -1); }
     KernelFootprint footprint() const { return probe_ ? probe_->footprint : KernelFootprint{}; }
 
+    // An input pixel clicked on the original and the outputs it feeds.
+    static QColor fedColour();
+    void setFed(QPoint input, const QRect& outputs);
+    void clearFed();
+    std::optional<QRect> fedOutputs() const { return fed_ ? std::optional<QRect>(fed_->outputs) : std::nullopt; }
+
     void setRing(QPoint pixel);
     void clearRing();
     std::optional<QPoint> ring() const { return ring_; }
 
-    bool empty() const { return !probe_ && !ring_; }
+    bool empty() const { return !probe_ && !ring_ && !fed_; }
     void paint(QPainter& p, const Frame& f) const;
 
     // Widget geometry (for the tests): a rectangle of image pixels, and the ring's radius, at
@@ -81,7 +92,13 @@ private:
     };
     void paintProbe(QPainter& p, const Frame& f) const;
     void paintRing(QPainter& p, const Frame& f) const;
+    void paintFed(QPainter& p, const Frame& f) const;
 
+    struct Fed {
+        QPoint input;
+        QRect outputs;
+    };
+    std::optional<Fed> fed_;
     std::optional<Probe> probe_;
     std::optional<QPoint> ring_;
 };
