@@ -81,6 +81,7 @@ private slots:
     // Layout.
     void sideBudgetLeavesTheViewItsShare();
     void longNotesNeverWidenADock();
+    void smallScreenKeepsTheImagesShare();
     void savedWideLayoutIsNotRestoredWide();
     void everyPanelNameIsReadable();
     void aShortWindowShowsTheWholeKernel();
@@ -134,7 +135,7 @@ void TestWindow::sideBudgetLeavesTheViewItsShare()
     for (int width : {1024, 1280, 1920})
         for (int overhead : {0, 30}) {
             const int left = sideBudget(width, kLeftShare, DockLayout::kFloorWidth, overhead);
-            const int right = sideBudget(width, 1.0 - kLeftShare, DockLayout::kFloorWidth, overhead);
+            const int right = sideBudget(width, 1.0 - kLeftShare, DockLayout::kPanelFloorWidth, overhead);
             const int alone = sideBudget(width, 1.0, DockLayout::kFloorWidth, overhead);
             for (int docks : {left + right, alone})
                 QVERIFY2(width - docks - overhead >= docklayout::kMinViewShare * width - 1,
@@ -143,6 +144,19 @@ void TestWindow::sideBudgetLeavesTheViewItsShare()
         }
     // A narrow window keeps its view before a dock's floor.
     QVERIFY(sideBudget(400, 1.0, DockLayout::kFloorWidth) <= 400 * (1 - docklayout::kMinViewShare));
+}
+
+void TestWindow::smallScreenKeepsTheImagesShare()
+{
+    // A 1024x768 screen's first launch: 90% of it.
+    w_.reset();
+    w_ = std::make_unique<MainWindow>(false);
+    w_->applyFirstLaunchLayout(QSize(921, 691));
+    w_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(w_.get()));
+    QVERIFY(renderAfter([&] { w_->setSourceImage(test::randomImage(64, 48, 3, 11), "random"); }));
+    settle();
+    QVERIFY2(w_->dockLayout()->viewShare() >= docklayout::kMinViewShare, qPrintable(shareText(*w_)));
 }
 
 void TestWindow::longNotesNeverWidenADock()

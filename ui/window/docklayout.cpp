@@ -66,7 +66,7 @@ void DockLayout::enforce()
     const bool both = sideWidth(Qt::LeftDockWidgetArea) > 0 && sideWidth(Qt::RightDockWidgetArea) > 0;
     const double leftShare = both ? docklayout::kLeftShare : 1.0, rightShare = both ? 1.0 - docklayout::kLeftShare : 1.0;
     const int leftBudget = docklayout::sideBudget(window_->width(), leftShare, kFloorWidth, overhead);
-    const int rightBudget = docklayout::sideBudget(window_->width(), rightShare, kFloorWidth, overhead);
+    const int rightBudget = docklayout::sideBudget(window_->width(), rightShare, kPanelFloorWidth, overhead);
     for (QDockWidget* d : window_->findChildren<QDockWidget*>()) {
         const Qt::DockWidgetArea area = window_->dockWidgetArea(d);
         int budget = QWIDGETSIZE_MAX;

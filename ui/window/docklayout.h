@@ -45,6 +45,9 @@ public:
 
     // The smallest width a side's dock is allowed even in a narrow window.
     static constexpr int kFloorWidth = 200;
+    // The panels' side scrolls what does not fit: it may go narrower, so that a small screen's
+    // window (1024x768) still keeps the image its share.
+    static constexpr int kPanelFloorWidth = 150;
 
     // Applies the limits now (also run on every resize and dock move).
     void enforce();
