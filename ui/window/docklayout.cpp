@@ -62,8 +62,9 @@ void DockLayout::watch(QDockWidget* dock)
 
 void DockLayout::enforce()
 {
-    const int overhead = measuredOverhead();
-    const bool both = sideWidth(Qt::LeftDockWidgetArea) > 0 && sideWidth(Qt::RightDockWidgetArea) > 0;
+    const int left = sideWidth(Qt::LeftDockWidgetArea), right = sideWidth(Qt::RightDockWidgetArea);
+    const int overhead = measuredOverhead(left + right);
+    const bool both = left > 0 && right > 0;
     const double leftShare = both ? docklayout::kLeftShare : 1.0, rightShare = both ? 1.0 - docklayout::kLeftShare : 1.0;
     const int leftBudget = docklayout::sideBudget(window_->width(), leftShare, kFloorWidth, overhead);
     const int rightBudget = docklayout::sideBudget(window_->width(), rightShare, kPanelFloorWidth, overhead);
@@ -94,10 +95,9 @@ int DockLayout::sideWidth(Qt::DockWidgetArea area) const
     return widest;
 }
 
-int DockLayout::measuredOverhead() const
+int DockLayout::measuredOverhead(int docks) const
 {
     const QWidget* centre = window_->centralWidget();
-    const int docks = sideWidth(Qt::LeftDockWidgetArea) + sideWidth(Qt::RightDockWidgetArea);
     if (!centre || centre->width() <= 0 || docks == 0) return 0;
     // What the view and the docks do not hold, within reason (a layout not yet done says more).
     return std::clamp(window_->width() - centre->width() - docks, 0, 80);

@@ -72,8 +72,9 @@ private:
     void watch(QDockWidget* dock);
     // enforce() once the events queued now (a layout pass) have run; coalesced.
     void enforceLater();
-    // The width beside the view that no dock holds (separators, tab bars), as laid out now.
-    int measuredOverhead() const;
+    // The width beside the view that no dock holds (separators, tab bars), as laid out now,
+    // given the docks' widths on both sides together.
+    int measuredOverhead(int docks) const;
 
     QMainWindow* window_;
     QByteArray defaultState_;

@@ -181,10 +181,10 @@ display::Mapping WorkbenchDocument::kernelsMapping() const
 
 void WorkbenchDocument::followKernelWithMapping()
 {
-    if (!display_.mappingFollowsKernel || display_.mapping == kernelsMapping()) return;
+    if (!display_.mappingFollowsKernel) return;
     display::State s = display_;
     s.mapping = kernelsMapping();
-    assignDisplayState(s);
+    assignDisplayState(s); // emits nothing when the mapping stays
 }
 
 void WorkbenchDocument::setSplitPosition(double t)
