@@ -212,8 +212,12 @@ ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent)
     top->addWidget(x_);
     top->addWidget(new QLabel(tr("y")));
     top->addWidget(y_);
-    top->addWidget(new QLabel(tr("channel")));
-    top->addWidget(channel_, 1);
+    top->addStretch(1);
+    // The channel on a row of its own: the three in one row made the panel wider than the dock
+    // the image's share leaves it, and its notes were cut at the right.
+    auto* channelRow = new QHBoxLayout;
+    channelRow->addWidget(new QLabel(tr("channel")));
+    channelRow->addWidget(channel_, 1);
     auto* steps = new QHBoxLayout;
     buildStepControls(steps);
 
@@ -231,6 +235,7 @@ ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent)
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
+    layout->addLayout(channelRow);
     layout->addLayout(steps);
     layout->addWidget(flipNote_);
     layout->addWidget(legend);
