@@ -41,7 +41,8 @@ DockLayout::DockLayout(QMainWindow* window) : QObject(window), window_(window)
     window_->installEventFilter(this);
     // The view resizes when a dock does (a dragged separator, a panel that grew): the limits
     // are checked again then, since the room the docks left each other has changed.
-    if (window_->centralWidget()) window_->centralWidget()->installEventFilter(this);
+    centre_ = window_->centralWidget();
+    if (centre_) centre_->installEventFilter(this);
     defaultState_ = window_->saveState();
     enforce();
 }
@@ -128,10 +129,13 @@ double DockLayout::viewShare() const
 
 bool DockLayout::eventFilter(QObject* watched, QEvent* e)
 {
-    if (watched == window_ && (e->type() == QEvent::Resize || e->type() == QEvent::Show)) {
+    // The type first, and no call into the window for the view's events: the view sends some
+    // while the window destroys it, when the window's own layout is already gone.
+    if (e->type() != QEvent::Resize && e->type() != QEvent::Show) return QObject::eventFilter(watched, e);
+    if (watched == window_) {
         enforce();
         enforceLater(); // once laid out at this size the separators and tab bars are known
-    } else if (watched == window_->centralWidget() && e->type() == QEvent::Resize) {
+    } else if (watched == centre_ && e->type() == QEvent::Resize) {
         enforceLater();
     }
     return QObject::eventFilter(watched, e);

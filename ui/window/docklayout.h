@@ -78,5 +78,6 @@ private:
 
     QMainWindow* window_;
     QByteArray defaultState_;
+    QWidget* centre_ = nullptr; // the view, as installed (compared only, never called)
     bool queued_ = false;
 };

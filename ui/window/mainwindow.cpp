@@ -89,7 +89,14 @@ MainWindow::MainWindow(bool persistent, QWidget* parent) : QMainWindow(parent), 
     onParamsChanged();
 }
 
-MainWindow::~MainWindow() { doc_->shutdown(); }
+MainWindow::~MainWindow()
+{
+    // The layout rule watches the window and the view: it goes first, before the widgets it
+    // watches are torn down with the window's own layout.
+    delete layout_;
+    layout_ = nullptr;
+    doc_->shutdown();
+}
 
 KernelDocument* MainWindow::kernelDocument() const { return doc_->kernel(); }
 RenderController* MainWindow::renderController() const { return doc_->renderer(); }
