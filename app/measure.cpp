@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "panels/analysispanel.h"
+#include "view/glviewhost.h"
 #include "window/presentation.h"
 #include "tools/borderlab.h"
 #include "panels/controlspanel.h"
@@ -539,7 +540,7 @@ int screenshot(MainWindow& w, const RunOptions& o, const QString& outPath, const
     QTimer::singleShot(500, &settle, &QEventLoop::quit);
     settle.exec();
     QSaveFile file(outPath);
-    if (!file.open(QIODevice::WriteOnly) || !target->grab().save(&file, "PNG") || !file.commit()) {
+    if (!file.open(QIODevice::WriteOnly) || !GLViewHost::grabComposed(target).save(&file, "PNG") || !file.commit()) {
         fail(QObject::tr("cannot write '%1': %2").arg(outPath, file.errorString()));
         return kExitFailed;
     }

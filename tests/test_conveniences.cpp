@@ -3,7 +3,7 @@
 // Show Original toggle; chained filters (Use Result as Source) and their undo; the kernel as
 // text beside the grid; Help's shortcut list and teaching guide; the pixel grid when zoomed in;
 // the border-mode lab's magnified corners and edges, and its keys.
-// Run under Xvfb (xvfb-run -a): the image view is a QOpenGLWidget.
+// Run under Xvfb (xvfb-run -a): the image view draws with OpenGL.
 #include <QAction>
 #include <QApplication>
 #include <QLabel>

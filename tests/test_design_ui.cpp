@@ -2,7 +2,7 @@
 // Designed filters in the workbench: the preset dialog's choices build the design, the Kernel
 // Analysis panel overlays the ideal response (edges over the image, the ideal cross-section)
 // while the kernel is the design's, and loses it when a cell is edited (undo brings it back).
-// Run under Xvfb (xvfb-run -a): the image view is a QOpenGLWidget.
+// Run under Xvfb (xvfb-run -a): the image view draws with OpenGL.
 #include <QComboBox>
 #include <QDockWidget>
 #include <QDoubleSpinBox>

@@ -2,7 +2,7 @@
 // File > Estimate Kernel from Image Pair end to end: the menu action opens the dialog, the
 // estimate runs on its worker, and the kernel (with its semantics) lands in the grid as one
 // undo step that reproduces the filtered image; failures leave the kernel and its history alone.
-// Run under Xvfb (xvfb-run -a): the window's image view is a QOpenGLWidget.
+// Run under Xvfb (xvfb-run -a): the window's image view draws with OpenGL.
 #include <QAction>
 #include <QMenuBar>
 #include <QPushButton>

@@ -3,7 +3,7 @@
 // start-up image that cannot be read leaves the sample and the error (never an empty window),
 // Save Kernel's filter and what a text file drops, the JSON round trip, Save Result's suggested
 // name, Open Recent's entries and Clear Menu, and errors that leave with the next valid edit or
-// a new image. Run under Xvfb (xvfb-run -a): the image view is a QOpenGLWidget.
+// a new image. Run under Xvfb (xvfb-run -a): the image view draws with OpenGL.
 #include <QAction>
 #include <QDir>
 #include <QFile>

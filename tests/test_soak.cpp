@@ -10,7 +10,7 @@
 // convlab::convolve of the current image under the current committed parameters (never an
 // older result), and the lab's views (when open) the engine's for each mode. Resident memory at
 // the end must stay within 20% of its level after the first 100 edits.
-// Run under Xvfb (xvfb-run -a): the image views are QOpenGLWidgets.
+// Run under Xvfb (xvfb-run -a): the image views draw with OpenGL.
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>

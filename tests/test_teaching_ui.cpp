@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The teaching panels of the workbench: the pixel probe against the displayed result, the
 // kernel analysis as the kernel is edited and undone, code export, the method crossover sweep.
-// Run under Xvfb (xvfb-run -a): the image view is a QOpenGLWidget.
+// Run under Xvfb (xvfb-run -a): the image view draws with OpenGL.
 #include <QApplication>
 #include <QClipboard>
 #include <QLineEdit>

@@ -3,7 +3,7 @@
 // panels say and whatever layout was saved, every panel's name is readable, Reset Layout and
 // Present; signed results read right at first sight (the mapping follows the kernel, a robust
 // range named over the picture) and "as displayed" saves the pixels on screen.
-// Run under Xvfb (xvfb-run -a): the image view is a QOpenGLWidget.
+// Run under Xvfb (xvfb-run -a): the image view draws with OpenGL.
 #include <QAction>
 #include <QApplication>
 #include <QDockWidget>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The workbench window end to end: kernel edits through the grid, undo, border modes against
 // the engine, stale results, bad files and bad kernel text, the CUDA backend item.
-// Run under Xvfb (xvfb-run -a): the image view is a QOpenGLWidget.
+// Run under Xvfb (xvfb-run -a): the image view draws with OpenGL.
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>

@@ -11,6 +11,7 @@
 #include <QOpenGLPaintDevice>
 #include <QOpenGLVersionFunctionsFactory>
 #include <QPainter>
+#include <QPalette>
 #include <QSize>
 #include <QSurfaceFormat>
 #include <QVector2D>
@@ -78,7 +79,7 @@ std::unique_ptr<QOpenGLShaderProgram> buildImageProgram(const QByteArray& define
 
 } // namespace
 
-ImageView::ImageView(QWidget* parent) : QOpenGLWidget(parent), d(std::make_unique<State>())
+ImageView::ImageView(QWidget* parent) : GLViewHost(parent), d(std::make_unique<State>())
 {
     static const bool resourcesRegistered = (registerShaderResources(), true);
     Q_UNUSED(resourcesRegistered);
@@ -87,6 +88,12 @@ ImageView::ImageView(QWidget* parent) : QOpenGLWidget(parent), d(std::make_uniqu
     fmt.setProfile(QSurfaceFormat::CoreProfile);
     setFormat(fmt);
     setMouseTracking(true);
+    // The overlays' translucent backgrounds are drawn over this colour (not over the picture,
+    // which is a native window: view/glviewhost.h): the view's background keeps them dark.
+    QPalette palette = this->palette();
+    palette.setColor(QPalette::Window, QColor::fromRgbF(kBackground, kBackground, kBackground));
+    setPalette(palette);
+    setAutoFillBackground(true);
     d->diff.keepHost = false;
 
     // Child widgets over the GL picture: composed on screen, never part of grabFramebuffer().
@@ -194,7 +201,7 @@ void ImageView::resizeGL(int, int)
 
 void ImageView::resizeEvent(QResizeEvent* e)
 {
-    QOpenGLWidget::resizeEvent(e);
+    GLViewHost::resizeEvent(e);
     placeOverlays();
 }
 

@@ -10,7 +10,6 @@
 // The readout still reads the full-resolution values. False-colour renderings (the difference
 // heat map, the diverging map) carry a colour bar with their values (colorbar.h).
 #pragma once
-#include <QOpenGLWidget>
 #include <QImage>
 #include <QPair>
 #include <QPointF>
@@ -23,6 +22,7 @@
 #include "convlab/convolve.h"
 #include "convlab/image.h"
 #include "view/displaymap.h"
+#include "view/glviewhost.h"
 #include "view/displaystate.h"
 #include "view/pixelgrid.h"
 #include "view/probeoverlay.h"
@@ -32,7 +32,7 @@ namespace imageview_detail {
 struct Slot;
 }
 
-class ImageView : public QOpenGLWidget {
+class ImageView : public GLViewHost {
     Q_OBJECT
 public:
     // The enumerations of what is shown (view/displaystate.h), by their names here.

@@ -33,7 +33,7 @@ void ImageView::keyPressEvent(QKeyEvent* e)
         e->accept();
         return;
     }
-    QOpenGLWidget::keyPressEvent(e);
+    GLViewHost::keyPressEvent(e);
 }
 
 void ImageView::keyReleaseEvent(QKeyEvent* e)
@@ -44,14 +44,14 @@ void ImageView::keyReleaseEvent(QKeyEvent* e)
         e->accept();
         return;
     }
-    QOpenGLWidget::keyReleaseEvent(e);
+    GLViewHost::keyReleaseEvent(e);
 }
 
 void ImageView::focusOutEvent(QFocusEvent* e)
 {
     // The release of a Space held while the focus left would never arrive here.
     setOriginal(false, d->originalToggled);
-    QOpenGLWidget::focusOutEvent(e);
+    GLViewHost::focusOutEvent(e);
 }
 
 void ImageView::setSplitPosition(double t)
@@ -220,7 +220,7 @@ void ImageView::wheelEvent(QWheelEvent* e)
 void ImageView::mousePressEvent(QMouseEvent* e)
 {
     if (e->button() != Qt::LeftButton) {
-        QOpenGLWidget::mousePressEvent(e);
+        GLViewHost::mousePressEvent(e);
         return;
     }
     d->pressPos = e->position();
@@ -261,7 +261,7 @@ void ImageView::mouseMoveEvent(QMouseEvent* e)
 void ImageView::mouseReleaseEvent(QMouseEvent* e)
 {
     if (e->button() != Qt::LeftButton) {
-        QOpenGLWidget::mouseReleaseEvent(e);
+        GLViewHost::mouseReleaseEvent(e);
         return;
     }
     if (d->drag == State::Drag::Pending) {
@@ -283,7 +283,7 @@ void ImageView::mouseReleaseEvent(QMouseEvent* e)
 void ImageView::leaveEvent(QEvent* e)
 {
     updateHover(QPointF(-1, -1));
-    QOpenGLWidget::leaveEvent(e);
+    GLViewHost::leaveEvent(e);
 }
 
 void ImageView::centreOnPixel(int x, int y)

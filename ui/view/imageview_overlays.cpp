@@ -306,7 +306,7 @@ void ImageView::placeOverlays()
 
 void ImageView::changeEvent(QEvent* e)
 {
-    QOpenGLWidget::changeEvent(e);
+    GLViewHost::changeEvent(e);
     if (e->type() != QEvent::FontChange) return;
     // The labels carry a style sheet, which keeps the font they were polished with: given the
     // view's font explicitly, they follow the interface's text size.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "workbench/resultpresenter.h"
 
-#include <QOpenGLWidget>
+
 
 #include "convlab/error.h"
 #include "convlab/gpu.h"
@@ -15,7 +15,7 @@ ResultPresenter::ResultPresenter(WorkbenchDocument* doc, ImageView* view, QObjec
     connect(doc, &WorkbenchDocument::resultChanged, this, &ResultPresenter::onResultChanged);
     connect(doc, &WorkbenchDocument::gpuResultResident, this, &ResultPresenter::onGpuResultResident);
     connect(doc, &WorkbenchDocument::resultHostReady, this, &ResultPresenter::onResultHostReady);
-    connect(view, &QOpenGLWidget::frameSwapped, this, [this] {
+    connect(view, &GLViewHost::frameSwapped, this, [this] {
         if (pendingDisplayId_ == 0) return;
         const quint64 id = pendingDisplayId_;
         pendingDisplayId_ = 0;
