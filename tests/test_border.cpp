@@ -229,6 +229,8 @@ private slots:
         QTest::newRow("value on wrap") << "wrap:3" << "takes no value";
         QTest::newRow("bad constant") << "constant:abc" << "abc";
         QTest::newRow("nan constant") << "constant:nan" << "finite";
+        QTest::newRow("constant, colon, nothing") << "constant:" << "nothing after ':'";
+        QTest::newRow("constant, equals, nothing") << "constant=" << "nothing after '='";
     }
     void badNames()
     {

@@ -2,6 +2,8 @@
 // Every method against the double-precision reference, over whole images, for every border
 // mode, both semantics, odd/tiny/prime sizes, kernels larger than the image, 1/3/4 channels.
 #include <QtTest>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -1229,6 +1231,32 @@ private slots:
                 detail::parallelFor(10, 2, [&](int ib, int ie) { inner += ie - ib; });
         });
         QCOMPARE(inner.load(), 40);
+    }
+
+    // A child made by fork after the pool has workers has none of them (fork copies only the
+    // calling thread): its pooled calls must start workers of their own, not queue work for the
+    // parent's and wait forever. The child reports by exit status; alarm() ends a hung child.
+    void poolWorksInForkedChild()
+    {
+        std::atomic<int> before{0};
+        detail::parallelFor(64, 2, [&](int b, int e) { before += e - b; });
+        QCOMPARE(before.load(), 64);
+        const pid_t child = fork();
+        QVERIFY(child >= 0);
+        if (child == 0) {
+            alarm(20);
+            std::atomic<int> sum{0}, workers{0};
+            for (int round = 0; round < 3; ++round) // several calls: the fresh pool is reused
+                detail::parallelWorkers(1000, 2, 1, [&](detail::ChunkQueue& chunks) {
+                    ++workers;
+                    for (int b, e; chunks.next(b, e);) sum += e - b;
+                });
+            _exit(sum == 3000 && workers >= 3 ? 0 : 1);
+        }
+        int status = 0;
+        QCOMPARE(waitpid(child, &status, 0), child);
+        QVERIFY2(WIFEXITED(status), WIFSIGNALED(status) ? "the child was killed (hung: SIGALRM)" : "no exit");
+        QCOMPARE(WEXITSTATUS(status), 0);
     }
 
     // Threads take chunks of rows or tiles in whatever order they come free: the output must not

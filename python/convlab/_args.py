@@ -140,21 +140,17 @@ def per_axis(value, count, what):
 
 
 def check_precision(source, precision):
-    """Warns (PrecisionWarning) when the input holds more precision than float32 keeps, unless
-    the caller said precision="float32"; refuses any other precision."""
+    """Warns (PrecisionWarning) when a float input holds more precision than float32 keeps,
+    unless the caller said precision="float32"; refuses any other precision."""
     if precision is not None and precision != "float32":
         raise ValueError(f"precision must be 'float32' (ConvLab's sample type), got {precision!r}")
     if precision == "float32":
         return
-    kind, size = source.dtype.kind, source.dtype.itemsize
-    if kind == "f" and size > 4:
+    if source.dtype.kind == "f" and source.dtype.itemsize > 4:
         warnings.warn(f"ConvLab filters in float32: this {source.dtype} input is computed in float32 "
                       "(about 7 significant digits) and the result returned as float64; pass "
                       "precision='float32' to say that is what you want", PrecisionWarning, stacklevel=5)
-    elif kind in "iu" and size >= 4 and source.size and max(abs(int(source.min())), abs(int(source.max()))) > 1 << 24:
-        warnings.warn(f"ConvLab filters in float32: this {source.dtype} input holds values beyond 2**24, "
-                      "which float32 rounds; pass precision='float32' to say that is what you want",
-                      PrecisionWarning, stacklevel=5)
+    # Integers are judged with the kernel, on the sums' bound (_limits.check_sum_precision).
 
 
 def output_dtype(source_dtype, output):
@@ -185,9 +181,23 @@ def cast_result(result, dtype):
     lo, hi = (float(result.min()), float(result.max())) if result.size else (0.0, 0.0)
     if -2.0 ** 31 < lo and hi < 2.0 ** 31 and dtype.itemsize <= 4:
         return result.astype(np.int32).astype(dtype, copy=False)
+    if dtype == np.uint64 and hi >= 2.0 ** 63:
+        return _as_uint64(result)
     with np.errstate(invalid="ignore"):
         out = result.astype(np.int64).astype(dtype, copy=False)
     finite = np.isfinite(result)
     if not finite.all():
         out[~finite] = 0
+    return out
+
+
+def _as_uint64(result):
+    """cast_result for uint64 with values from 2**63 on, which int64 cannot hold: those cast
+    directly (a float32 that large is an integer, exact in uint64), the others through int64
+    as cast_result casts them (negatives wrap), non-finite values as 0."""
+    with np.errstate(invalid="ignore"):
+        out = result.astype(np.int64).astype(np.uint64)
+        high = result >= 2.0 ** 63
+        out[high] = result[high].astype(np.uint64)
+    out[~np.isfinite(result)] = 0
     return out

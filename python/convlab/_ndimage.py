@@ -11,6 +11,7 @@ from ._args import (FLOAT32, anchor, cast_result, check_precision, constant_valu
                     normalize_axes, origins, output_dtype, real_array)
 from . import _device
 from ._device import gpu_array_kind, host_weights, shape_only
+from ._limits import MAX_SIDE, check_sides, check_sum_precision, check_taps, check_threads, sum_gain, unaliased
 from ._mapping import accepts_map
 
 __all__ = ["convolve", "correlate", "convolve1d", "correlate1d"]
@@ -30,6 +31,7 @@ class _Options:
     def __init__(self, method, device, threads, zero_taps="skip"):
         if type(threads) is not int and not isinstance(threads, (int, np.integer)):
             raise TypeError(f"threads must be an int, got {threads!r}")
+        check_threads(threads)
         if zero_taps not in ("skip", "multiply"):
             raise ValueError(f"zero_taps must be 'skip' (scipy's rule) or 'multiply' (IEEE's), got {zero_taps!r}")
         self.method, self.device, self.threads = str(method), str(device), int(threads)
@@ -75,7 +77,7 @@ def _run(correlate_, x, kernel, axes, ax, ay, border, cval, opts, report=False, 
             rows = x.reshape(1, -1)
         elif axis == last:
             rows = x.reshape(-1, x.shape[-1])  # rows of the last axis, whatever lies before
-        elif axis == last - 1:  # the axis before the last: a column kernel over the last two
+        elif axis == last - 1 and x.shape[-1] <= MAX_SIDE:  # the axis before the last: a column kernel
             return _run(correlate_, x, np.ascontiguousarray(kernel.T), (axis, last), ay, ax, border, cval, opts,
                         report, into)
         else:
@@ -83,12 +85,14 @@ def _run(correlate_, x, kernel, axes, ax, ay, border, cval, opts, report=False, 
             out, rep = _run(correlate_, moved, kernel, (ndim - 1,), ax, ay, border, cval, opts, report)
             return _deliver(np.moveaxis(out, -1, axis), into), rep
         target = into.reshape(rows.shape) if into is not None else None
-        out, rep = _engine(_samples(rows), kernel, target, border, cval, ax, ay, correlate_, opts, report)
+        out, rep = _engine_rows(rows, kernel, target, border, cval, ax, correlate_, opts, report)
         return (into if into is not None else out.reshape(x.shape)), rep
     row, col = axes
     if ndim in (2, 3) and (row, col) == (0, 1):  # an image, its channels last: the engine's own layout
         return _engine(_samples(x), kernel, into, border, cval, ax, ay, correlate_, opts, report)
     in_place = (row, col) == (last - 1, last)
+    if in_place:  # one engine run per image: an image's output must not land on the next's samples
+        x = unaliased(x, into, reread=False)
     moved = x if in_place else np.moveaxis(x, (row, col), (-2, -1))
     images = moved.reshape((-1,) + moved.shape[-2:])
     out = into.reshape(images.shape) if (into is not None and in_place) else np.empty(images.shape, FLOAT32)
@@ -101,10 +105,27 @@ def _run(correlate_, x, kernel, axes, ax, ay, border, cval, opts, report=False, 
     return _deliver(result, into), rep
 
 
+def _engine_rows(rows, kernel, target, border, cval, ax, correlate_, opts, report):
+    """_engine over rows filtered one by one (a one-row kernel), in blocks of at most the
+    engine's side: the rows are independent, so a batch of any number of them runs."""
+    if rows.shape[0] <= MAX_SIDE:
+        return _engine(_samples(rows), kernel, target, border, cval, ax, 0, correlate_, opts, report)
+    out = target if target is not None else np.empty(rows.shape, FLOAT32)
+    rows = unaliased(rows, target, reread=False)  # a block's output must not land on later rows
+    rep = None
+    for start in range(0, rows.shape[0], MAX_SIDE):
+        block = slice(start, start + MAX_SIDE)
+        _, rep = _engine(_samples(rows[block]), kernel, out[block], border, cval, ax, 0, correlate_, opts, report)
+    return out, rep
+
+
 def _filter_run(correlate_, x, kernel, axes, ax, ay, border, cval, opts, report=False, into=None):
     """_run, then scipy's rule for non-finite samples unless the caller asked for IEEE's."""
+    skip_rule = opts.zero_taps == "skip" and x.dtype.kind == "f" and (kernel == 0).any()
+    if skip_rule:
+        x = unaliased(x, into, reread=True)  # the rule reads the input again after the run
     result, rep = _run(correlate_, x, kernel, axes, ax, ay, border, cval, opts, report, into)
-    if opts.zero_taps == "skip" and x.dtype.kind == "f" and (kernel == 0).any():
+    if skip_rule:
         result = _skip_zero_taps(correlate_, x, kernel, axes, ax, ay, border, cval, opts, result)
     return result, rep
 
@@ -248,6 +269,9 @@ def _nd(correlate_, input, weights, output, mode, cval, origin, axes, channel_ax
     if w.ndim == 0:
         raise ValueError("weights must have at least one axis, got a scalar")
     filtered, weight_axes = _filtered_axes(source, w, axes, channel_axis)
+    check_sides(source.shape, filtered)
+    for a in weight_axes:
+        check_taps(w.shape[a], f"weights of shape {w.shape}")
     offsets = origins(origin, w.ndim)
     for a in range(w.ndim):
         if a not in weight_axes and offsets[a] != 0:
@@ -270,6 +294,7 @@ def _nd(correlate_, input, weights, output, mode, cval, origin, axes, channel_ax
                                      bool(return_report), output)
         return (result, report) if return_report else result
     _check_output(source, output)
+    check_sum_precision(source, sum_gain(kernel), precision)
     if output_dtype(source.dtype, output).kind != "f":
         opts = opts.for_integers(kernel)
     into = output if _writable_float32(output, source.shape) else None
@@ -394,6 +419,8 @@ def _one_d(correlate_, input, weights, axis, output, mode, cval, origin, method,
     if w.ndim != 1:
         raise ValueError(f"weights must be 1-D, got shape {w.shape}")
     (a,) = normalize_axes(axis, source.ndim)
+    check_sides(source.shape, (a,))
+    check_taps(w.size, f"weights of shape {w.shape}")
     kernel = kernel_2d(w.reshape(1, -1))
     ax = anchor(origins(origin, 1)[0], kernel.shape[1], a)
     border, cval = _border_and_cval(mode, cval)
@@ -402,6 +429,7 @@ def _one_d(correlate_, input, weights, axis, output, mode, cval, origin, method,
         opts.zero_taps = "multiply"
         return _device.run(correlate_, input, kernel, (a,), ax, 0, border, cval, opts, False, output)[0]
     _check_output(source, output)
+    check_sum_precision(source, sum_gain(kernel), precision)
     if output_dtype(source.dtype, output).kind != "f":
         opts = opts.for_integers(kernel)
     into = output if _writable_float32(output, source.shape) else None

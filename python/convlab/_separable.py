@@ -7,6 +7,7 @@ import numpy as np
 from ._mapping import accepts_map
 from ._args import (anchor, cast_result, constant_value, kernel_2d, normalize_axes,
                     output_dtype, per_axis, real_array)
+from ._limits import check_sides, check_sum_precision, check_taps, gaussian_taps_limit, sum_gain
 from ._ndimage import _border_and_cval, _check_output, _nd, _Options, _run, _source, correlate1d
 
 __all__ = ["gaussian_filter", "gaussian_filter1d", "uniform_filter", "uniform_filter1d", "sobel", "prewitt",
@@ -23,9 +24,14 @@ def _passes(input, output, steps, method, device, threads, precision):
     them. `steps`: (axis, 1-D weights, (border, cval), origin) in order."""
     source = _source(input, precision)
     _check_output(source, output)
+    check_sides(source.shape, [step[0] for step in steps])
+    check_sum_precision(source, _passes_gain(steps), precision)
     opts = _Options(method, device, threads)
     dtype = output_dtype(source.dtype, output)
     whole_passes = dtype.kind != "f"
+    # scipy writes each pass of a bool result into its bool array as a C cast to a byte, and
+    # the next pass reads those bytes (0..255), not 0 and 1: the passes carry uint8.
+    pass_dtype = np.dtype(np.uint8) if dtype.kind == "b" else dtype
     current = source
     i = 0
     while i < len(steps):
@@ -49,15 +55,27 @@ def _passes(input, output, steps, method, device, threads, precision):
             if divisor:  # scipy's uniform filter: the sum, then one division (float32's is
                 result /= np.float32(divisor)  # correctly rounded: the double's, rounded)
             i += 1
-        current = cast_result(result, dtype) if whole_passes else result
+        current = cast_result(result, pass_dtype) if whole_passes else result
     if current is source:  # nothing to filter (every sigma 0, every size 1): scipy's copy
         current = source.astype(dtype)
-    elif not whole_passes:
+    elif not whole_passes or pass_dtype != dtype:
         current = cast_result(current, dtype)
     if isinstance(output, np.ndarray):
         np.copyto(output, current, casting="unsafe")
         return output
     return current
+
+
+def _passes_gain(steps):
+    """The largest sum a pass makes, over the largest sample (_limits.check_sum_precision): a
+    pass sums its taps' magnitudes times what the passes before it make, a uniform pass `size`
+    of them before its one division."""
+    gain, before = 0.0, 1.0
+    for _, weights, _, _ in steps:
+        spread = sum_gain(weights)
+        gain = max(gain, (_uniform_divisor(weights) or spread) * before)
+        before *= spread
+    return gain
 
 
 def _uniform_divisor(weights):
@@ -118,7 +136,11 @@ def _gaussian_steps(ndim, sigma, order, mode, cval, truncate, radius, axes):
             raise ValueError(f"sigma must be a finite number >= 0, got {s}")
         if s <= 1e-15:
             continue  # scipy leaves such an axis as it is
-        weights = _gaussian_kernel(s, int(o), _radius(s, truncate, r))[::-1]
+        reach = _radius(s, truncate, r)
+        check_taps(2 * reach + 1, f"sigma {s:g} along axis {axis} (radius {reach}"
+                   + (f"; below {gaussian_taps_limit(truncate):.4g} at truncate {float(truncate):g})"
+                      if r is None else ")"))
+        weights = _gaussian_kernel(s, int(o), reach)[::-1]
         steps.append((axis, weights, _border_and_cval(m, cval), 0))
     return steps
 
@@ -217,6 +239,7 @@ def _uniform_steps(ndim, size, mode, cval, origin, axes):
     for axis, s, m, o in zip(filtered, sizes, modes, offsets):
         if not isinstance(s, (int, np.integer)) or s < 1:
             raise ValueError(f"size must be a positive integer, got {s!r}")
+        check_taps(int(s), f"size {s} along axis {axis}")
         if s > 1:
             steps.append((axis, np.full(int(s), 1.0 / int(s)), _border_and_cval(m, cval), int(o)))
     return steps
@@ -342,11 +365,13 @@ def prewitt(input, axis=-1, output=None, mode="reflect", cval=0.0, *, method="au
     return _passes(source, output, steps, method, device, threads, precision)
 
 
-def _laplace_sum(input, output, axes, second_derivative, method, device, threads, precision):
+def _laplace_sum(input, output, axes, second_derivative, method, device, threads, precision, gain):
     """scipy's generic_laplace: the second derivatives along each axis, added in the output's
-    dtype (integers wrap as scipy's in-place sum does)."""
+    dtype (integers wrap as scipy's in-place sum does). `gain`: the sums' bound over the
+    largest sample (_limits.sum_gain), for the precision check."""
     source = _source(input, precision)
     _check_output(source, output)
+    check_sum_precision(source, gain, precision)
     dtype = output_dtype(source.dtype, output)
     filtered = normalize_axes(axes, source.ndim)
     total = None
@@ -403,7 +428,8 @@ def laplace(input, output=None, mode="reflect", cval=0.0, *, axes=None, method="
     def second(src, axis, dtype):
         return correlate1d(src, [1.0, -2.0, 1.0], axis, output=dtype, mode=modes[axis], cval=cval, method=method,
                            device=device, threads=threads, precision="float32")
-    return _laplace_sum(source, output, filtered, second, method, device, threads, precision)
+    return _laplace_sum(source, output, filtered, second, method, device, threads, precision,
+                        4.0 * len(filtered))  # |1| + |-2| + |1| per axis
 
 
 @accepts_map
@@ -438,4 +464,17 @@ def gaussian_laplace(input, sigma, output=None, mode="reflect", cval=0.0, *, axe
         orders = [2 if a == axis else 0 for a in filtered]
         return gaussian_filter(src, sigmas, orders, output=dtype, mode=modes[axis], cval=cval, axes=filtered,
                                method=method, device=device, threads=threads, precision="float32", **kwargs)
-    return _laplace_sum(source, output, filtered, second, method, device, threads, precision)
+    return _laplace_sum(source, output, filtered, second, method, device, threads, precision,
+                        _gaussian_laplace_gain(source.ndim, sigmas, filtered, kwargs))
+
+
+def _gaussian_laplace_gain(ndim, sigmas, filtered, kwargs):
+    """The sums' bound of gaussian_laplace over its largest sample: over the axes, the product
+    of each pass's Σ|w| (order 2 along the axis, 0 along the others)."""
+    total = 0.0
+    for axis in filtered:
+        orders = [2 if a == axis else 0 for a in filtered]
+        steps = _gaussian_steps(ndim, sigmas, orders, "reflect", 0.0, kwargs.get("truncate", 4.0),
+                                kwargs.get("radius"), filtered)
+        total += sum_gain(*[step[1] for step in steps])
+    return total

@@ -28,6 +28,7 @@ import numpy as np
 
 from . import _convlab
 from ._args import anchor, border_name, cast_result, constant_value, engine_border, kernel_2d, origins, real_array
+from ._limits import check_threads
 
 __all__ = ["convolve", "correlate"]
 
@@ -192,13 +193,17 @@ def _filter(correlate_, image, weights, mode, cval, origin, channel_axis, method
         raise ValueError(f"input must be 2-D (H, W) or 3-D (H, W, C), got shape {x.shape}")
     if 0 in x.shape:
         raise ValueError(f"input of shape {x.shape} is empty")
+    if any(np.isnan(c) for chunks in x.chunks for c in chunks):
+        raise ValueError(f"input has unknown chunk sizes {x.chunks} (e.g. after boolean indexing): the "
+                         "windows of each chunk need them; call x.compute_chunk_sizes() first")
+    check_threads(threads)
     kernel, ax, ay = _kernel_and_anchor(weights, x.ndim, channel_axis, origin)
     # The block call below checks the rest (mode, cval, method); fail here, not on a worker.
     engine_mode = engine_border(mode)
     border = border_name(mode)
     if border == "constant":
         cval = constant_value(engine_mode, cval)
-    if not np.isfinite(float(cval)):
+    if border == "constant" and not np.isfinite(float(cval)):  # an unused cval may be anything
         raise ValueError(f"cval {cval} is not a finite number")
     _convlab.filter(np.zeros((1, 1), np.float32), kernel, None, engine_mode, float(cval), ax, ay, correlate_,
                     str(method), str(device), 1, False)

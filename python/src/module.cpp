@@ -26,6 +26,7 @@
 #include "convlab/executor.h"
 #include "convlab/modes.h"
 #include "engine/threadpool.h" // the engine's pool (core/src), for the copies in and out
+#include "interruptible.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -88,8 +89,10 @@ convlab::ConvolveParams paramsFrom(const Weights& weights, std::string_view mode
     p.kernel.anchorY = anchorY;
     p.kernel.validate();
     p.border = convlab::parseBorder(mode);
-    // "constant:VALUE" carries its own value; a plain name takes cval (scipy's argument).
-    if (mode.find_first_of(":=") == std::string_view::npos) p.border.value = static_cast<float>(cval);
+    // "constant:VALUE" carries its own value; a plain "constant" takes cval (scipy's argument),
+    // which other modes leave unread (scipy accepts any, NaN included).
+    if (p.border.mode == convlab::BorderMode::Constant && mode.find_first_of(":=") == std::string_view::npos)
+        p.border.value = static_cast<float>(cval);
     if (p.border.mode == convlab::BorderMode::Constant && !std::isfinite(p.border.value))
         throw convlab::Error("cval " + std::to_string(cval) + " is not a finite float");
     p.semantics = correlate ? convlab::Semantics::Correlation : convlab::Semantics::Convolution;
@@ -395,15 +398,14 @@ nb::object arrayOwning(std::unique_ptr<convlab::Image> image, const Shape& s, st
 
 // A one-channel array, (H, W) or (H, W, 1), read in place and its result handed to numpy as it
 // is: the new array owns the engine's image (no copy in, no copy out).
-nb::tuple filterPlaneToNew(const float* input, const Shape& s, std::size_t ndim,
-                           const convlab::ConvolveParams& params, bool wantReport)
+nb::tuple filterPlaneToNew(const float* input, const Shape& s, std::size_t ndim, convlab::ConvolveParams& params,
+                           bool wantReport)
 {
     std::unique_ptr<convlab::Image> result = resultImageFor(s);
     GroupRun run;
-    {
-        nb::gil_scoped_release unlocked;
+    convlab::python::runInterruptibly(params, s.pixels(), [&] {
         convlab::convolveInto(planeOf(input, s), params, *result, &run.report);
-    }
+    });
     nb::object report = wantReport ? reportOf({run}) : nb::none();
     return nb::make_tuple(arrayOwning(std::move(result), s, ndim), report);
 }
@@ -434,7 +436,7 @@ nb::tuple filterPacked(nb::ndarray<const T, nb::c_contig, nb::device::cpu> input
     if (s.channels > kMaxGroupChannels)
         throw convlab::Error("8/16-bit arrays are read as samples for up to 4 channels, got " +
                              std::to_string(s.channels));
-    const convlab::ConvolveParams params =
+    convlab::ConvolveParams params =
         paramsFrom(weights, mode, cval, anchorX, anchorY, correlate, method, device, threads);
     convlab::PackedImage packed;
     packed.width = s.width;
@@ -455,8 +457,7 @@ nb::tuple filterPacked(nb::ndarray<const T, nb::c_contig, nb::device::cpu> input
                                                 : convlab::OutputPlanes();
     auto result = std::make_unique<convlab::Image>();
     GroupRun run;
-    {
-        nb::gil_scoped_release unlocked;
+    convlab::python::runInterruptibly(params, s.pixels() * s.channels, [&] {
         if (out && outPlanes.overlaps(packed.borrowed)) { // output=input's memory: read a copy
             const auto start = std::chrono::steady_clock::now();
             packed.bytes.assign(packed.borrowed.begin(), packed.borrowed.end());
@@ -467,7 +468,7 @@ nb::tuple filterPacked(nb::ndarray<const T, nb::c_contig, nb::device::cpu> input
             convlab::convolveInto(packed, params, outPlanes, &run.report);
         else
             convlab::convolveInto(packed, params, *result, &run.report);
-    }
+    });
     nb::object report = wantReport ? reportOf({run}) : nb::none();
     return nb::make_tuple(out ? array : arrayOwning(std::move(result), s, input.ndim()), report);
 }
@@ -477,7 +478,7 @@ nb::tuple filter(Input input, Weights weights, std::optional<Output> output, std
                  int threads, bool wantReport)
 {
     const Shape s = shapeOf(input);
-    const convlab::ConvolveParams params =
+    convlab::ConvolveParams params =
         paramsFrom(weights, mode, cval, anchorX, anchorY, correlate, method, device, threads);
     if (!output && s.channels == 1) return filterPlaneToNew(input.data(), s, input.ndim(), params, wantReport);
 
@@ -491,10 +492,8 @@ nb::tuple filter(Input input, Weights weights, std::optional<Output> output, std
         out = newResultArray(s, array);
     }
     std::vector<GroupRun> runs;
-    {
-        nb::gil_scoped_release unlocked;
-        runs = filterInto(input.data(), s, params, out);
-    }
+    convlab::python::runInterruptibly(params, s.pixels() * s.channels,
+                                      [&] { runs = filterInto(input.data(), s, params, out); });
     return nb::make_tuple(array, wantReport ? reportOf(runs) : nb::none());
 }
 
@@ -506,8 +505,7 @@ nb::tuple filterDevice(std::uintptr_t in, std::uintptr_t out, int height, int wi
                        Weights weights, std::string_view mode, double cval, int anchorX, int anchorY, bool correlate,
                        std::string_view method, std::string_view device, bool wantReport)
 {
-    const convlab::ConvolveParams params =
-        paramsFrom(weights, mode, cval, anchorX, anchorY, correlate, method, device, 0);
+    convlab::ConvolveParams params = paramsFrom(weights, mode, cval, anchorX, anchorY, correlate, method, device, 0);
     convlab::checkImageSize(width, height, std::max(channels, 1));
     convlab::DevicePlanes planes;
     planes.in = reinterpret_cast<const float*>(in);
@@ -518,10 +516,8 @@ nb::tuple filterDevice(std::uintptr_t in, std::uintptr_t out, int height, int wi
     planes.stream = stream;
     convlab::RunReport report;
     bool nonFinite = false;
-    {
-        nb::gil_scoped_release unlocked;
-        nonFinite = convlab::convolveOnDevice(params, planes, &report);
-    }
+    convlab::python::runInterruptibly(params, planes.width * std::size_t(planes.height) * std::max(channels, 1),
+                                      [&] { nonFinite = convlab::convolveOnDevice(params, planes, &report); });
     return nb::make_tuple(nonFinite, wantReport ? nb::object(reportDict(report, 0.0, 0.0)) : nb::none());
 }
 
@@ -530,7 +526,11 @@ nb::tuple filterDevice(std::uintptr_t in, std::uintptr_t out, int height, int wi
 nb::ndarray<nb::numpy, std::int64_t> borderIndices(long long begin, long long end, int n, std::string_view mode)
 {
     if (n < 1) throw convlab::Error("axis length " + std::to_string(n) + " is not positive");
-    if (end < begin || end - begin > (long long)1 << 31) throw convlab::Error("bad coordinate range");
+    // Compared as unsigned: end - begin of the extreme coordinates overflows a long long.
+    if (end < begin || static_cast<unsigned long long>(end) - static_cast<unsigned long long>(begin) >
+                           (1ULL << 31))
+        throw convlab::Error("coordinates " + std::to_string(begin) + ".." + std::to_string(end) +
+                             " are not a range of at most 2**31");
     const convlab::BorderMode m = convlab::parseBorder(mode).mode;
     const std::size_t count = static_cast<std::size_t>(end - begin);
     auto* buffer = new std::int64_t[std::max<std::size_t>(count, 1)];
@@ -578,6 +578,9 @@ NB_MODULE(_convlab, m)
     // ValueError's subclass, so scipy-style callers catching ValueError see engine errors.
     nb::exception<convlab::Error>(m, "Error", PyExc_ValueError);
     m.attr("__version__") = CONVLAB_VERSION;
+    convlab::python::registerExitGuard(); // no abort when Python exits during a daemon thread's run
+    m.attr("max_side") = convlab::kMaxImageSide;          // samples along a filtered axis
+    m.attr("max_kernel_side") = convlab::kMaxKernelSide;  // taps along a kernel's axis
     m.def("filter", &filter, "input"_a, "weights"_a, "output"_a.none(), "mode"_a, "cval"_a, "anchor_x"_a,
           "anchor_y"_a, "correlate"_a, "method"_a, "device"_a, "threads"_a, "report"_a);
     m.def("filter_u8", &filterPacked<std::uint8_t>, "input"_a, "weights"_a, "output"_a.none(), "mode"_a, "cval"_a, "anchor_x"_a,

@@ -44,6 +44,11 @@ Border parseBorder(std::string_view text)
     if (const auto sep = text.find_first_of(":="); sep != std::string_view::npos) {
         name = text.substr(0, sep);
         value = text.substr(sep + 1);
+        // "constant:" would otherwise read as plain "constant" and drop a value the caller
+        // meant to give (Python's cval among them).
+        if (value.empty())
+            throw Error("border mode '" + std::string(text) + "' has nothing after '" + text[sep] +
+                        "': write the value (constant:VALUE) or the plain name");
     }
     const BorderModeInfo* info = findBorderMode(name);
     if (!info) throw Error("unknown border mode '" + std::string(text) + "' (valid: " + validBorderNames() + ")");

@@ -10,19 +10,18 @@
 #include <thread>
 #include <vector>
 
+#include "engine/processwide.h"
+
 namespace convlab::detail {
 namespace {
 
 thread_local bool tInsideWorker = false;
 
-// A fixed set of workers fed from one queue; created on first use, joined at exit.
+// A fixed set of workers fed from one queue, created on first use; one per process, never
+// destroyed and made anew in a forked child (ProcessWide: a run may be inside it at exit).
 class Pool {
 public:
-    static Pool& instance()
-    {
-        static Pool pool;
-        return pool;
-    }
+    static Pool& instance() { return ProcessWide<Pool>::instance(); }
 
     void submit(std::function<void()> task)
     {
@@ -32,16 +31,6 @@ public:
             queue_.push_back(std::move(task));
         }
         cv_.notify_one();
-    }
-
-    ~Pool()
-    {
-        {
-            std::lock_guard lock(mutex_);
-            stop_ = true;
-        }
-        cv_.notify_all();
-        for (auto& t : workers_) t.join();
     }
 
 private:
@@ -56,8 +45,7 @@ private:
                     std::function<void()> task;
                     {
                         std::unique_lock lock(mutex_);
-                        cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
-                        if (queue_.empty()) return;
+                        cv_.wait(lock, [this] { return !queue_.empty(); });
                         task = std::move(queue_.front());
                         queue_.pop_front();
                     }
@@ -69,8 +57,7 @@ private:
     std::mutex mutex_;
     std::condition_variable cv_;
     std::deque<std::function<void()>> queue_;
-    std::vector<std::thread> workers_;
-    bool stop_ = false;
+    std::vector<std::thread> workers_; // never joined: they end with the process
 };
 
 } // namespace

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "convlab/costs.h"
+#include "engine/processwide.h"
 #include "io/fsutil.h"
 
 namespace convlab::detail {
@@ -33,15 +34,13 @@ std::filesystem::path wisdomPath()
 
 class PlanCache {
 public:
-    static PlanCache& instance()
-    {
-        static PlanCache cache;
-        return cache;
-    }
+    // Never destroyed, made anew in a forked child (ProcessWide): a thread still executing a
+    // plan at exit would otherwise see it destroyed under it.
+    static PlanCache& instance() { return ProcessWide<PlanCache>::instance(); }
 
     PlanCache() { plannerMutex(); } // constructed first, so destroyed after the cache
 
-    ~PlanCache()
+    ~PlanCache() // only a cache made twice at once, whose copy lost the race, is destroyed
     {
         {
             std::lock_guard lock(queueMutex_);
