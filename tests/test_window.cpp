@@ -8,11 +8,13 @@
 #include <QApplication>
 #include <QDockWidget>
 #include <QLabel>
+#include <QOpenGLWidget>
 #include <QSignalSpy>
 #include <QTabBar>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QWindow>
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -88,6 +90,7 @@ private slots:
     void resetLayoutBringsEveryPanelBack();
     void presentShowsTheImageAndOnePanel();
     void textSizeScalesAndClamps();
+    void viewFramesLeaveTheRestOfTheWindowAlone();
     // Signed results.
     void mappingRuleFollowsTheKernelsSum();
     void mappingFollowsTheKernelUntilTheUserPicks();
@@ -126,6 +129,42 @@ void TestWindow::cleanup()
 {
     w_.reset();
     TextScale::set(1.0);
+}
+
+// A render-to-texture widget (QOpenGLWidget) anywhere in the window makes Qt compose the whole
+// window with OpenGL for each frame of the view: on a software renderer that costs more than
+// the frame. The picture is a native window of its own, its overlays native windows over it,
+// and a frame of the view repaints no dock.
+void TestWindow::viewFramesLeaveTheRestOfTheWindowAlone()
+{
+    QVERIFY(w_->findChildren<QOpenGLWidget*>().isEmpty());
+    ImageView* v = w_->imageView();
+    QWindow* picture = v->surfaceWindow();
+    QVERIFY(picture->handle() != nullptr);
+    QVERIFY(picture->parent() != nullptr); // a child window, not a top level
+    QVERIFY(picture->isExposed());
+    for (auto* overlay : {v->findChild<QWidget*>(QStringLiteral("mappingCaption")),
+                          v->findChild<QWidget*>(QStringLiteral("colorBar"))})
+        QVERIFY(overlay && overlay->testAttribute(Qt::WA_NativeWindow));
+
+    struct PaintCounter : QObject {
+        int paints = 0;
+        bool eventFilter(QObject*, QEvent* e) override
+        {
+            paints += e->type() == QEvent::Paint;
+            return false;
+        }
+    } counter;
+    const QList<QDockWidget*> docks = w_->findChildren<QDockWidget*>();
+    QVERIFY(!docks.isEmpty());
+    for (QDockWidget* dock : docks)
+        for (QWidget* child : dock->findChildren<QWidget*>()) child->installEventFilter(&counter);
+    QSignalSpy swapped(v, &GLViewHost::frameSwapped);
+    for (int i = 0; i < 5; ++i) {
+        v->setZoom(v->zoom() * 1.1); // a new frame of the view only
+        QTRY_COMPARE(swapped.count(), i + 1);
+    }
+    QCOMPARE(counter.paints, 0);
 }
 
 void TestWindow::sideBudgetLeavesTheViewItsShare()
