@@ -11,10 +11,10 @@
 // heat map, the diverging map) carry a colour bar with their values (colorbar.h).
 //
 // The view is a facade over pieces that each own one concern: ViewScene (the images and the
-// settings that say how they are drawn), ViewCamera (zoom, pan, fitting, presses),
-// ImageRenderer (the GL programs and textures, free of the widget), ViewOverlays and ViewLoupe
-// (the child widgets over the picture). The view connects them to Qt's widget entry points
-// and emits the signals.
+// settings that say how they are drawn), ViewCamera (zoom, origin, fitting, what is on screen),
+// ViewInteraction (zoom, pan, divider drag, hover and clicks), ImageRenderer with SlotTextures
+// (the GL programs and textures, free of the widget), ViewOverlays and ViewLoupe (the child
+// widgets over the picture). The view connects them to Qt's widget entry points.
 #pragma once
 #include <QOpenGLWidget>
 #include <QImage>
