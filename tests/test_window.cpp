@@ -161,8 +161,9 @@ void TestWindow::viewFramesLeaveTheRestOfTheWindowAlone()
         for (QWidget* child : dock->findChildren<QWidget*>()) child->installEventFilter(&counter);
     QSignalSpy swapped(v, &GLViewHost::frameSwapped);
     for (int i = 0; i < 5; ++i) {
+        const qsizetype before = swapped.count();
         v->setZoom(v->zoom() * 1.1); // a new frame of the view only
-        QTRY_COMPARE(swapped.count(), i + 1);
+        QTRY_VERIFY(swapped.count() > before);
     }
     QCOMPARE(counter.paints, 0);
 }

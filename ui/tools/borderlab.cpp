@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -129,7 +130,18 @@ RenderController* BorderLabWindow::makeRender(int index)
 
 void BorderLabWindow::buildUi()
 {
-    auto* top = new QHBoxLayout;
+    scaleLabel_ = new QLabel;
+    scaleLabel_->setObjectName("differenceScale");
+    scaleLabel_->setToolTip(tr("Every difference map uses this scale, so that a brighter panel differs more"));
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(buildControls());
+    layout->addWidget(scaleLabel_);
+    layout->addLayout(buildPanelGrid(), 1);
+    addCloseKeys();
+}
+
+QHBoxLayout* BorderLabWindow::buildControls()
+{
     referenceBox_ = new QComboBox;
     for (convlab::BorderMode m : kModes)
         referenceBox_->addItem(QString::fromStdString(convlab::borderName(m)));
@@ -150,66 +162,20 @@ void BorderLabWindow::buildUi()
     refLabel->setBuddy(referenceBox_);
     auto* mapLabel = new QLabel(tr("&Mapping:"));
     mapLabel->setBuddy(mappingBox_);
-    top->addWidget(refLabel);
-    top->addWidget(referenceBox_);
-    top->addWidget(differencesBox_);
+    auto* top = new QHBoxLayout;
+    for (QWidget* w : std::initializer_list<QWidget*>{refLabel, referenceBox_, differencesBox_})
+        top->addWidget(w);
     top->addStretch();
-    top->addWidget(focusLabel);
-    top->addWidget(focusBox_);
-    top->addWidget(mapLabel);
-    top->addWidget(mappingBox_);
-    top->addWidget(fit);
-    top->addWidget(actual);
-    scaleLabel_ = new QLabel;
-    scaleLabel_->setObjectName("differenceScale");
-    scaleLabel_->setToolTip(tr("Every difference map uses this scale, so that a brighter panel differs more"));
+    for (QWidget* w : std::initializer_list<QWidget*>{focusLabel, focusBox_, mapLabel, mappingBox_, fit, actual})
+        top->addWidget(w);
+    connectControls();
+    connect(fit, &QPushButton::clicked, this, [this] { forEachView(&ImageView::fitToWindow); });
+    connect(actual, &QPushButton::clicked, this, [this] { forEachView(&ImageView::actualSize); });
+    return top;
+}
 
-    auto* grid = new QGridLayout;
-    for (int i = 0; i < kModeCount; ++i) {
-        Panel& p = panels_[i];
-        p.view = new ImageView;
-        p.view->setMinimumSize(160, 120);
-        p.title = new QLabel;
-        p.title->setTextFormat(Qt::RichText);
-        auto* names = new QLabel(otherNames(kModes[i]));
-        names->setToolTip(names->text());
-        p.status = new QLabel;
-        // Two lines each whatever the text, so that every view gets the same size: the views
-        // share one transform, which must place the image alike in all of them.
-        for (QLabel* label : {names, p.status}) {
-            label->setWordWrap(true);
-            label->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-            label->setFixedHeight(2 * label->fontMetrics().lineSpacing());
-        }
-        auto* cell = new QVBoxLayout;
-        cell->setSpacing(2);
-        cell->addWidget(p.title);
-        cell->addWidget(p.view, 1);
-        cell->addWidget(names);
-        cell->addWidget(p.status);
-        grid->addLayout(cell, i / kGridColumns, i % kGridColumns);
-        grid->setColumnStretch(i % kGridColumns, 1);
-        grid->setRowStretch(i / kGridColumns, 1);
-
-        p.render = makeRender(i);
-        connect(p.view, &ImageView::viewChanged, this,
-                [this, i](double zoom, QPointF origin) { followView(i, zoom, origin); });
-        connect(p.view, &ImageView::viewChanged, this, [this, i] {
-            outlineBand(i);
-            applyViewMode(i); // the map widened for the new zoom
-        });
-    }
-    note_ = new QLabel;
-    note_->setWordWrap(true);
-    note_->setTextFormat(Qt::RichText);
-    note_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-    grid->addWidget(note_, kModeCount / kGridColumns, kModeCount % kGridColumns);
-
-    auto* layout = new QVBoxLayout(this);
-    layout->addLayout(top);
-    layout->addWidget(scaleLabel_);
-    layout->addLayout(grid, 1);
-
+void BorderLabWindow::connectControls()
+{
     connect(referenceBox_, &QComboBox::currentIndexChanged, this,
             [this](int i) { setReferenceMode(kModes[std::clamp(i, 0, kModeCount - 1)]); });
     connect(differencesBox_, &QCheckBox::toggled, this, &BorderLabWindow::setShowDifferences);
@@ -219,18 +185,68 @@ void BorderLabWindow::buildUi()
     });
     connect(focusBox_, &QComboBox::currentIndexChanged, this,
             [this](int i) { setEdgeFocus(static_cast<EdgeFocus>(std::clamp(i, 0, 8))); });
-    connect(fit, &QPushButton::clicked, this, [this] { forEachView(&ImageView::fitToWindow); });
-    // The lab is a window of its own: these keys act only while it is the active one.
-    auto closeKey = [this](const QString& text, const QKeySequence& key) {
-        auto* a = new QAction(text, this);
+}
+
+QGridLayout* BorderLabWindow::buildPanelGrid()
+{
+    auto* grid = new QGridLayout;
+    for (int i = 0; i < kModeCount; ++i) {
+        grid->addLayout(buildPanel(i), i / kGridColumns, i % kGridColumns);
+        grid->setColumnStretch(i % kGridColumns, 1);
+        grid->setRowStretch(i / kGridColumns, 1);
+    }
+    note_ = new QLabel;
+    note_->setWordWrap(true);
+    note_->setTextFormat(Qt::RichText);
+    note_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    grid->addWidget(note_, kModeCount / kGridColumns, kModeCount % kGridColumns);
+    return grid;
+}
+
+QVBoxLayout* BorderLabWindow::buildPanel(int i)
+{
+    Panel& p = panels_[i];
+    p.view = new ImageView;
+    p.view->setMinimumSize(160, 120);
+    p.title = new QLabel;
+    p.title->setTextFormat(Qt::RichText);
+    auto* names = new QLabel(otherNames(kModes[i]));
+    names->setToolTip(names->text());
+    p.status = new QLabel;
+    // Two lines each whatever the text, so that every view gets the same size: the views
+    // share one transform, which must place the image alike in all of them.
+    for (QLabel* label : {names, p.status}) {
+        label->setWordWrap(true);
+        label->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+        label->setFixedHeight(2 * label->fontMetrics().lineSpacing());
+    }
+    auto* cell = new QVBoxLayout;
+    cell->setSpacing(2);
+    cell->addWidget(p.title);
+    cell->addWidget(p.view, 1);
+    cell->addWidget(names);
+    cell->addWidget(p.status);
+
+    p.render = makeRender(i);
+    connect(p.view, &ImageView::viewChanged, this,
+            [this, i](double zoom, QPointF origin) { followView(i, zoom, origin); });
+    connect(p.view, &ImageView::viewChanged, this, [this, i] {
+        outlineBand(i);
+        applyViewMode(i); // the map widened for the new zoom
+    });
+    return cell;
+}
+
+// The lab is a window of its own: these keys act only while it is the active one.
+void BorderLabWindow::addCloseKeys()
+{
+    for (const QKeySequence& key : {QKeySequence(Qt::Key_Escape), QKeySequence(tr("Ctrl+W"))}) {
+        auto* a = new QAction(tr("Close the Border-Mode Lab"), this);
         a->setShortcut(key);
         a->setShortcutContext(Qt::WindowShortcut);
         connect(a, &QAction::triggered, this, &QWidget::close);
         addAction(a);
-    };
-    closeKey(tr("Close the Border-Mode Lab"), QKeySequence(Qt::Key_Escape));
-    closeKey(tr("Close the Border-Mode Lab"), QKeySequence(tr("Ctrl+W")));
-    connect(actual, &QPushButton::clicked, this, [this] { forEachView(&ImageView::actualSize); });
+    }
 }
 
 void BorderLabWindow::setMapping(display::Mapping mapping)

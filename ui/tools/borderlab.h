@@ -30,6 +30,9 @@
 class ImageView;
 class QCheckBox;
 class QComboBox;
+class QGridLayout;
+class QHBoxLayout;
+class QVBoxLayout;
 class QLabel;
 class RenderController;
 
@@ -152,6 +155,13 @@ private:
     };
 
     void buildUi();
+    // The row above the panels: reference mode, differences, magnifier, mapping, zoom buttons.
+    QHBoxLayout* buildControls();
+    void connectControls();
+    QGridLayout* buildPanelGrid();
+    // Panel i's cell: title, view, the modes it equals, status; its renderer and view links.
+    QVBoxLayout* buildPanel(int i);
+    void addCloseKeys();
     RenderController* makeRender(int index);
     // Computes what is missing for the latest source and parameters, if on screen.
     void refresh();

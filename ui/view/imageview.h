@@ -9,6 +9,12 @@
 // image; the view then says in words, over the picture, which image is shown at what size.
 // The readout still reads the full-resolution values. False-colour renderings (the difference
 // heat map, the diverging map) carry a colour bar with their values (colorbar.h).
+//
+// The view is a facade over pieces that each own one concern: ViewScene (the images and the
+// settings that say how they are drawn), ViewCamera (zoom, origin, fitting, what is on screen),
+// ViewInteraction (zoom, pan, divider drag, hover and clicks), ImageRenderer with SlotTextures
+// (the GL programs and textures, free of the widget), ViewOverlays and ViewLoupe (the child
+// widgets over the picture). The view connects them to Qt's widget entry points.
 #pragma once
 #include <QImage>
 #include <QPair>
@@ -17,6 +23,7 @@
 #include <QString>
 #include <QVector>
 
+#include <functional>
 #include <memory>
 
 #include "convlab/convolve.h"
@@ -28,9 +35,12 @@
 #include "view/probeoverlay.h"
 
 class EdgeLoupe;
-namespace imageview_detail {
-struct Slot;
-}
+class ImageRenderer;
+class QOpenGLFunctions_3_3_Core;
+class ViewCamera;
+class ViewInteraction;
+class ViewOverlays;
+class ViewScene;
 
 class ImageView : public GLViewHost {
     Q_OBJECT
@@ -266,32 +276,42 @@ protected:
     void changeEvent(QEvent* e) override;
 
 private:
-    struct State;
-    std::unique_ptr<State> d;
+    friend class ViewInteraction; // emits the signals, shows the original while Space is held
 
     // Frees the GL objects (hellogl2 style: on QOpenGLContext::aboutToBeDestroyed and in the
     // destructor); with keepData, GPU-written contents are read back first so that a new
     // context (after reparenting) shows the same images.
     void releaseGL(bool keepData);
+    // Runs `work` with the view's context current (made current only for it when it is not).
+    void withContext(const std::function<void()>& work);
     void applyLayout();
+    // A new image or shape: layout, overlays and picture follow.
+    void imageChanged();
+    // What is on screen changed: overlays and picture follow.
+    void shownChanged();
     // Shows, hides and rescales the colour bar for what is on screen.
     void updateColorBar();
     void updateCaption();
     void updateLoupe();
-    // The colours the result's values are drawn in now, the statistics those need from `stats`.
-    displaymap::Key resultKey(const imageview_detail::Slot& stats) const;
     void updateNotice();
     void placeOverlays();
-    void zoomTo(double z, QPointF anchor, bool keepCentred);
-    // Assigns the transform, emitting zoomChanged/viewChanged for what changed.
-    void assignTransform(double zoom, QPointF origin);
-    QPoint pixelAt(QPointF widgetPos) const;
-    void updateHover(QPointF widgetPos);
-    bool nearDivider(QPointF widgetPos) const;
+    // New reductions, problems or statistics: the overlays follow, after the frame (the
+    // children are not changed while the view paints).
+    void queueOverlayUpdate();
     // Applies a change of the held or toggled original: overlays, picture, signal.
     void setOriginal(bool held, bool toggled);
-    // Draws the probe's marks and the ring into the current frame, over the picture.
-    void paintMarks();
+    // Draws the pixel grid, the probe's marks and the ring into the current frame, over the picture.
+    void paintOverPicture();
     ProbeOverlay::Frame marksFrame() const;
+
+    std::unique_ptr<ViewScene> scene_;
+    std::unique_ptr<ViewCamera> camera_;
+    std::unique_ptr<ImageRenderer> renderer_;
+    std::unique_ptr<ViewOverlays> overlays_;
+    std::unique_ptr<ViewInteraction> interaction_;
+    QOpenGLFunctions_3_3_Core* gl_ = nullptr; // null until initializeGL succeeds
+    double lastDisplayMs_ = 0.0;
+    bool gridEnabled_ = true;     // View > Pixel Grid
+    bool overlaysQueued_ = false; // a refresh of the overlays is posted
     ProbeOverlay marks_;
 };

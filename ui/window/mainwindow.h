@@ -152,6 +152,16 @@ protected:
 
 private:
     void buildMenus();
+    void buildFileMenu();
+    void buildEditMenu();
+    void buildViewMenu();
+    // View's entries in groups: the modes, Mapping, Difference Scale, and the toggles and zooms.
+    void addViewModeActions(QMenu* viewMenu);
+    void buildMappingMenu(QMenu* viewMenu);
+    void buildDifferenceScaleMenu(QMenu* viewMenu);
+    void addViewToggles(QMenu* viewMenu);
+    void buildToolsMenu();
+    void buildHelpMenu();
     // View's entries for the layout: reset, presentation, text size.
     void buildLayoutMenu(QMenu* viewMenu);
     void buildDocks();

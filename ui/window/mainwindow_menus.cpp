@@ -25,6 +25,15 @@
 
 void MainWindow::buildMenus()
 {
+    buildFileMenu();
+    buildEditMenu();
+    buildViewMenu();
+    buildToolsMenu();
+    buildHelpMenu();
+}
+
+void MainWindow::buildFileMenu()
+{
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::openDialog);
     recentMenu_ = file->addMenu(tr("Open &Recent"));
@@ -37,7 +46,10 @@ void MainWindow::buildMenus()
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
     quit->setMenuRole(QAction::QuitRole);
+}
 
+void MainWindow::buildEditMenu()
+{
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
     QAction* undo = doc_->kernel()->undoStack()->createUndoAction(this, tr("&Undo"));
     undo->setShortcut(QKeySequence::Undo);
@@ -71,8 +83,25 @@ void MainWindow::buildMenus()
     for (auto signal : {&WorkbenchDocument::resultChanged, &WorkbenchDocument::paramsChanged,
                         &WorkbenchDocument::sourceChanged})
         connect(doc_, signal, chain, [this, chain] { chain->setEnabled(doc_->canUseResultAsSource()); });
+}
 
+void MainWindow::buildViewMenu()
+{
     QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
+    addViewModeActions(viewMenu);
+    viewMenu->addSeparator();
+    buildMappingMenu(viewMenu);
+    // View > Channel is the document's; the view draws the channel it picks.
+    viewMenu->addMenu(new ChannelMenu(doc_, this));
+    buildDifferenceScaleMenu(viewMenu);
+    addViewToggles(viewMenu);
+    viewMenu->addSeparator();
+    for (QDockWidget* d : findChildren<QDockWidget*>()) viewMenu->addAction(d->toggleViewAction());
+    buildLayoutMenu(viewMenu);
+}
+
+void MainWindow::addViewModeActions(QMenu* viewMenu)
+{
     modeGroup_ = new QActionGroup(this);
     const std::pair<ImageView::ViewMode, QString> modes[] = {{ImageView::ViewMode::Result, tr("&Result")},
                                                              {ImageView::ViewMode::Original, tr("&Original")},
@@ -86,7 +115,10 @@ void MainWindow::buildMenus()
         a->setData(int(mode));
         modeGroup_->addAction(a);
     }
-    viewMenu->addSeparator();
+}
+
+void MainWindow::buildMappingMenu(QMenu* viewMenu)
+{
     QMenu* mapping = viewMenu->addMenu(tr("&Mapping"));
     mapGroup_ = new QActionGroup(this);
     const std::pair<ImageView::Mapping, QString> maps[] = {
@@ -107,8 +139,10 @@ void MainWindow::buildMenus()
         a->setData(int(m));
         mapGroup_->addAction(a);
     }
-    // View > Channel is the document's; the view draws the channel it picks.
-    viewMenu->addMenu(new ChannelMenu(doc_, this));
+}
+
+void MainWindow::buildDifferenceScaleMenu(QMenu* viewMenu)
+{
     QMenu* scaleMenu = viewMenu->addMenu(tr("Difference &Scale"));
     scaleGroup_ = new QActionGroup(this);
     const std::pair<ImageView::DifferenceScale, QString> scales[] = {
@@ -120,6 +154,10 @@ void MainWindow::buildMenus()
         a->setData(int(scale));
         scaleGroup_->addAction(a);
     }
+}
+
+void MainWindow::addViewToggles(QMenu* viewMenu)
+{
     padding_ = viewMenu->addAction(tr("Show &Padding"), doc_, &WorkbenchDocument::setPaddingShown);
     padding_->setCheckable(true);
     padding_->setStatusTip(tr("Extend the view past the image edges with what the border mode invents there"));
@@ -151,10 +189,10 @@ void MainWindow::buildMenus()
         a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
         view_->addAction(a);
     }
-    viewMenu->addSeparator();
-    for (QDockWidget* d : findChildren<QDockWidget*>()) viewMenu->addAction(d->toggleViewAction());
-    buildLayoutMenu(viewMenu);
+}
 
+void MainWindow::buildToolsMenu()
+{
     QMenu* tools = menuBar()->addMenu(tr("&Tools"));
     tools->addAction(tr("&Export Code…"), QKeySequence(tr("Ctrl+E")), this, [this] { showExportDialog(); })
         ->setStatusTip(tr("The current filter written for scipy, OpenCV (Python, C++) and CuPy"));
@@ -162,7 +200,10 @@ void MainWindow::buildMenus()
         ->setStatusTip(tr("Time each method auto weighs against kernel size on this image"));
     tools->addAction(tr("&Border-Mode Lab…"), QKeySequence(tr("Ctrl+B")), this, [this] { showBorderLab(); })
         ->setStatusTip(tr("The filter under every border mode side by side, with difference maps"));
+}
 
+void MainWindow::buildHelpMenu()
+{
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Teaching Guide"), QKeySequence::HelpContents, this, [this] { showGuide(); })
         ->setStatusTip(tr("What each panel shows, and a suggested classroom sequence"));
