@@ -4,6 +4,7 @@ sobel, prewitt, laplace and gaussian_laplace, each scipy's sequence of 1-D passe
 the engine may run as one outer product (its separable method)."""
 import numpy as np
 
+from ._complex import accepts_complex
 from ._mapping import accepts_map
 from ._args import (anchor, cast_result, constant_value, kernel_2d, normalize_axes,
                     output_dtype, per_axis, real_array)
@@ -25,7 +26,13 @@ def _passes(input, output, steps, method, device, threads, precision):
     _check_output(source, output)
     opts = _Options(method, device, threads)
     dtype = output_dtype(source.dtype, output)
-    whole_passes = dtype.kind != "f"
+    whole_passes = dtype.kind not in "fc"
+    if not whole_passes and all(constant_value(*border) in (None, 0.0) for _, _, border, _ in steps):
+        # Float passes commute (unless a constant other than 0 pads an intermediate result):
+        # taken in the axes' order, float32's rounding is the same for any order the axes are
+        # named in (axes=(1, 0) as (0, 1)). Integer passes are truncated one after another, so
+        # they keep scipy's order, the order named.
+        steps = sorted(steps, key=lambda step: step[0])
     current = source
     i = 0
     while i < len(steps):
@@ -124,6 +131,7 @@ def _gaussian_steps(ndim, sigma, order, mode, cval, truncate, radius, axes):
 
 
 @accepts_map
+@accepts_complex()
 def gaussian_filter1d(input, sigma, axis=-1, order=0, output=None, mode="reflect", cval=0.0, truncate=4.0, *,
                       radius=None, method="auto", device="auto", threads=0, precision=None):
     """A 1-D Gaussian filter (or its derivative of `order`) along `axis`, as
@@ -165,6 +173,7 @@ def gaussian_filter1d(input, sigma, axis=-1, order=0, output=None, mode="reflect
 
 
 @accepts_map
+@accepts_complex()
 def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0, truncate=4.0, *, radius=None,
                     axes=None, method="auto", device="auto", threads=0, precision=None):
     """A Gaussian filter over `axes` (all by default), as ``scipy.ndimage.gaussian_filter``.
@@ -209,20 +218,24 @@ def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0
     return _passes(source, output, steps, method, device, threads, precision)
 
 
-def _uniform_steps(ndim, size, mode, cval, origin, axes):
+def _uniform_steps(ndim, size, mode, cval, origin, axes, smallest=0):
+    """The passes of a uniform filter: one per axis whose size is above 1. scipy's
+    uniform_filter leaves an axis of size 0 or 1 as it is; its uniform_filter1d refuses a size
+    below 1 (`smallest`)."""
     filtered = normalize_axes(axes, ndim)
     n = len(filtered)
     sizes, modes, offsets = per_axis(size, n, "size"), per_axis(mode, n, "mode"), per_axis(origin, n, "origin")
     steps = []
     for axis, s, m, o in zip(filtered, sizes, modes, offsets):
-        if not isinstance(s, (int, np.integer)) or s < 1:
-            raise ValueError(f"size must be a positive integer, got {s!r}")
+        if not isinstance(s, (int, np.integer)) or s < smallest:
+            raise ValueError(f"size must be an integer >= {smallest}, got {s!r}")
         if s > 1:
             steps.append((axis, np.full(int(s), 1.0 / int(s)), _border_and_cval(m, cval), int(o)))
     return steps
 
 
 @accepts_map
+@accepts_complex()
 def uniform_filter1d(input, size, axis=-1, output=None, mode="reflect", cval=0.0, origin=0, *, method="auto",
                      device="auto", threads=0, precision=None):
     """The mean over `size` samples along `axis`, as ``scipy.ndimage.uniform_filter1d``.
@@ -245,11 +258,12 @@ def uniform_filter1d(input, size, axis=-1, output=None, mode="reflect", cval=0.0
     """
     source = real_array(input, "input")
     (a,) = normalize_axes(axis, max(source.ndim, 1))
-    steps = _uniform_steps(max(source.ndim, 1), [size], [mode], cval, [origin], (a,))
+    steps = _uniform_steps(max(source.ndim, 1), [size], [mode], cval, [origin], (a,), smallest=1)
     return _passes(source, output, steps, method, device, threads, precision)
 
 
 @accepts_map
+@accepts_complex()
 def uniform_filter(input, size=3, output=None, mode="reflect", cval=0.0, origin=0, *, axes=None, method="auto",
                    device="auto", threads=0, precision=None):
     """The mean over a box of `size` (one per axis or one for all), as
@@ -287,6 +301,7 @@ def _derivative_steps(ndim, axis, mode, cval, derivative, smooth):
 
 
 @accepts_map
+@accepts_complex()
 def sobel(input, axis=-1, output=None, mode="reflect", cval=0.0, *, method="auto", device="auto", threads=0,
           precision=None):
     """The Sobel derivative along `axis`, smoothed by 1 2 1 along the others, as
@@ -315,6 +330,7 @@ def sobel(input, axis=-1, output=None, mode="reflect", cval=0.0, *, method="auto
 
 
 @accepts_map
+@accepts_complex()
 def prewitt(input, axis=-1, output=None, mode="reflect", cval=0.0, *, method="auto", device="auto", threads=0,
             precision=None):
     """The Prewitt derivative along `axis`, smoothed by 1 1 1 along the others, as
@@ -363,6 +379,7 @@ def _laplace_sum(input, output, axes, second_derivative, method, device, threads
 
 
 @accepts_map
+@accepts_complex()
 def laplace(input, output=None, mode="reflect", cval=0.0, *, axes=None, method="auto", device="auto", threads=0,
             precision=None):
     """The sum of the second differences (1 -2 1) along `axes` (all by default), as
@@ -407,6 +424,7 @@ def laplace(input, output=None, mode="reflect", cval=0.0, *, axes=None, method="
 
 
 @accepts_map
+@accepts_complex()
 def gaussian_laplace(input, sigma, output=None, mode="reflect", cval=0.0, *, axes=None, method="auto",
                      device="auto", threads=0, precision=None, **kwargs):
     """The Laplacian of the Gaussian: the sum over `axes` of the Gaussian's second derivative

@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Complex inputs and weights (complex64, complex128) as scipy.ndimage defines them: the real
+and imaginary parts filtered as real arrays and combined (docs/python.md, *Complex numbers*).
+A filter is linear, so with x = xr + i·xi, w = wr + i·wi and cval = cr + i·ci,
+
+    filter(x, w) = filter(xr, wr, cr) - filter(xi, wi, ci) + i·(filter(xr, wi, cr) + filter(xi, wr, ci)),
+
+two real runs for a complex input or complex weights, four for both. correlate and
+correlate1d correlate with the conjugate weights, as numpy's correlate and scipy's do.
+"""
+import functools
+import inspect
+import numbers
+import warnings
+
+import numpy as np
+
+from ._device import gpu_array_kind
+
+
+class ComplexOutputError(TypeError, RuntimeError):
+    """An output array (or dtype name) that cannot hold a complex result: a TypeError, and the
+    RuntimeError scipy.ndimage raises there."""
+
+
+def _is_complex(value):
+    if value is None or gpu_array_kind(value) is not None:
+        return False  # GPU arrays go their own way (convlab._device), which says what it takes
+    dtype = value.dtype if isinstance(value, np.ndarray) else np.asarray(value).dtype
+    return dtype.kind == "c"
+
+
+def complex_output(input_dtype, output, shape):
+    """The result's complex dtype and the caller's array to write it in (or None), as scipy's
+    rule for complex results: the input's dtype promoted to complex by default; a real dtype
+    given as a type is promoted with a warning; a real array or a real dtype name is refused."""
+    if output is None:
+        return np.promote_types(input_dtype, np.complex64), None
+    if isinstance(output, np.ndarray):
+        if output.dtype.kind != "c":
+            raise ComplexOutputError(f"output must have complex dtype: the result is complex, the output array "
+                                     f"is {output.dtype}")
+        if output.shape != shape:
+            raise ValueError(f"output's shape {output.shape} differs from the input's {shape}")
+        if not output.flags.writeable:
+            raise ValueError("output is read-only")
+        return output.dtype, output
+    dtype = np.dtype(output)
+    if dtype.kind != "c":
+        if isinstance(output, str):
+            raise ComplexOutputError(f"output must have complex dtype: the result is complex, output={output!r}")
+        warnings.warn(f"promoting specified output dtype to complex: the result is complex, output={dtype}",
+                      UserWarning, stacklevel=4)
+        dtype = np.promote_types(dtype, np.complex64)
+    return dtype, None
+
+
+def _real_and_imaginary(cval):
+    if not isinstance(cval, (numbers.Number, np.number)):
+        raise TypeError(f"cval must be a number, got {cval!r}")
+    c = complex(cval)
+    return c.real, c.imag
+
+
+def _filter_complex(function, conjugate, bound):
+    """`function` (a real filter) applied to the parts of the complex input or weights in
+    `bound`, its arguments, and the parts combined into the complex result."""
+    args = bound.arguments
+    x = np.asarray(args["input"])
+    w = np.asarray(args["weights"]) if "weights" in args else None
+    if args.get("return_report"):
+        raise ValueError("return_report is for real inputs: a complex one runs the engine two or four times")
+    dtype, into = complex_output(x.dtype, args.get("output"), x.shape)
+    part_dtype = np.empty(0, dtype).real.dtype
+    cr, ci = _real_and_imaginary(args.get("cval", 0.0))
+
+    def run(part, weights, cval):
+        args.update(input=part, output=part_dtype, cval=cval)
+        if w is not None:
+            args["weights"] = weights
+        return function(*bound.args, **bound.kwargs)
+
+    if w is not None and w.dtype.kind == "c":
+        if conjugate:
+            w = w.conj()
+        if x.dtype.kind == "c":
+            real = run(x.real, w.real, cr) - run(x.imag, w.imag, ci)
+            imaginary = run(x.real, w.imag, cr) + run(x.imag, w.real, ci)
+        else:
+            if ci != 0:
+                raise ValueError(f"cval {args.get('cval')!r} is complex and the input real: the constant outside a "
+                                 "real input is real")
+            real, imaginary = run(x, w.real, cr), run(x, w.imag, cr)
+    else:
+        real, imaginary = run(x.real, w, cr), run(x.imag, w, ci)
+    result = into if into is not None else np.empty(x.shape, dtype)
+    result.real, result.imag = real, imaginary
+    return result
+
+
+def accepts_complex(conjugate=False):
+    """Gives a real filter scipy's complex inputs (and complex weights, for a filter that takes
+    weights): `conjugate` for the correlations, which use the weights' conjugate. Real
+    arguments go straight through; the check reads the dtypes of `input` and `weights` only."""
+    def decorate(function):
+        signature = inspect.signature(function)
+        takes_weights = "weights" in signature.parameters
+
+        @functools.wraps(function)
+        def filtered(*args, **kwargs):
+            x = args[0] if args else kwargs.get("input")
+            w = (args[1] if len(args) > 1 else kwargs.get("weights")) if takes_weights else None
+            if not (_is_complex(x) or _is_complex(w)):
+                return function(*args, **kwargs)
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            return _filter_complex(function, conjugate, bound)
+        return filtered
+    return decorate
