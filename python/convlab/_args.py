@@ -127,7 +127,7 @@ def normalize_axes(axes, ndim):
     """`axes` (an int or a sequence) as a tuple of distinct non-negative axes of an ndim array."""
     if axes is None:
         return tuple(range(ndim))
-    listed = [axes] if isinstance(axes, numbers.Integral) else list(axes)
+    listed = [axes] if isinstance(axes, numbers.Integral) or np.ndim(axes) == 0 else list(axes)
     out = []
     for a in listed:
         a = operator.index(a)  # TypeError: '...' object cannot be interpreted as an integer (scipy's)
@@ -184,7 +184,7 @@ def cast_result(result, dtype):
     cast), NaN and infinities as 0 (where C's cast is undefined); bool as scipy's byte: the
     truncated value modulo 256 is True when not 0."""
     dtype = np.dtype(dtype)
-    if dtype.kind in "fc":  # a real result into a complex output: scipy's too
+    if dtype.kind in "fc":  # a real result into a complex output array or dtype: its real part
         return result if dtype == result.dtype else result.astype(dtype)
     if dtype.kind == "b":
         return cast_result(result, np.uint8) != 0

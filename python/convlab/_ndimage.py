@@ -310,23 +310,27 @@ def convolve(input, weights, output=None, mode="reflect", cval=0.0, origin=0, *,
     Parameters
     ----------
     input : array_like
-        Real numbers (float, integer or bool), of any number of axes.
+        Real numbers (float, integer or bool) or complex ones, of any number of axes.
     weights : array_like
-        The kernel, with one axis per filtered axis of `input` (scipy's rule), or with size 1
-        along the axes that are not filtered. ConvLab filters over one or two axes at a time.
+        The kernel, real or complex, with one axis per filtered axis of `input` (scipy's rule),
+        or with size 1 along the axes that are not filtered. ConvLab filters over one or two
+        axes at a time. Complex inputs or weights: the real and imaginary parts filtered as
+        real arrays and combined, as scipy; correlations use the weights' conjugate.
     output : ndarray or dtype, optional
         Where to write the result, or its dtype. By default the result has the input's dtype:
         integers truncated toward zero and wrapped, as scipy writes them.
     mode : str, optional
         scipy's names ('reflect', 'mirror', 'nearest', 'wrap', 'constant' and the 'grid-'
         forms) or ConvLab's ('replicate', 'reflect101', 'constant:VALUE', ...).
-    cval : float, optional
-        The value outside the input for mode 'constant'.
+    cval : float or complex, optional
+        The value outside the input for mode 'constant' (complex for a complex input).
     origin : int or sequence of int, optional
-        Shifts the kernel's centre from ``size // 2``, one per weights axis, as scipy's.
+        Shifts the kernel's centre from ``size // 2``, one per weights axis, as scipy's; with
+        `axes`, one per named axis, in the order named.
     axes : int or sequence of int, optional
-        The axes to filter, one per weights axis (scipy's ``axes``); every other index is an
-        image of a batch (a stack or a volume filtered slice by slice).
+        The axes to filter, one per weights axis (scipy's ``axes``: the weights' axes lie along
+        them in the input's order); every other index is an image of a batch (a stack or a
+        volume filtered slice by slice).
     channel_axis : int, optional
         Says a 3-D input is one image with channels along this axis (skimage's convention);
         2-D weights then filter every channel alike. Without it, 3-D input needs 3-D weights
@@ -361,9 +365,12 @@ def convolve(input, weights, output=None, mode="reflect", cval=0.0, origin=0, *,
     Raises
     ------
     ValueError
-        For shapes that do not go together, an origin outside the kernel, an empty input.
+        For shapes that do not go together, an origin outside the kernel, empty weights.
+    RuntimeError
+        As scipy, for per-axis arguments or weights that do not match the axes filtered (the
+        error is also a ValueError).
     TypeError
-        For a dtype that is not a real number type.
+        For a dtype that is not a number type, a real output for a complex result.
     convlab.Error
         For a mode, method or device the engine does not know, or a device that cannot run.
 

@@ -48,8 +48,8 @@ def run_suite(extra):
         inherited = [os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
         env = dict(os.environ, CONVLAB_SCIPY_RECORD=str(record), PYTHONPATH=os.pathsep.join([str(HERE)] + inherited))
         command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "convlab_scipy_proxy",
-                   "--rootdir", str(tests.parents[2]), "-o", "console_output_style=classic", "--tb=line",
-                   "-rN", str(tests), *extra]
+                   "--rootdir", str(tests.parents[2]), "-o", "console_output_style=classic", "--tb=short",
+                   "-rfE", str(tests), *extra]
         done = subprocess.run(command, env=env, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if not record.exists():
             print(done.stdout[-8000:])
@@ -88,7 +88,7 @@ def main(argv):
     for t in passing_listed:
         print(f"note: listed as an expected difference but passes now: {t}")
     if problems:
-        print("\n".join(line for line in log.splitlines() if line.startswith(("FAILED", "ERROR")) or " - " in line)[-20000:])
+        print(log[-15000:])  # pytest's own account of the failures, the last of them
         print("\n".join(problems))
         return 1
     return 0
