@@ -15,6 +15,7 @@ import warnings
 
 import numpy as np
 
+from ._args import normalize_axes
 from ._device import gpu_array_kind
 
 
@@ -62,7 +63,7 @@ def _real_and_imaginary(cval):
     return c.real, c.imag
 
 
-def _filter_complex(function, conjugate, bound):
+def _filter_complex(function, conjugate, pairs, bound):
     """`function` (a real filter) applied to the parts of the complex input or weights in
     `bound`, its arguments, and the parts combined into the complex result."""
     args = bound.arguments
@@ -71,18 +72,68 @@ def _filter_complex(function, conjugate, bound):
     if args.get("return_report"):
         raise ValueError("return_report is for real inputs: a complex one runs the engine two or four times")
     dtype, into = complex_output(x.dtype, args.get("output"), x.shape)
-    part_dtype = np.empty(0, dtype).real.dtype
-    cr, ci = _real_and_imaginary(args.get("cval", 0.0))
+    cval = _real_and_imaginary(args.get("cval", 0.0))
+    if w is not None and w.dtype.kind == "c" and conjugate:
+        w = w.conj()
+    named = _pair_axes(args, x, w, into, cval) if pairs else None
+    if named is not None:
+        return _filter_pairs(function, bound, x, w, dtype, into, named)
+    return _filter_parts(function, bound, x, w, dtype, into, cval)
 
-    def run(part, weights, cval):
-        args.update(input=part, output=part_dtype, cval=cval)
+
+def _pair_axes(args, x, w, into, cval):
+    """The axis arguments (`axes` or `axis`, made non-negative) under which the call can filter
+    a complex input as pairs of floats, (..., 2), its parts two channels of one run: a filter
+    that filters only the axes it names (`pairs`), no channel_axis, the
+    same constant for both parts, a C-order output array if any. None when it cannot."""
+    if x.dtype.kind != "c" or x.ndim == 0 or cval[0] != cval[1] or args.get("channel_axis") is not None:
+        return None
+    if into is not None and not into.flags.c_contiguous:
+        return None
+    if "axes" in args:
+        axes = normalize_axes(args["axes"], x.ndim)
+        return {"axes": axes} if w is None or w.ndim == len(axes) else None
+    if "axis" in args:
+        return {"axis": normalize_axes(args["axis"], x.ndim)[0]}
+    return None
+
+
+def _filter_pairs(function, bound, x, w, dtype, into, named):
+    """The complex input seen as (..., 2) floats and filtered over its own axes, so that both
+    parts go through one engine run (the engine's channels), written into the result's own
+    float pairs: no copy of the parts out or back. Complex weights take two such runs."""
+    args = bound.arguments
+    pairs = np.ascontiguousarray(x).view(x.real.dtype).reshape(x.shape + (2,))
+    result = into if into is not None else np.empty(x.shape, dtype)
+    out = result.view(result.real.dtype).reshape(x.shape + (2,))
+    args.update(named, input=pairs, cval=float(np.real(args.get("cval", 0.0))))
+    if w is None or w.dtype.kind != "c":
+        args["output"] = out
+        function(*bound.args, **bound.kwargs)
+        return result
+    args.update(weights=w.real, output=out.dtype)
+    by_real = function(*bound.args, **bound.kwargs)
+    args["weights"] = w.imag
+    by_imaginary = function(*bound.args, **bound.kwargs)
+    np.subtract(by_real[..., 0], by_imaginary[..., 1], out=out[..., 0])
+    np.add(by_imaginary[..., 0], by_real[..., 1], out=out[..., 1])
+    return result
+
+
+def _filter_parts(function, bound, x, w, dtype, into, cval):
+    """The parts filtered one by one as real arrays (two runs, four for complex input and
+    weights), each with its part of `cval`, and combined."""
+    args = bound.arguments
+    part_dtype = np.empty(0, dtype).real.dtype
+    cr, ci = cval
+
+    def run(part, weights, c):
+        args.update(input=part, output=part_dtype, cval=c)
         if w is not None:
             args["weights"] = weights
         return function(*bound.args, **bound.kwargs)
 
     if w is not None and w.dtype.kind == "c":
-        if conjugate:
-            w = w.conj()
         if x.dtype.kind == "c":
             real = run(x.real, w.real, cr) - run(x.imag, w.imag, ci)
             imaginary = run(x.real, w.imag, cr) + run(x.imag, w.real, ci)
@@ -98,9 +149,11 @@ def _filter_complex(function, conjugate, bound):
     return result
 
 
-def accepts_complex(conjugate=False):
+def accepts_complex(conjugate=False, pairs=True):
     """Gives a real filter scipy's complex inputs (and complex weights, for a filter that takes
-    weights): `conjugate` for the correlations, which use the weights' conjugate. Real
+    weights): `conjugate` for the correlations, which use the weights' conjugate; `pairs` for a
+    filter that touches only the axes its `axes` or `axis` names (not sobel and prewitt, which
+    smooth along every other axis), so that a complex input may go as float pairs. Real
     arguments go straight through; the check reads the dtypes of `input` and `weights` only."""
     def decorate(function):
         signature = inspect.signature(function)
@@ -114,6 +167,6 @@ def accepts_complex(conjugate=False):
                 return function(*args, **kwargs)
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
-            return _filter_complex(function, conjugate, bound)
+            return _filter_complex(function, conjugate, pairs, bound)
         return filtered
     return decorate

@@ -301,7 +301,7 @@ def _derivative_steps(ndim, axis, mode, cval, derivative, smooth):
 
 
 @accepts_map
-@accepts_complex()
+@accepts_complex(pairs=False)  # smooths along every axis but `axis`: no float pairs
 def sobel(input, axis=-1, output=None, mode="reflect", cval=0.0, *, method="auto", device="auto", threads=0,
           precision=None):
     """The Sobel derivative along `axis`, smoothed by 1 2 1 along the others, as
@@ -330,7 +330,7 @@ def sobel(input, axis=-1, output=None, mode="reflect", cval=0.0, *, method="auto
 
 
 @accepts_map
-@accepts_complex()
+@accepts_complex(pairs=False)  # smooths along every axis but `axis`: no float pairs
 def prewitt(input, axis=-1, output=None, mode="reflect", cval=0.0, *, method="auto", device="auto", threads=0,
             precision=None):
     """The Prewitt derivative along `axis`, smoothed by 1 1 1 along the others, as

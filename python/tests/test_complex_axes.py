@@ -70,6 +70,22 @@ def test_complex_family_equals_scipy(name, args, kwargs, dtype, shape):
         _close(ours, theirs, 8 * max(float(np.abs(data).max()), abs(cval)))
 
 
+@pytest.mark.parametrize("name, args, kwargs", FAMILY + [("correlate", (np.array([[1, 2j], [0, -1]]),), {}),
+                                                     ("convolve1d", ([1j, 0, 2],), {"axis": 0})])
+def test_complex_as_float_pairs_and_as_parts_equal_scipy(name, args, kwargs):
+    # A cval whose parts agree, a strided input and C-order output arrays go as float pairs
+    # (one run); F-order output arrays and other cvals as parts: each equal to scipy.
+    data = _random((9, 14), np.complex64, 10)[:, ::2]
+    for cval in (1 + 1j, 0, 1 + 2j):
+        for order in "CF":
+            into = np.zeros((9, 7), np.complex128, order=order)
+            ours = getattr(convlab, name)(data, *args, mode="constant", cval=cval, output=into, precision="float32",
+                                          **kwargs)
+            assert ours is into
+            theirs = getattr(ndi, name)(data, *args, mode="constant", cval=cval, output=np.complex128, **kwargs)
+            _close(ours, theirs, 8 * 8)
+
+
 def test_correlation_conjugates_complex_weights_and_convolution_does_not():
     # One sample of 1 through weights (1j): correlate gives -1j (the conjugate, as numpy's
     # correlate), convolve gives 1j.
