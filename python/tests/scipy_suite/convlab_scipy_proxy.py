@@ -5,8 +5,9 @@ convlab's filters in ``scipy.ndimage``'s namespace in place of scipy's (the test
 them as ``ndimage.NAME``, some at import time), leaves every other function to scipy, and
 records which tests call a replaced function and how they end.
 
-The record is written as JSON to the path in CONVLAB_SCIPY_RECORD: for each test id that
-touched convlab, its outcome ("passed", "failed", "skipped", "xfailed", "xpassed").
+The record is written as JSON to the path in CONVLAB_SCIPY_RECORD: how many tests were
+collected, and for each test id that touched convlab its outcome ("passed", "failed",
+"skipped", "xfailed", "xpassed").
 """
 import functools
 import json
@@ -75,4 +76,5 @@ def pytest_sessionfinish(session, exitstatus):
     path = os.environ.get("CONVLAB_SCIPY_RECORD")
     if path:
         with open(path, "w") as f:
-            json.dump({"replaced": list(REPLACED), "tests": _record}, f, indent=0, sort_keys=True)
+            json.dump({"replaced": list(REPLACED), "collected": session.testscollected, "tests": _record}, f,
+                      indent=0, sort_keys=True)

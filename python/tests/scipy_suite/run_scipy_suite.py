@@ -74,7 +74,7 @@ def main(argv):
     passing_listed = sorted(t for t in listed if tests.get(t) == "passed")
     count = lambda state: sum(1 for s in tests.values() if s == state)  # noqa: E731
     print(f"scipy's test_filters.py with convlab's {', '.join(outcome['replaced'])}")
-    print(f"tests that touch convlab's functions: {len(tests)}")
+    print(f"tests that touch convlab's functions: {len(tests)} of the {outcome['collected']} collected")
     print(f"  passed {count('passed')}, failed {len(failed)} (listed as expected differences "
           f"{len(failed) - len(unexpected)}, not listed {len(unexpected)}), skipped {count('skipped')}, "
           f"xfailed {count('xfailed')}, xpassed {count('xpassed')}")
