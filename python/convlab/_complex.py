@@ -5,8 +5,10 @@ A filter is linear, so with x = xr + i·xi, w = wr + i·wi and cval = cr + i·ci
 
     filter(x, w) = filter(xr, wr, cr) - filter(xi, wi, ci) + i·(filter(xr, wi, cr) + filter(xi, wr, ci)),
 
-two real runs for a complex input or complex weights, four for both. correlate and
-correlate1d correlate with the conjugate weights, as numpy's correlate and scipy's do.
+two real runs for a complex input or complex weights, four for both (_filter_parts). A
+complex input whose parts share their constant goes faster as float pairs, (..., 2): both
+parts in one run, as two channels (_filter_pairs). correlate and correlate1d correlate with
+the conjugate weights, as numpy's correlate and scipy's do.
 """
 import functools
 import inspect
@@ -51,7 +53,7 @@ def complex_output(input_dtype, output, shape):
         if isinstance(output, str):
             raise ComplexOutputError(f"output must have complex dtype: the result is complex, output={output!r}")
         warnings.warn(f"promoting specified output dtype to complex: the result is complex, output={dtype}",
-                      UserWarning, stacklevel=4)
+                      UserWarning, stacklevel=5)  # the caller, past the two decorators
         dtype = np.promote_types(dtype, np.complex64)
     return dtype, None
 
