@@ -184,7 +184,7 @@ def cast_result(result, dtype):
     cast), NaN and infinities as 0 (where C's cast is undefined); bool as scipy's byte: the
     truncated value modulo 256 is True when not 0."""
     dtype = np.dtype(dtype)
-    if dtype.kind in "fc":  # a real result into a complex output array or dtype: its real part
+    if dtype.kind == "f":
         return result if dtype == result.dtype else result.astype(dtype)
     if dtype.kind == "b":
         return cast_result(result, np.uint8) != 0

@@ -151,6 +151,30 @@ def _filter_parts(function, bound, x, w, dtype, into, cval):
     return result
 
 
+def _is_complex_output(output):
+    """Whether `output` is a complex array or dtype (anything else is the filter's to judge)."""
+    if output is None or isinstance(output, np.ndarray):
+        return output is not None and output.dtype.kind == "c"
+    try:
+        return np.dtype(output).kind == "c"
+    except TypeError:
+        return False
+
+
+def _real_into_complex(function, bound):
+    """A real call whose `output` is complex: the real result, written as the real part."""
+    args = bound.arguments
+    if args.get("return_report"):
+        raise ValueError("return_report is for real outputs")
+    x = np.asarray(args["input"])
+    dtype, into = complex_output(x.dtype, args["output"], x.shape)
+    args["output"] = np.empty(0, dtype).real.dtype
+    real = function(*bound.args, **bound.kwargs)
+    result = into if into is not None else np.empty(x.shape, dtype)
+    result.real, result.imag = real, 0
+    return result
+
+
 def accepts_complex(conjugate=False, pairs=True):
     """Gives a real filter scipy's complex inputs (and complex weights, for a filter that takes
     weights): `conjugate` for the correlations, which use the weights' conjugate; `pairs` for a
@@ -160,13 +184,19 @@ def accepts_complex(conjugate=False, pairs=True):
     def decorate(function):
         signature = inspect.signature(function)
         takes_weights = "weights" in signature.parameters
+        output_at = list(signature.parameters).index("output")
 
         @functools.wraps(function)
         def filtered(*args, **kwargs):
             x = args[0] if args else kwargs.get("input")
             w = (args[1] if len(args) > 1 else kwargs.get("weights")) if takes_weights else None
             if not (_is_complex(x) or _is_complex(w)):
-                return function(*args, **kwargs)
+                output = args[output_at] if len(args) > output_at else kwargs.get("output")
+                if not _is_complex_output(output):
+                    return function(*args, **kwargs)
+                bound = signature.bind(*args, **kwargs)
+                bound.apply_defaults()
+                return _real_into_complex(function, bound)
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
             return _filter_complex(function, conjugate, pairs, bound)

@@ -178,8 +178,8 @@ def _check_output(source, output):
             raise ValueError("output is read-only")
     elif output is not None:
         np.dtype(output)  # TypeError for what is neither an array nor a dtype
-    if output_dtype(source.dtype, output).kind not in "fiubc":
-        raise TypeError(f"output dtype {output_dtype(source.dtype, output)} is not a number type")
+    if output_dtype(source.dtype, output).kind not in "fiub":
+        raise TypeError(f"output dtype {output_dtype(source.dtype, output)} is not a real number type")
 
 
 def _source(input, precision):

@@ -26,15 +26,10 @@ def _passes(input, output, steps, method, device, threads, precision):
     _check_output(source, output)
     opts = _Options(method, device, threads)
     dtype = output_dtype(source.dtype, output)
-    whole_passes = dtype.kind not in "fc"
-    if not whole_passes and all(constant_value(*border) in (None, 0.0) for _, _, border, _ in steps):
-        # Float passes commute (unless a constant other than 0 pads an intermediate result):
-        # taken in the axes' order, float32's rounding is the same for any order the axes are
-        # named in (axes=(1, 0) as (0, 1)). Integer passes are truncated one after another, so
-        # they keep scipy's order, the order named.
-        steps = sorted(steps, key=lambda step: step[0])
+    whole_passes = dtype.kind != "f"
     current = source
     i = 0
+    steps = _in_axis_order(steps, whole_passes)
     while i < len(steps):
         axis, w, (border, cval), origin = steps[i]
         if not whole_passes and i + 1 < len(steps) and steps[i + 1][2] == steps[i][2] and \
@@ -65,6 +60,16 @@ def _passes(input, output, steps, method, device, threads, precision):
         np.copyto(output, current, casting="unsafe")
         return output
     return current
+
+
+def _in_axis_order(steps, whole_passes):
+    """Float passes commute (unless a constant other than 0 pads an intermediate result): taken
+    in the axes' order, float32's rounding is the same for any order the axes are named in
+    (axes=(1, 0) as (0, 1)). Integer passes are truncated one after another, so they keep
+    scipy's order, the order named."""
+    if whole_passes or any(constant_value(*border) not in (None, 0.0) for _, _, border, _ in steps):
+        return steps
+    return sorted(steps, key=lambda step: step[0])
 
 
 def _uniform_divisor(weights):
@@ -218,17 +223,19 @@ def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0
     return _passes(source, output, steps, method, device, threads, precision)
 
 
-def _uniform_steps(ndim, size, mode, cval, origin, axes, smallest=0):
+def _uniform_steps(ndim, size, mode, cval, origin, axes, below_one_left=True):
     """The passes of a uniform filter: one per axis whose size is above 1. scipy's
-    uniform_filter leaves an axis of size 0 or 1 as it is; its uniform_filter1d refuses a size
-    below 1 (`smallest`)."""
+    uniform_filter leaves an axis of size 0 (or below) as it is, as size 1
+    (`below_one_left`); its uniform_filter1d refuses a size below 1."""
     filtered = normalize_axes(axes, ndim)
     n = len(filtered)
     sizes, modes, offsets = per_axis(size, n, "size"), per_axis(mode, n, "mode"), per_axis(origin, n, "origin")
+    if below_one_left:
+        sizes = [1 if isinstance(s, (int, np.integer)) and s < 1 else s for s in sizes]
     steps = []
     for axis, s, m, o in zip(filtered, sizes, modes, offsets):
-        if not isinstance(s, (int, np.integer)) or s < smallest:
-            raise ValueError(f"size must be an integer >= {smallest}, got {s!r}")
+        if not isinstance(s, (int, np.integer)) or s < 1:
+            raise ValueError(f"size must be a positive integer, got {s!r}")
         if s > 1:
             steps.append((axis, np.full(int(s), 1.0 / int(s)), _border_and_cval(m, cval), int(o)))
     return steps
@@ -258,7 +265,7 @@ def uniform_filter1d(input, size, axis=-1, output=None, mode="reflect", cval=0.0
     """
     source = real_array(input, "input")
     (a,) = normalize_axes(axis, max(source.ndim, 1))
-    steps = _uniform_steps(max(source.ndim, 1), [size], [mode], cval, [origin], (a,), smallest=1)
+    steps = _uniform_steps(max(source.ndim, 1), [size], [mode], cval, [origin], (a,), below_one_left=False)
     return _passes(source, output, steps, method, device, threads, precision)
 
 
