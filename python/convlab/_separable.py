@@ -62,16 +62,6 @@ def _passes(input, output, steps, method, device, threads, precision):
     return current
 
 
-def _in_axis_order(steps, whole_passes):
-    """Float passes commute (unless a constant other than 0 pads an intermediate result): taken
-    in the axes' order, float32's rounding is the same for any order the axes are named in
-    (axes=(1, 0) as (0, 1)). Integer passes are truncated one after another, so they keep
-    scipy's order, the order named."""
-    if whole_passes or any(constant_value(*border) not in (None, 0.0) for _, _, border, _ in steps):
-        return steps
-    return sorted(steps, key=lambda step: step[0])
-
-
 def _uniform_divisor(weights):
     """The size of a uniform filter's weights (all 1/size), else 0: such a pass runs as the sum
     of ones and one division, as scipy computes it, so an integer mean comes out whole."""
@@ -86,6 +76,16 @@ def _pass_keeps_the_constant(border, cval, weights):
     constant when the value is 0 or the weights sum to 1 (smoothing; not a derivative)."""
     value = constant_value(border, cval)
     return value is None or value == 0 or abs(float(np.sum(weights)) - 1.0) <= 1e-12
+
+
+def _in_axis_order(steps, whole_passes):
+    """Float passes commute (unless a constant other than 0 pads an intermediate result): taken
+    in the axes' order, float32's rounding is the same for any order the axes are named in
+    (axes=(1, 0) as (0, 1)). Integer passes are truncated one after another, so they keep
+    scipy's order, the order named."""
+    if whole_passes or any(constant_value(*border) not in (None, 0.0) for _, _, border, _ in steps):
+        return steps
+    return sorted(steps, key=lambda step: step[0])
 
 
 def _gaussian_kernel(sigma, order, radius):
