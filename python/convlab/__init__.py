@@ -6,7 +6,8 @@ The linear filters of ``scipy.ndimage`` with their signatures: ``convolve``, ``c
 ``uniform_filter``, ``uniform_filter1d``, ``sobel``, ``prewitt``, ``laplace`` and
 ``gaussian_laplace``. Each computes what scipy computes, to float32 precision
 (docs/semantics.md, Tolerances), and returns the input's dtype unless ``output`` says
-otherwise, integers truncated and wrapped as scipy writes them. ConvLab filters in float32: a
+otherwise, integers truncated and wrapped as scipy writes them; complex inputs (and complex
+weights) as scipy defines them, real and imaginary parts filtered apart. ConvLab filters in float32: a
 float64 input warns (``PrecisionWarning``) unless ``precision='float32'``. A 3-D array with
 2-D weights is an image with channels only when ``channel_axis`` says so; ``map=`` writes
 uint8 or uint16 through the CLI's output mappings (``map_samples``) instead of scipy's cast; ``axes`` filters a

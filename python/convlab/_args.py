@@ -3,6 +3,7 @@
 kernel, scipy's origin as ConvLab's anchor, the axes a call filters, and how a float32 result
 becomes the caller's dtype (docs/python.md, *Dtypes*)."""
 import numbers
+import operator
 import warnings
 
 import numpy as np
@@ -15,6 +16,15 @@ FLOAT64 = np.dtype(np.float64)
 
 class PrecisionWarning(UserWarning):
     """A float64 input (or integers beyond 2**24) computed in float32, ConvLab's sample type."""
+
+
+class ArgumentCountError(ValueError, RuntimeError):
+    """A per-axis argument (sigma, size, origin, mode, ...) or weights whose number of values or
+    axes does not match the axes filtered: a ValueError, and the RuntimeError scipy.ndimage
+    raises there (its message's first words are scipy's, for code that matches them)."""
+
+
+SCIPY_LENGTH_MESSAGE = "sequence argument must have length equal to input rank"
 
 
 # scipy.ndimage's mode names and the ConvLab border mode each one is (docs/semantics.md,
@@ -93,7 +103,8 @@ def origins(origin, count, what="origin"):
         return [int(origin)] * count                                   # check takes a quarter µs
     per_axis = list(np.atleast_1d(origin))
     if len(per_axis) != count:
-        raise ValueError(f"{what} must be an int or one per axis ({count}), got {origin!r}")
+        raise ArgumentCountError(f"{SCIPY_LENGTH_MESSAGE}: {what} must be an int or one per filtered axis "
+                                 f"({count}), got {origin!r}")
     if not all(isinstance(o, numbers.Integral) for o in per_axis):
         raise TypeError(f"{what} must be integers, got {origin!r}")
     return [int(o) for o in per_axis]
@@ -116,16 +127,15 @@ def normalize_axes(axes, ndim):
     """`axes` (an int or a sequence) as a tuple of distinct non-negative axes of an ndim array."""
     if axes is None:
         return tuple(range(ndim))
-    listed = [axes] if isinstance(axes, numbers.Integral) else list(axes)
+    listed = [axes] if isinstance(axes, numbers.Integral) or np.ndim(axes) == 0 else list(axes)
     out = []
     for a in listed:
-        if not isinstance(a, numbers.Integral):
-            raise TypeError(f"axes must be integers, got {axes!r}")
+        a = operator.index(a)  # TypeError: '...' object cannot be interpreted as an integer (scipy's)
         if not -ndim <= a < ndim:
             raise ValueError(f"axis {a} is out of range for an input of {ndim} axes")
         out.append(int(a) % ndim)
     if len(set(out)) != len(out):
-        raise ValueError(f"axes {axes!r} name an axis twice")
+        raise ValueError(f"axes must be unique: {axes!r} name an axis twice")
     return tuple(out)
 
 
@@ -135,7 +145,8 @@ def per_axis(value, count, what):
         return [value] * count
     values = list(value)
     if len(values) != count:
-        raise ValueError(f"{what} must be one value or one per filtered axis ({count}), got {value!r}")
+        raise ArgumentCountError(f"{SCIPY_LENGTH_MESSAGE}: {what} must be one value or one per filtered axis "
+                                 f"({count}), got {value!r}")
     return values
 
 

@@ -7,8 +7,9 @@ them are in _separable.py.
 import numpy as np
 
 from . import _convlab
-from ._args import (FLOAT32, anchor, cast_result, check_precision, constant_value, engine_border, kernel_2d,
-                    normalize_axes, origins, output_dtype, real_array)
+from ._args import (FLOAT32, ArgumentCountError, anchor, cast_result, check_precision, constant_value, engine_border,
+                    kernel_2d, normalize_axes, origins, output_dtype, real_array)
+from ._complex import accepts_complex
 from . import _device
 from ._device import gpu_array_kind, host_weights, shape_only
 from ._limits import MAX_SIDE, check_sides, check_sum_precision, check_taps, check_threads, sum_gain, unaliased
@@ -71,6 +72,8 @@ def _run(correlate_, x, kernel, axes, ax, ay, border, cval, opts, report=False, 
     report of the last engine run."""
     ndim = x.ndim
     last = ndim - 1
+    if x.size == 0:  # nothing to filter (scipy returns the empty result)
+        return (into if into is not None else np.zeros(x.shape, FLOAT32)), None
     if len(axes) == 1:
         (axis,) = axes
         if ndim == 1:
@@ -204,8 +207,6 @@ def _source(input, precision):
     source = real_array(input, "input")
     if source.ndim == 0:
         raise ValueError("input must have at least one axis, got a scalar")
-    if source.size == 0:
-        raise ValueError(f"input of shape {source.shape} is empty")
     check_precision(source, precision)
     return source
 
@@ -236,20 +237,11 @@ def _filtered_axes(source, weights, axes, channel_axis):
             return image_axes, tuple(a for a in range(3) if a != c)
         raise ValueError(f"weights of shape {weights.shape} for an image with channels on axis {c}: "
                          "give (h, w) weights")
-    if axes is not None:
-        # scipy places the weights' axes along the named axes in the input's order, whatever
-        # order they are named in (axes=(2, 0) is axes=(0, 2)).
-        filtered = tuple(sorted(normalize_axes(axes, ndim)))
-        if len(filtered) != weights.ndim:
-            raise ValueError(f"weights have {weights.ndim} axes and axes={axes!r} names {len(filtered)}: "
-                             "they must be the same")
-        if len(filtered) > 2:
-            raise ValueError(f"ConvLab filters over one or two axes at a time; axes={axes!r} names {len(filtered)}")
-        return filtered, tuple(range(weights.ndim))
     if weights.ndim != ndim:
         hint = (": for an image with channels pass channel_axis (-1 for (H, W, C)), for a stack of "
                 "images axes=(-2, -1)") if ndim == 3 and weights.ndim == 2 else ""
-        raise ValueError(f"weights have {weights.ndim} axes and the input {ndim} (shape {source.shape}){hint}")
+        raise ArgumentCountError(f"weights.ndim ({weights.ndim}) must match len(axes) ({ndim}): the weights have "
+                                 f"{weights.ndim} axes and the input {ndim} (shape {source.shape}){hint}")
     if ndim <= 2:
         return tuple(range(ndim)), tuple(range(ndim))
     spread = tuple(a for a in range(ndim) if weights.shape[a] > 1)
@@ -261,13 +253,43 @@ def _filtered_axes(source, weights, axes, channel_axis):
     return spread, spread
 
 
+def _along_named_axes(weights, origin, axes, ndim):
+    """Weights and origin over the axes named in `axes` as scipy reads them, made whole: the
+    weights' axes lie along the named axes in the input's order (size 1 along the others), and
+    the origin named for axis a (in the order named) goes to axis a (0 along the others). When
+    `axes` names every axis, scipy reads weights and origins in the input's order, whatever
+    order the axes are named in."""
+    named = normalize_axes(axes, ndim)
+    if weights.ndim != len(named):
+        raise ArgumentCountError(f"weights.ndim ({weights.ndim}) must match len(axes) ({len(named)}): "
+                                 f"one weights axis per axis named in axes={axes!r}")
+    offsets = origins(origin, len(named))
+    if len(named) == ndim:
+        return weights, offsets
+    whole = [0] * ndim
+    for a, o in zip(named, offsets):
+        whole[a] = o
+    return np.expand_dims(weights, tuple(a for a in range(ndim) if a not in named)), whole
+
+
+def _single_mode(mode):
+    """correlate and convolve take one mode for every axis, as scipy's (RuntimeError there)."""
+    if not isinstance(mode, str) and np.iterable(mode):
+        raise ArgumentCountError(f"A sequence of modes is not supported by convolve and correlate, got {mode!r}: "
+                                 "give one mode")
+
+
 def _nd(correlate_, input, weights, output, mode, cval, origin, axes, channel_axis, method, device, threads,
         precision, zero_taps, return_report):
+    _single_mode(mode)
     on_gpu = gpu_array_kind(input) is not None
     source = shape_only(input) if on_gpu else _source(input, precision)
     w = real_array(host_weights(weights) if gpu_array_kind(weights) else weights, "weights")
     if w.ndim == 0:
         raise ValueError("weights must have at least one axis, got a scalar")
+    if channel_axis is None and axes is not None:
+        w, origin = _along_named_axes(w, origin, axes, source.ndim)
+        axes = None
     filtered, weight_axes = _filtered_axes(source, w, axes, channel_axis)
     check_sides(source.shape, filtered)
     for a in weight_axes:
@@ -305,6 +327,7 @@ def _nd(correlate_, input, weights, output, mode, cval, origin, axes, channel_ax
 
 
 @accepts_map
+@accepts_complex()
 def convolve(input, weights, output=None, mode="reflect", cval=0.0, origin=0, *, axes=None, channel_axis=None,
              method="auto", device="auto", threads=0, precision=None, zero_taps="skip", return_report=False):
     """Multidimensional convolution, as ``scipy.ndimage.convolve``.
@@ -312,23 +335,27 @@ def convolve(input, weights, output=None, mode="reflect", cval=0.0, origin=0, *,
     Parameters
     ----------
     input : array_like
-        Real numbers (float, integer or bool), of any number of axes.
+        Real numbers (float, integer or bool) or complex ones, of any number of axes.
     weights : array_like
-        The kernel, with one axis per filtered axis of `input` (scipy's rule), or with size 1
-        along the axes that are not filtered. ConvLab filters over one or two axes at a time.
+        The kernel, real or complex, with one axis per filtered axis of `input` (scipy's rule),
+        or with size 1 along the axes that are not filtered. ConvLab filters over one or two
+        axes at a time. Complex inputs or weights: the real and imaginary parts filtered as
+        real arrays and combined, as scipy; correlations use the weights' conjugate.
     output : ndarray or dtype, optional
         Where to write the result, or its dtype. By default the result has the input's dtype:
         integers truncated toward zero and wrapped, as scipy writes them.
     mode : str, optional
         scipy's names ('reflect', 'mirror', 'nearest', 'wrap', 'constant' and the 'grid-'
         forms) or ConvLab's ('replicate', 'reflect101', 'constant:VALUE', ...).
-    cval : float, optional
-        The value outside the input for mode 'constant'.
+    cval : float or complex, optional
+        The value outside the input for mode 'constant' (complex for a complex input).
     origin : int or sequence of int, optional
-        Shifts the kernel's centre from ``size // 2``, one per weights axis, as scipy's.
+        Shifts the kernel's centre from ``size // 2``, one per weights axis, as scipy's; with
+        `axes`, one per named axis, in the order named.
     axes : int or sequence of int, optional
-        The axes to filter, one per weights axis (scipy's ``axes``); every other index is an
-        image of a batch (a stack or a volume filtered slice by slice).
+        The axes to filter, one per weights axis (scipy's ``axes``: the weights' axes lie along
+        them in the input's order); every other index is an image of a batch (a stack or a
+        volume filtered slice by slice).
     channel_axis : int, optional
         Says a 3-D input is one image with channels along this axis (skimage's convention);
         2-D weights then filter every channel alike. Without it, 3-D input needs 3-D weights
@@ -363,9 +390,12 @@ def convolve(input, weights, output=None, mode="reflect", cval=0.0, origin=0, *,
     Raises
     ------
     ValueError
-        For shapes that do not go together, an origin outside the kernel, an empty input.
+        For shapes that do not go together, an origin outside the kernel, empty weights.
+    RuntimeError
+        As scipy, for per-axis arguments or weights that do not match the axes filtered (the
+        error is also a ValueError).
     TypeError
-        For a dtype that is not a real number type.
+        For a dtype that is not a number type, a real output for a complex result.
     convlab.Error
         For a mode, method or device the engine does not know, or a device that cannot run.
 
@@ -386,6 +416,7 @@ def convolve(input, weights, output=None, mode="reflect", cval=0.0, origin=0, *,
 
 
 @accepts_map
+@accepts_complex(conjugate=True)
 def correlate(input, weights, output=None, mode="reflect", cval=0.0, origin=0, *, axes=None, channel_axis=None,
               method="auto", device="auto", threads=0, precision=None, zero_taps="skip", return_report=False):
     """Multidimensional correlation, as ``scipy.ndimage.correlate`` (parameters as `convolve`).
@@ -438,6 +469,7 @@ def _one_d(correlate_, input, weights, axis, output, mode, cval, origin, method,
 
 
 @accepts_map
+@accepts_complex(conjugate=True)
 def correlate1d(input, weights, axis=-1, output=None, mode="reflect", cval=0.0, origin=0, *, method="auto",
                 device="auto", threads=0, precision=None):
     """One-dimensional correlation along `axis`, as ``scipy.ndimage.correlate1d``.
@@ -470,6 +502,7 @@ def correlate1d(input, weights, axis=-1, output=None, mode="reflect", cval=0.0, 
 
 
 @accepts_map
+@accepts_complex()
 def convolve1d(input, weights, axis=-1, output=None, mode="reflect", cval=0.0, origin=0, *, method="auto",
                device="auto", threads=0, precision=None):
     """One-dimensional convolution along `axis`, as ``scipy.ndimage.convolve1d`` (parameters as

@@ -4,6 +4,7 @@ sobel, prewitt, laplace and gaussian_laplace, each scipy's sequence of 1-D passe
 the engine may run as one outer product (its separable method)."""
 import numpy as np
 
+from ._complex import accepts_complex
 from ._mapping import accepts_map
 from ._args import (anchor, cast_result, constant_value, kernel_2d, normalize_axes,
                     output_dtype, per_axis, real_array)
@@ -34,6 +35,7 @@ def _passes(input, output, steps, method, device, threads, precision):
     pass_dtype = np.dtype(np.uint8) if dtype.kind == "b" else dtype
     current = source
     i = 0
+    steps = _in_axis_order(steps, whole_passes)
     while i < len(steps):
         axis, w, (border, cval), origin = steps[i]
         if not whole_passes and i + 1 < len(steps) and steps[i + 1][2] == steps[i][2] and \
@@ -94,6 +96,16 @@ def _pass_keeps_the_constant(border, cval, weights):
     return value is None or value == 0 or abs(float(np.sum(weights)) - 1.0) <= 1e-12
 
 
+def _in_axis_order(steps, whole_passes):
+    """Float passes commute (unless a constant other than 0 pads an intermediate result): taken
+    in the axes' order, float32's rounding is the same for any order the axes are named in
+    (axes=(1, 0) as (0, 1)). Integer passes are truncated one after another, so they keep
+    scipy's order, the order named."""
+    if whole_passes or any(constant_value(*border) not in (None, 0.0) for _, _, border, _ in steps):
+        return steps
+    return sorted(steps, key=lambda step: step[0])
+
+
 def _gaussian_kernel(sigma, order, radius):
     """The 1-D Gaussian of `sigma` sampled at -radius..radius and normalized to sum 1, or its
     `order`-th derivative: the Gaussian times the polynomial p_order, where p_0 = 1 and
@@ -146,6 +158,7 @@ def _gaussian_steps(ndim, sigma, order, mode, cval, truncate, radius, axes):
 
 
 @accepts_map
+@accepts_complex()
 def gaussian_filter1d(input, sigma, axis=-1, order=0, output=None, mode="reflect", cval=0.0, truncate=4.0, *,
                       radius=None, method="auto", device="auto", threads=0, precision=None):
     """A 1-D Gaussian filter (or its derivative of `order`) along `axis`, as
@@ -187,6 +200,7 @@ def gaussian_filter1d(input, sigma, axis=-1, order=0, output=None, mode="reflect
 
 
 @accepts_map
+@accepts_complex()
 def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0, truncate=4.0, *, radius=None,
                     axes=None, method="auto", device="auto", threads=0, precision=None):
     """A Gaussian filter over `axes` (all by default), as ``scipy.ndimage.gaussian_filter``.
@@ -231,10 +245,15 @@ def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0
     return _passes(source, output, steps, method, device, threads, precision)
 
 
-def _uniform_steps(ndim, size, mode, cval, origin, axes):
+def _uniform_steps(ndim, size, mode, cval, origin, axes, below_one_left=True):
+    """The passes of a uniform filter: one per axis whose size is above 1. scipy's
+    uniform_filter leaves an axis of size 0 (or below) as it is, as size 1
+    (`below_one_left`); its uniform_filter1d refuses a size below 1."""
     filtered = normalize_axes(axes, ndim)
     n = len(filtered)
     sizes, modes, offsets = per_axis(size, n, "size"), per_axis(mode, n, "mode"), per_axis(origin, n, "origin")
+    if below_one_left:
+        sizes = [1 if isinstance(s, (int, np.integer)) and s < 1 else s for s in sizes]
     steps = []
     for axis, s, m, o in zip(filtered, sizes, modes, offsets):
         if not isinstance(s, (int, np.integer)) or s < 1:
@@ -246,6 +265,7 @@ def _uniform_steps(ndim, size, mode, cval, origin, axes):
 
 
 @accepts_map
+@accepts_complex()
 def uniform_filter1d(input, size, axis=-1, output=None, mode="reflect", cval=0.0, origin=0, *, method="auto",
                      device="auto", threads=0, precision=None):
     """The mean over `size` samples along `axis`, as ``scipy.ndimage.uniform_filter1d``.
@@ -268,11 +288,12 @@ def uniform_filter1d(input, size, axis=-1, output=None, mode="reflect", cval=0.0
     """
     source = real_array(input, "input")
     (a,) = normalize_axes(axis, max(source.ndim, 1))
-    steps = _uniform_steps(max(source.ndim, 1), [size], [mode], cval, [origin], (a,))
+    steps = _uniform_steps(max(source.ndim, 1), [size], [mode], cval, [origin], (a,), below_one_left=False)
     return _passes(source, output, steps, method, device, threads, precision)
 
 
 @accepts_map
+@accepts_complex()
 def uniform_filter(input, size=3, output=None, mode="reflect", cval=0.0, origin=0, *, axes=None, method="auto",
                    device="auto", threads=0, precision=None):
     """The mean over a box of `size` (one per axis or one for all), as
@@ -310,6 +331,7 @@ def _derivative_steps(ndim, axis, mode, cval, derivative, smooth):
 
 
 @accepts_map
+@accepts_complex(pairs=False)  # smooths along every axis but `axis`: no float pairs
 def sobel(input, axis=-1, output=None, mode="reflect", cval=0.0, *, method="auto", device="auto", threads=0,
           precision=None):
     """The Sobel derivative along `axis`, smoothed by 1 2 1 along the others, as
@@ -338,6 +360,7 @@ def sobel(input, axis=-1, output=None, mode="reflect", cval=0.0, *, method="auto
 
 
 @accepts_map
+@accepts_complex(pairs=False)  # smooths along every axis but `axis`: no float pairs
 def prewitt(input, axis=-1, output=None, mode="reflect", cval=0.0, *, method="auto", device="auto", threads=0,
             precision=None):
     """The Prewitt derivative along `axis`, smoothed by 1 1 1 along the others, as
@@ -388,6 +411,7 @@ def _laplace_sum(input, output, axes, second_derivative, method, device, threads
 
 
 @accepts_map
+@accepts_complex()
 def laplace(input, output=None, mode="reflect", cval=0.0, *, axes=None, method="auto", device="auto", threads=0,
             precision=None):
     """The sum of the second differences (1 -2 1) along `axes` (all by default), as
@@ -433,6 +457,7 @@ def laplace(input, output=None, mode="reflect", cval=0.0, *, axes=None, method="
 
 
 @accepts_map
+@accepts_complex()
 def gaussian_laplace(input, sigma, output=None, mode="reflect", cval=0.0, *, axes=None, method="auto",
                      device="auto", threads=0, precision=None, **kwargs):
     """The Laplacian of the Gaussian: the sum over `axes` of the Gaussian's second derivative
