@@ -3,7 +3,8 @@
 // CUDA run that cannot start throws or falls back as the executor was told; a method without a
 // CUDA path runs on the CPU with the session kept; a failing device is dropped and the next run
 // starts a fresh one; device auto weighs what the bus would move, and nothing for an image the
-// session holds; a stand-in's bus figures are not kept as this machine's.
+// session holds; a stand-in's bus figures are not kept as this machine's; a failure while
+// weighing (timing the bus or the costs) runs on the CPU and drops the session.
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -20,6 +21,7 @@ struct Log {
     int sessions = 0;
     int busMeasured = 0;
     double gpuEstimateMs = 1.0;
+    bool busFails = false, costsFail = false; // timing the bus or the costs throws, as a full device would
 };
 
 // A session that computes nothing: the executor asks it only for its estimate and its bus.
@@ -40,9 +42,14 @@ public:
     void copyLastResultToGlBuffer(unsigned int, std::size_t) override {}
     void releaseGlBuffer(unsigned int) override {}
     std::string deviceName() const override { return "idle stand-in"; }
-    double estimateMs(const ConvolveParams&, int, int, int, bool) override { return log_.gpuEstimateMs; }
+    double estimateMs(const ConvolveParams&, int, int, int, bool) override
+    {
+        if (log_.costsFail) throw Error("cuFFT plan failed while timing the costs");
+        return log_.gpuEstimateMs;
+    }
     BusCosts busCosts() override
     {
+        if (log_.busFails) throw Error("out of device memory while timing the bus");
         ++log_.busMeasured;
         return {10.0, 10.0, 20.0, 20.0, 0.01, "idle stand-in"}; // 10 GB/s each way: 1 GB is 100 ms
     }
@@ -254,6 +261,39 @@ private slots:
         QCOMPARE(log.busMeasured, 1); // once per session
         // A stand-in's figures are not this machine's bus: nothing is kept in the store.
         QVERIFY(!cachedBusCosts().known());
+    }
+
+    // Issue 51, defect 3: a device error while weighing a device auto run (timing the bus, the
+    // costs) runs it on the CPU with why, drops the session, and the next run starts a fresh
+    // one that works; an explicit CUDA run is not weighed and is unaffected.
+    void aFailureWhileWeighingFallsBackAndDoesNotPoisonLaterRuns()
+    {
+        for (bool busFails : {true, false}) {
+            Log log;
+            log.gpuEstimateMs = 0.001;
+            log.busFails = busFails;
+            log.costsFail = !busFails;
+            Executor ex(Executor::ExplicitCuda::Throws, idleSessions(log));
+            int gpuRuns = 0;
+            const auto onGpu = [&](GpuSession&) { ++gpuRuns; };
+            Executor::Attempt failed;
+            try {
+                failed = ex.tryGpu(paramsOn(Device::Auto), footprint(0, 0), nullptr, onGpu);
+            } catch (const std::exception& e) {
+                QFAIL(qPrintable(QString("the weighing's error escaped device auto: ") + e.what()));
+            }
+            QVERIFY(!failed.ran);
+            QCOMPARE(gpuRuns, 0);
+            QVERIFY2(QString::fromStdString(failed.reason).contains(busFails ? "timing the bus" : "timing the costs"),
+                     failed.reason.c_str());
+            QVERIFY2(QString::fromStdString(failed.reason).contains("ran on the CPU"), failed.reason.c_str());
+            QVERIFY2(!ex.sessionHandle(), "the half-weighed session is dropped");
+            log.busFails = log.costsFail = false; // the device recovers: the next run is not poisoned
+            const Executor::Attempt next = ex.tryGpu(paramsOn(Device::Auto), footprint(0, 0), nullptr, onGpu);
+            QVERIFY2(next.ran, next.reason.c_str());
+            QCOMPARE(gpuRuns, 1);
+            QCOMPARE(log.sessions, 2);
+        }
     }
 
     // The footprint names its image: on the backend whose session holds it the upload is free,

@@ -18,6 +18,10 @@
 #include "convlab/kernel.h"
 #include "testutil.h"
 
+#if defined(CONVLAB_TEST_HAVE_CUDA)
+#include <cuda_runtime.h>
+#endif
+
 using namespace convlab;
 using namespace convlab::test;
 
@@ -328,6 +332,81 @@ private slots:
             }
         }
     }
+
+    // Issue 51, defect 1: kernels whose tile leaves the tiled kernel (long thin ones on every
+    // device, large squares on sm_86/89) read the taps at the stride they were uploaded with.
+    void directOutsideTheTiledKernelMatchesCpu()
+    {
+        CONVLAB_REQUIRE_GPU();
+        const Image in = randomImage(300, 211, 1, 51);
+        gpu_->setImage(in);
+        for (auto [kw, kh] : {std::pair{1, 401}, std::pair{3, 500}, std::pair{31, 300}, std::pair{97, 97}, std::pair{127, 125}}) {
+            const Kernel k = randomKernel(kw, kh, KernelKind::Dense, 7u + kw);
+            ConvolveParams p;
+            p.kernel = k;
+            p.border = {BorderMode::Reflect, 0.0f};
+            p.device = Device::Cpu;
+            p.method = Method::Reference;
+            const Image want = convolve(in, p);
+            for (Method m : {Method::Direct, Method::Reference}) {
+                p.method = m;
+                const Image got = gpu_->run(p);
+                QVERIFY2(relativeError(got, want, k, in) <= toleranceFor(Method::Direct),
+                         qPrintable(QString("%1x%2 %3").arg(kw).arg(kh).arg(methodName(m).c_str())));
+            }
+        }
+    }
+
+    // Issue 51, defect 6: the separable row pass over more padded rows than grid y's 65535.
+    void separableOnTallImages()
+    {
+        CONVLAB_REQUIRE_GPU();
+        const Image in = randomImage(8, kMaxImageSide, 1, 52);
+        gpu_->setImage(in);
+        const Kernel k = randomKernel(5, 9, KernelKind::Rank1, 53);
+        ConvolveParams p;
+        p.kernel = k;
+        p.device = Device::Cpu;
+        p.method = Method::Separable;
+        const Image want = convolve(in, p);
+        const Image got = gpu_->run(p);
+        QVERIFY(relativeError(got, want, k, in) <= toleranceFor(Method::Separable));
+    }
+
+#if defined(CONVLAB_TEST_HAVE_CUDA)
+    // Issue 51, defect 5: an output= array offset by 4 bytes (a view into a larger buffer) gets
+    // the result without a misaligned vector store, and the session works after it.
+    void outputOffsetByFourBytes()
+    {
+        CONVLAB_REQUIRE_GPU();
+        const int w = 256, h = 70;
+        const Image in = randomImage(w, h, 1, 54);
+        const std::size_t n = static_cast<std::size_t>(w) * h;
+        float *din = nullptr, *dout = nullptr;
+        QCOMPARE(cudaMalloc(&din, n * sizeof(float)), cudaSuccess);
+        QCOMPARE(cudaMalloc(&dout, (n + 4) * sizeof(float)), cudaSuccess);
+        QCOMPARE(cudaMemcpy(din, in.data.data(), n * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+        ConvolveParams p;
+        p.kernel = randomKernel(3, 3, KernelKind::Dense, 55);
+        p.device = Device::Cpu;
+        p.method = Method::Direct;
+        const Image want = convolve(in, p);
+        DevicePlanes planes;
+        planes.in = din;
+        planes.out = dout + 1;
+        planes.width = w;
+        planes.height = h;
+        planes.channels = 1;
+        p.device = Device::Cuda;
+        gpu_->runOnDevice(p, planes, nullptr);
+        Image got(w, h, 1);
+        QCOMPARE(cudaMemcpy(got.data.data(), dout + 1, n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+        cudaFree(din);
+        cudaFree(dout);
+        QVERIFY(relativeError(got, want, p.kernel, in) <= toleranceFor(Method::Direct));
+        QVERIFY(!gpu_->run(p).data.empty()); // the context survived
+    }
+#endif
 
     void tiledDirectAtBlockEdges()
     {

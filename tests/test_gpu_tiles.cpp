@@ -126,7 +126,7 @@ Simulation simulateTiled(const Image& in, const Kernel& k, BorderMode mode, floa
                     case 2: tl::computePatch<2>(shared.data(), s, tx, py, acc); break;
                     default: tl::computePatch<3>(shared.data(), s, tx, py, acc); break;
                     }
-                    tl::storePatch(target, g, x0, y0, tx, py, acc);
+                    tl::storePatch(target, g, tl::vectorStoresFor(g, reinterpret_cast<std::uintptr_t>(target)), x0, y0, tx, py, acc);
                     for (int y = y0 + py * tl::kOutY; y < std::min(g.h, y0 + (py + 1) * tl::kOutY); ++y)
                         for (int x = x0 + tx * tl::kOutX; x < std::min(g.w, x0 + (tx + 1) * tl::kOutX); ++x) {
                             const std::size_t at = static_cast<std::size_t>(y) * g.w + x;

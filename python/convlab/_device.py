@@ -10,6 +10,10 @@ import numpy as np
 from . import _convlab
 from ._args import FLOAT32, Error
 
+# cudaStreamLegacy as __cuda_array_interface__ numbers streams: waiting on it waits for the work
+# of every blocking stream of the device.
+LEGACY_STREAM = 1
+
 # DLPack's device types that are GPU memory (kDLCUDA, kDLCUDAManaged; kDLCUDAHost is host memory).
 _DLPACK_CUDA = {2: "CUDA", 13: "CUDA managed"}
 
@@ -68,8 +72,31 @@ def _planes_of(value, what):
                          "copy (cupy.ascontiguousarray(x), x.contiguous())")
     if int(np.prod(shape)) == 0:
         raise ValueError(f"{what} of shape {shape} is empty")
-    stream = cai.get("stream")  # version 3: the producer's stream, None when nothing is pending
-    return int(cai["data"][0]), shape, 0 if stream is None else int(stream), owner
+    return int(cai["data"][0]), shape, stream_to_wait(cai, _current_stream(owner)), owner
+
+
+def stream_to_wait(interface, current_stream=None):
+    """The stream (an integer handle; 0 for none) the session waits on before it reads or writes
+    an array exported with `interface` (__cuda_array_interface__):
+    - a "stream" entry (version 3, CuPy's): the producer's stream; None when nothing is pending;
+    - none (version 2, torch's): unknown. The producer's current stream when known (torch's
+      current stream, `current_stream`), else the legacy default stream, which orders after the
+      work of every blocking stream. Stream 0 (the null stream) is the legacy stream."""
+    if "stream" in interface:
+        stream = interface["stream"]
+        return 0 if stream is None else int(stream)
+    if current_stream is not None:
+        return int(current_stream) or LEGACY_STREAM
+    return LEGACY_STREAM
+
+
+def _current_stream(owner):
+    """torch's current stream on the tensor's device (its __cuda_array_interface__ has no stream),
+    or None for other producers."""
+    if type(owner).__module__.split(".")[0] != "torch":
+        return None
+    torch = importlib.import_module("torch")
+    return torch.cuda.current_stream(owner.device).cuda_stream
 
 
 def shape_only(value, what="input"):
@@ -113,7 +140,7 @@ def run(correlate_, value, kernel, axes, ax, ay, border, cval, opts, report, out
         raise TypeError("output for a GPU array: a float32 CUDA array of the input's shape, or float32")
     if output is None or not gpu_array_kind(output):
         output = _new_like(value, owner)
-    out_pointer, out_shape, _, _ = _planes_of(output, "output")
+    out_pointer, out_shape, out_stream, _ = _planes_of(output, "output")
     if out_shape != shape:
         raise ValueError(f"output's shape {out_shape} differs from the input's {shape}")
     # The planes of a batch lie one after another: runs of up to four, each filtered alike (a row
@@ -129,7 +156,7 @@ def run(correlate_, value, kernel, axes, ax, ay, border, cval, opts, report, out
         offset = first_plane * plane_bytes
         non_finite, run_report = _convlab.filter_device(
             pointer + offset, out_pointer + offset, height, width, count, stream, kernel, border, cval, ax, ay,
-            correlate_, opts.method, opts.device, bool(report))
+            correlate_, opts.method, opts.device, bool(report), output_stream=out_stream)
         if non_finite and opts.zero_taps == "skip" and not np.all(kernel):
             raise Error("the GPU array holds NaN or infinite values and the weights have zero taps: scipy's "
                         "footprint (zero_taps='skip') is computed on the host; pass zero_taps='multiply' "

@@ -503,7 +503,7 @@ nb::tuple filter(Input input, Weights weights, std::optional<Output> output, std
 // input held a NaN or an infinity, the report or None).
 nb::tuple filterDevice(std::uintptr_t in, std::uintptr_t out, int height, int width, int channels, std::uintptr_t stream,
                        Weights weights, std::string_view mode, double cval, int anchorX, int anchorY, bool correlate,
-                       std::string_view method, std::string_view device, bool wantReport)
+                       std::string_view method, std::string_view device, bool wantReport, std::uintptr_t outStream)
 {
     convlab::ConvolveParams params = paramsFrom(weights, mode, cval, anchorX, anchorY, correlate, method, device, 0);
     convlab::checkImageSize(width, height, std::max(channels, 1));
@@ -514,6 +514,7 @@ nb::tuple filterDevice(std::uintptr_t in, std::uintptr_t out, int height, int wi
     planes.height = height;
     planes.channels = channels;
     planes.stream = stream;
+    planes.outStream = outStream;
     convlab::RunReport report;
     bool nonFinite = false;
     convlab::python::runInterruptibly(params, planes.width * std::size_t(planes.height) * std::max(channels, 1),
@@ -589,7 +590,7 @@ NB_MODULE(_convlab, m)
           "anchor_y"_a, "correlate"_a, "method"_a, "device"_a, "threads"_a, "report"_a);
     m.def("filter_device", &filterDevice, "input"_a, "output"_a, "height"_a, "width"_a, "channels"_a, "stream"_a,
           "weights"_a, "mode"_a, "cval"_a, "anchor_x"_a, "anchor_y"_a, "correlate"_a, "method"_a, "device"_a,
-          "report"_a);
+          "report"_a, "output_stream"_a = 0);
     m.def("border_indices", &borderIndices, "begin"_a, "end"_a, "n"_a, "mode"_a);
     m.def("border_name", [](std::string_view mode) { return convlab::borderName(convlab::parseBorder(mode).mode); });
     m.def("border_modes", &borderModeTable);

@@ -13,7 +13,9 @@ namespace {
 
 __constant__ float cKernel[kConstantKernelValues];
 
-constexpr int kTileX = 32, kTileY = 8;
+constexpr int kTileX = kDirectTileX, kTileY = kDirectTileY;
+
+dim3 dimsOf(const Dims& d) { return dim3(static_cast<unsigned>(d.x), static_cast<unsigned>(d.y), static_cast<unsigned>(d.z)); }
 
 __device__ __forceinline__ float fetch(const float* plane, int w, int h, long long y, long long x, const Geometry& g)
 {
@@ -24,9 +26,10 @@ __device__ __forceinline__ float fetch(const float* plane, int w, int h, long lo
 // One block: kTileX x kTileY outputs; the input tile with its halo goes to shared memory once,
 // with the border rule applied while loading. The kernel comes from constant memory, or is
 // staged into shared memory after the tile when it is too large for constant memory.
+// `kstride`: the taps' row stride (launchplan.h, the plan's KernelLayout; the session uploads them so).
 template <bool kConstant>
 __global__ void directShared(const float* __restrict__ in, float* __restrict__ out, Geometry g,
-                             const float* __restrict__ gk)
+                             const float* __restrict__ gk, int kstride)
 {
     extern __shared__ float tile[];
     const int tw = kTileX + g.kw - 1, th = kTileY + g.kh - 1;
@@ -39,14 +42,14 @@ __global__ void directShared(const float* __restrict__ in, float* __restrict__ o
     }
     float* staged = tile + tw * th;
     if (!kConstant)
-        for (int i = threadIdx.y * kTileX + threadIdx.x; i < g.kw * g.kh; i += kTileX * kTileY) staged[i] = __ldg(gk + i);
+        for (int i = threadIdx.y * kTileX + threadIdx.x; i < kstride * g.kh; i += kTileX * kTileY) staged[i] = __ldg(gk + i);
     __syncthreads();
     const int x = x0 + threadIdx.x, y = y0 + threadIdx.y;
     if (x >= g.w || y >= g.h) return;
     float acc = 0.0f;
     const float* t = tile + threadIdx.y * tw + threadIdx.x;
     for (int v = 0; v < g.kh; ++v) {
-        const float* kr = (kConstant ? cKernel : staged) + v * g.kw;
+        const float* kr = (kConstant ? cKernel : staged) + v * kstride;
         const float* tr = t + v * tw;
         for (int u = 0; u < g.kw; ++u) acc = fmaf(kr[u], tr[u], acc);
     }
@@ -55,7 +58,7 @@ __global__ void directShared(const float* __restrict__ in, float* __restrict__ o
 
 // Kernels too large for a shared tile: every tap read through the L1/L2 caches.
 __global__ void directGlobal(const float* __restrict__ in, float* __restrict__ out, Geometry g,
-                             const float* __restrict__ gk)
+                             const float* __restrict__ gk, int kstride)
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     const int c = blockIdx.z;
@@ -64,7 +67,7 @@ __global__ void directGlobal(const float* __restrict__ in, float* __restrict__ o
     float acc = 0.0f;
     for (int v = 0; v < g.kh; ++v)
         for (int u = 0; u < g.kw; ++u)
-            acc = fmaf(__ldg(gk + v * g.kw + u),
+            acc = fmaf(__ldg(gk + v * kstride + u),
                        fetch(src, g.w, g.h, static_cast<long long>(y) - g.ay + v, static_cast<long long>(x) - g.ax + u, g), acc);
     out[static_cast<size_t>(c) * g.w * g.h + static_cast<size_t>(y) * g.w + x] = fmaf(g.scale, acc, g.offset);
 }
@@ -80,7 +83,7 @@ __global__ void __launch_bounds__(tiled::kThreads) directTiled(const float* __re
     __syncthreads();
     float acc[tiled::kOutY][tiled::kOutX];
     tiled::computePatch<M>(staged, s, threadIdx.x, threadIdx.y, acc);
-    tiled::storePatch(out + plane, g, x0, y0, threadIdx.x, threadIdx.y, acc);
+    tiled::storePatch(out + plane, g, s.vectorStores, x0, y0, threadIdx.x, threadIdx.y, acc);
 }
 
 // The same tiles on a persistent grid (tiles.h, tileAt): each block loops over its share.
@@ -98,7 +101,7 @@ __global__ void __launch_bounds__(tiled::kThreads) directTiledPersistent(const f
         __syncthreads();
         float acc[tiled::kOutY][tiled::kOutX];
         tiled::computePatch<M>(staged, s, threadIdx.x, threadIdx.y, acc);
-        tiled::storePatch(out + plane, g, t.x0, t.y0, threadIdx.x, threadIdx.y, acc);
+        tiled::storePatch(out + plane, g, s.vectorStores, t.x0, t.y0, threadIdx.x, threadIdx.y, acc);
         __syncthreads(); // the tile is read by every thread before the next one overwrites it
     }
 }
@@ -136,7 +139,7 @@ __global__ void __launch_bounds__(tiled::kThreads, MinBlocks < kTiledBlocksPerSm
     for (int p = 0; p < PatchesY; ++p) {
         float acc[tiled::kOutY][tiled::kOutX];
         tiled::computePatch<M>(staged, s, threadIdx.x, threadIdx.y + p * tiled::kThreadsY, acc);
-        tiled::storePatch(out + plane, g, x0, y0, threadIdx.x, threadIdx.y + p * tiled::kThreadsY, acc);
+        tiled::storePatch(out + plane, g, s.vectorStores, x0, y0, threadIdx.x, threadIdx.y + p * tiled::kThreadsY, acc);
     }
 }
 
@@ -151,28 +154,31 @@ __global__ void unpack(const std::uint8_t* __restrict__ samples, int w, int h, i
         unpackSample<T>(samples, w, channels, stride, order.c, c, y, x);
 }
 
-constexpr int kRowThreads = 128;
-
-// tmp(r, x) = sum_u f[u] * P(r, x + u) for padded rows r in [0, h + kh - 1).
+// tmp(r, x) = sum_u f[u] * P(r, x + u) for padded rows r in [0, h + kh - 1). The rows may
+// outnumber grid y's 65535 (launchplan.h rowPassLaunch): block y takes rows y, y + gridDim.y, ...
 __global__ void rowPass(const float* __restrict__ in, float* __restrict__ tmp, Geometry g, const float* __restrict__ f)
 {
     extern __shared__ float seg[];
-    const int r = blockIdx.y, c = blockIdx.z;
+    const int c = blockIdx.z;
     const int ph = g.h + g.kh - 1;
     const int x0 = blockIdx.x * kRowThreads;
     const float* src = in + static_cast<size_t>(c) * g.w * g.h;
-    const int sy = borderIndex(static_cast<long long>(r) - g.ay, g.h, g.mode);
     const int len = kRowThreads + g.kw - 1;
-    for (int i = threadIdx.x; i < len; i += kRowThreads) {
-        const int sx = borderIndex(static_cast<long long>(x0) + i - g.ax, g.w, g.mode);
-        seg[i] = (sy < 0 || sx < 0) ? g.cval : __ldg(src + static_cast<size_t>(sy) * g.w + sx);
-    }
-    __syncthreads();
     const int x = x0 + threadIdx.x;
-    if (x >= g.w) return;
-    float acc = 0.0f;
-    for (int u = 0; u < g.kw; ++u) acc = fmaf(__ldg(f + u), seg[threadIdx.x + u], acc);
-    tmp[(static_cast<size_t>(c) * ph + r) * g.w + x] = acc;
+    for (int r = blockIdx.y; r < ph; r += gridDim.y) { // the same trips for every thread: barriers stay uniform
+        const int sy = borderIndex(static_cast<long long>(r) - g.ay, g.h, g.mode);
+        for (int i = threadIdx.x; i < len; i += kRowThreads) {
+            const int sx = borderIndex(static_cast<long long>(x0) + i - g.ax, g.w, g.mode);
+            seg[i] = (sy < 0 || sx < 0) ? g.cval : __ldg(src + static_cast<size_t>(sy) * g.w + sx);
+        }
+        __syncthreads();
+        if (x < g.w) {
+            float acc = 0.0f;
+            for (int u = 0; u < g.kw; ++u) acc = fmaf(__ldg(f + u), seg[threadIdx.x + u], acc);
+            tmp[(static_cast<size_t>(c) * ph + r) * g.w + x] = acc;
+        }
+        __syncthreads(); // every thread has read the segment before the next row overwrites it
+    }
 }
 
 // out(y, x) (+)= sum_v f[v] * tmp(y + v, x): consecutive threads read consecutive x (coalesced).
@@ -274,11 +280,6 @@ __global__ void fill(float* __restrict__ out, long long n, float value)
         out[i] = value;
 }
 
-dim3 grid2d(int w, int h, int channels, dim3 block)
-{
-    return dim3((w + block.x - 1) / block.x, (h + block.y - 1) / block.y, channels);
-}
-
 } // namespace
 
 bool uploadConstantKernel(const float* hostValues, int count, cudaStream_t stream)
@@ -289,22 +290,38 @@ bool uploadConstantKernel(const float* hostValues, int count, cudaStream_t strea
     return true;
 }
 
-void launchDirect(const float* in, float* out, const Geometry& g, const float* deviceKernel, bool useConstant,
-                  cudaStream_t stream)
+std::size_t deviceSharedOptinBytes()
 {
-    const size_t shared = sizeof(float) * ((kTileX + g.kw - 1) * (kTileY + g.kh - 1) + (useConstant ? 0 : g.kw * g.kh));
-    const dim3 block(kTileX, kTileY);
-    const dim3 grid = grid2d(g.w, g.h, g.channels, block);
-    if (shared <= 48 * 1024) {
-        if (useConstant)
-            directShared<true><<<grid, block, shared, stream>>>(in, out, g, deviceKernel);
-        else
-            directShared<false><<<grid, block, shared, stream>>>(in, out, g, deviceKernel);
-    } else {
-        directGlobal<<<grid, block, 0, stream>>>(in, out, g, deviceKernel);
+    // Shared memory a block may have on this device (the opt-in above 48 KB), once.
+    static const int optin = [] {
+        int dev = 0, bytes = 48 * 1024;
+        cudaGetDevice(&dev);
+        cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+        cudaGetLastError();
+        return bytes;
+    }();
+    return static_cast<std::size_t>(optin);
+}
+
+namespace {
+
+// The one-output-a-thread kernels of a plan (not Tiled), the taps at the plan's row stride.
+void launchDirectSimple(const float* in, float* out, const Geometry& g, const DirectPlan& p, const float* deviceKernel,
+                        cudaStream_t stream)
+{
+    const dim3 grid = dimsOf(p.launch.grid), block = dimsOf(p.launch.block);
+    const size_t shared = p.launch.sharedBytes;
+    const int stride = p.layout.rowStride;
+    switch (p.kernel) {
+    case DirectKernel::SharedConstant: directShared<true><<<grid, block, shared, stream>>>(in, out, g, deviceKernel, stride); break;
+    case DirectKernel::SharedStaged: directShared<false><<<grid, block, shared, stream>>>(in, out, g, deviceKernel, stride); break;
+    case DirectKernel::Global: directGlobal<<<grid, block, 0, stream>>>(in, out, g, deviceKernel, stride); break;
+    case DirectKernel::Tiled: throw Error("a tiled plan given to the one-output-a-thread launcher");
     }
     check(cudaGetLastError(), "direct launch");
 }
+
+} // namespace
 
 namespace {
 
@@ -331,12 +348,14 @@ template <int M> int residentBlocks(size_t shared)
 }
 
 template <TiledGrid G, int M>
-void launchTiled(const float* in, float* out, const Geometry& g, const tiled::Shape& s, size_t shared,
-                 const float* paddedKernel, int optin, cudaStream_t stream)
+void launchTiled(const float* in, float* out, const Geometry& g, const DirectPlan& p, const float* paddedKernel,
+                 int optin, cudaStream_t stream)
 {
     constexpr tiled::Variant v = tiled::variantOf(G);
-    const dim3 block(tiled::kThreadsX, tiled::kThreadsY);
-    const dim3 grid(tiled::tilesAcross(g), tiled::tilesDown(g, s), g.channels);
+    tiled::Shape s = p.shape;
+    s.vectorStores = tiled::vectorStoresFor(g, reinterpret_cast<std::uintptr_t>(out));
+    const size_t shared = p.launch.sharedBytes;
+    const dim3 block = dimsOf(p.launch.block), grid = dimsOf(p.launch.grid);
     // One kernel per instantiation of this function: its attribute set on its first launch.
     static const bool allowed = [optin] {
         constexpr tiled::Variant v = tiled::variantOf(G);
@@ -350,8 +369,8 @@ void launchTiled(const float* in, float* out, const Geometry& g, const tiled::Sh
     }();
     (void)allowed;
     if constexpr (v.persistent) {
-        const int blocks = std::min(tiled::tileCount(g), residentBlocks<M>(shared));
-        directTiledPersistent<M><<<blocks, block, shared, stream>>>(in, out, g, s, paddedKernel);
+        const LaunchShape l = persistentLaunch(g, shared, residentBlocks<M>(shared));
+        directTiledPersistent<M><<<dimsOf(l.grid), block, shared, stream>>>(in, out, g, s, paddedKernel);
     } else if constexpr (G == TiledGrid::BlockPerTile) {
         directTiled<M><<<grid, block, shared, stream>>>(in, out, g, s, paddedKernel);
     } else {
@@ -361,14 +380,14 @@ void launchTiled(const float* in, float* out, const Geometry& g, const tiled::Sh
 }
 
 template <TiledGrid G>
-void launchTiledFor(const float* in, float* out, const Geometry& g, const tiled::Shape& s, size_t shared,
-                    const float* paddedKernel, int optin, cudaStream_t stream)
+void launchTiledFor(const float* in, float* out, const Geometry& g, const DirectPlan& p, const float* paddedKernel,
+                    int optin, cudaStream_t stream)
 {
-    switch (s.m) {
-    case 0: launchTiled<G, 0>(in, out, g, s, shared, paddedKernel, optin, stream); break;
-    case 1: launchTiled<G, 1>(in, out, g, s, shared, paddedKernel, optin, stream); break;
-    case 2: launchTiled<G, 2>(in, out, g, s, shared, paddedKernel, optin, stream); break;
-    default: launchTiled<G, 3>(in, out, g, s, shared, paddedKernel, optin, stream); break;
+    switch (p.shape.m) {
+    case 0: launchTiled<G, 0>(in, out, g, p, paddedKernel, optin, stream); break;
+    case 1: launchTiled<G, 1>(in, out, g, p, paddedKernel, optin, stream); break;
+    case 2: launchTiled<G, 2>(in, out, g, p, paddedKernel, optin, stream); break;
+    default: launchTiled<G, 3>(in, out, g, p, paddedKernel, optin, stream); break;
     }
 }
 
@@ -384,69 +403,57 @@ const std::vector<TiledVariantInfo>& tiledVariants()
     return list;
 }
 
+void launchDirectPlanned(const float* in, float* out, const Geometry& g, const DirectPlan& p, const float* deviceKernel,
+                         cudaStream_t stream)
+{
+    if (p.kernel != DirectKernel::Tiled) return launchDirectSimple(in, out, g, p, deviceKernel, stream);
+    const int optin = static_cast<int>(deviceSharedOptinBytes());
+    switch (p.grid) {
+    case TiledGrid::BlockPerTile: launchTiledFor<TiledGrid::BlockPerTile>(in, out, g, p, deviceKernel, optin, stream); break;
+    case TiledGrid::Persistent: launchTiledFor<TiledGrid::Persistent>(in, out, g, p, deviceKernel, optin, stream); break;
+    case TiledGrid::Edges: launchTiledFor<TiledGrid::Edges>(in, out, g, p, deviceKernel, optin, stream); break;
+    case TiledGrid::Occ6: launchTiledFor<TiledGrid::Occ6>(in, out, g, p, deviceKernel, optin, stream); break;
+    case TiledGrid::EdgesOcc6: launchTiledFor<TiledGrid::EdgesOcc6>(in, out, g, p, deviceKernel, optin, stream); break;
+    case TiledGrid::Tall: launchTiledFor<TiledGrid::Tall>(in, out, g, p, deviceKernel, optin, stream); break;
+    case TiledGrid::Edges8: launchTiledFor<TiledGrid::Edges8>(in, out, g, p, deviceKernel, optin, stream); break;
+    }
+    check(cudaGetLastError(), "tiled direct launch");
+}
+
 bool launchDirectTiled(const float* in, float* out, const Geometry& g, const float* paddedKernel, TiledGrid grid,
                        cudaStream_t stream)
 {
-    // Shared memory a block may have on this device (the opt-in above 48 KB), once.
-    static const int optin = [] {
-        int dev = 0, bytes = 48 * 1024;
-        cudaGetDevice(&dev);
-        cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
-        cudaGetLastError();
-        return bytes;
-    }();
-    auto bytesOf = [](TiledGrid grid, const tiled::Shape& s) {
-        return sizeof(float4) * static_cast<size_t>(tiled::variantOf(grid).inFlight > 0 ? tiled::sharedVectorsWithRowMap(s)
-                                                                                        : tiled::sharedVectors(s));
-    };
-    tiled::Shape s = tiled::shapeFor(g, tiled::variantOf(grid).patchesY);
-    if (bytesOf(grid, s) > static_cast<size_t>(optin)) {
-        // A candidate's tile larger than fits: the default's, which gives the same bits.
-        grid = TiledGrid::BlockPerTile;
-        s = tiled::shapeFor(g);
-    }
-    const size_t shared = bytesOf(grid, s);
-    if (shared > static_cast<size_t>(optin)) return false;
-    switch (grid) {
-    case TiledGrid::BlockPerTile: launchTiledFor<TiledGrid::BlockPerTile>(in, out, g, s, shared, paddedKernel, optin, stream); break;
-    case TiledGrid::Persistent: launchTiledFor<TiledGrid::Persistent>(in, out, g, s, shared, paddedKernel, optin, stream); break;
-    case TiledGrid::Edges: launchTiledFor<TiledGrid::Edges>(in, out, g, s, shared, paddedKernel, optin, stream); break;
-    case TiledGrid::Occ6: launchTiledFor<TiledGrid::Occ6>(in, out, g, s, shared, paddedKernel, optin, stream); break;
-    case TiledGrid::EdgesOcc6: launchTiledFor<TiledGrid::EdgesOcc6>(in, out, g, s, shared, paddedKernel, optin, stream); break;
-    case TiledGrid::Tall: launchTiledFor<TiledGrid::Tall>(in, out, g, s, shared, paddedKernel, optin, stream); break;
-    case TiledGrid::Edges8: launchTiledFor<TiledGrid::Edges8>(in, out, g, s, shared, paddedKernel, optin, stream); break;
-    }
-    check(cudaGetLastError(), "tiled direct launch");
+    const DirectPlan p = directPlanFor(g, grid, deviceSharedOptinBytes());
+    if (p.kernel != DirectKernel::Tiled) return false;
+    launchDirectPlanned(in, out, g, p, paddedKernel, stream);
     return true;
 }
 
 void launchUnpack(const std::uint8_t* samples, bool sixteenBit, int w, int h, int channels, size_t strideBytes,
                   ChannelOrder order, float* planes, cudaStream_t stream)
 {
-    const dim3 block(32, 8);
+    const LaunchShape l = unpackLaunch(w, h, channels);
+    const dim3 grid = dimsOf(l.grid), block = dimsOf(l.block);
     if (sixteenBit)
-        unpack<std::uint16_t><<<grid2d(w, h, channels, block), block, 0, stream>>>(samples, w, h, channels, strideBytes,
-                                                                                   order, planes);
+        unpack<std::uint16_t><<<grid, block, 0, stream>>>(samples, w, h, channels, strideBytes, order, planes);
     else
-        unpack<std::uint8_t><<<grid2d(w, h, channels, block), block, 0, stream>>>(samples, w, h, channels, strideBytes,
-                                                                                  order, planes);
+        unpack<std::uint8_t><<<grid, block, 0, stream>>>(samples, w, h, channels, strideBytes, order, planes);
     check(cudaGetLastError(), "unpack launch");
 }
 
 void launchRowPass(const float* in, float* tmp, const Geometry& g, const float* rowFactor, cudaStream_t stream)
 {
-    const size_t shared = sizeof(float) * (kRowThreads + g.kw - 1);
-    if (shared > 48 * 1024) throw Error("separable row factor too long for the GPU row pass");
-    const dim3 grid((g.w + kRowThreads - 1) / kRowThreads, g.h + g.kh - 1, g.channels);
-    rowPass<<<grid, kRowThreads, shared, stream>>>(in, tmp, g, rowFactor);
+    const LaunchShape l = rowPassLaunch(g);
+    if (l.sharedBytes > kDefaultSharedBytes) throw Error("separable row factor too long for the GPU row pass");
+    rowPass<<<dimsOf(l.grid), dimsOf(l.block), l.sharedBytes, stream>>>(in, tmp, g, rowFactor);
     check(cudaGetLastError(), "row pass launch");
 }
 
 void launchColPass(const float* tmp, float* out, const Geometry& g, const float* colFactor, bool accumulate,
                    bool last, cudaStream_t stream)
 {
-    const dim3 block(128, 2);
-    colPass<<<grid2d(g.w, g.h, g.channels, block), block, 0, stream>>>(tmp, out, g, colFactor, accumulate, last);
+    const LaunchShape l = colPassLaunch(g);
+    colPass<<<dimsOf(l.grid), dimsOf(l.block), 0, stream>>>(tmp, out, g, colFactor, accumulate, last);
     check(cudaGetLastError(), "column pass launch");
 }
 
@@ -455,44 +462,44 @@ void launchPadEmbed(const float* in, float* padded, const Geometry& g, const Fft
     // Rows of a multiple of 4 values (every power-of-two tile) start 16-byte aligned: four
     // values a thread, one vector store (fftlayout.h padQuad); the same values either way.
     if (l.n1 % 4 == 0 && reinterpret_cast<std::uintptr_t>(padded) % 16 == 0) {
-        const QuadGrid q = quadGrid(l.n1, l.n0, l.batch(g.channels));
-        padEmbedQuads<<<dim3(q.x, q.y, q.z), dim3(kQuadThreadsX, kQuadThreadsY), 0, stream>>>(in, padded, g, l);
+        const LaunchShape q = padEmbedLaunch(g, l, true);
+        padEmbedQuads<<<dimsOf(q.grid), dimsOf(q.block), 0, stream>>>(in, padded, g, l);
         check(cudaGetLastError(), "FFT padding launch");
         return;
     }
-    const dim3 block(32, 8);
-    padEmbed<<<grid2d(l.n1, l.n0, l.batch(g.channels), block), block, 0, stream>>>(in, padded, g, l);
+    const LaunchShape e = padEmbedLaunch(g, l, false);
+    padEmbed<<<dimsOf(e.grid), dimsOf(e.block), 0, stream>>>(in, padded, g, l);
     check(cudaGetLastError(), "FFT padding launch");
 }
 
 void launchKernelScatter(const float* k, int kw, int kh, float norm, float* real, int n0, int n1, cudaStream_t stream)
 {
     check(cudaMemsetAsync(real, 0, sizeof(float) * n0 * n1, stream), "kernel plane clear");
-    scatterKernel<<<(kw * kh + 255) / 256, 256, 0, stream>>>(k, kw, kh, norm, real, n0, n1);
+    const LaunchShape l = scatterLaunch(kw, kh);
+    scatterKernel<<<dimsOf(l.grid), dimsOf(l.block), 0, stream>>>(k, kw, kh, norm, real, n0, n1);
     check(cudaGetLastError(), "kernel scatter launch");
 }
 
 void launchSpectrumProduct(float2* spectra, const float2* kernelSpectrum, long long perChannel, int channels,
                            cudaStream_t stream)
 {
-    const long long n = perChannel * channels;
-    const int blocks = static_cast<int>(std::min<long long>((n + 255) / 256, 65535));
-    spectrumProduct<<<blocks, 256, 0, stream>>>(spectra, kernelSpectrum, perChannel, channels);
+    const LaunchShape l = gridStrideLaunch(perChannel * channels, 65535);
+    spectrumProduct<<<dimsOf(l.grid), dimsOf(l.block), 0, stream>>>(spectra, kernelSpectrum, perChannel, channels);
     check(cudaGetLastError(), "spectrum product launch");
 }
 
 void launchFill(float* out, long long n, float value, cudaStream_t stream)
 {
-    const int blocks = static_cast<int>(std::min<long long>((n + 255) / 256, 65535));
-    fill<<<std::max(blocks, 1), 256, 0, stream>>>(out, n, value);
+    const LaunchShape l = gridStrideLaunch(n, 65535);
+    fill<<<dimsOf(l.grid), dimsOf(l.block), 0, stream>>>(out, n, value);
     check(cudaGetLastError(), "fill launch");
 }
 
 void launchMaxDifference(const float* a, const float* b, long long n, float* result, cudaStream_t stream)
 {
     check(cudaMemsetAsync(result, 0, 2 * sizeof(float), stream), "difference clear");
-    const int blocks = static_cast<int>(std::min<long long>((n + 255) / 256, 4096));
-    maxDifference<<<std::max(blocks, 1), 256, 0, stream>>>(a, b, n, reinterpret_cast<unsigned int*>(result));
+    const LaunchShape l = gridStrideLaunch(n, 4096);
+    maxDifference<<<dimsOf(l.grid), dimsOf(l.block), 0, stream>>>(a, b, n, reinterpret_cast<unsigned int*>(result));
     check(cudaGetLastError(), "difference launch");
 }
 
@@ -501,13 +508,13 @@ void launchCrop(const float* padded, float* out, const Geometry& g, const FftLay
     // Output rows of a multiple of 4 values: four outputs a thread, one vector store
     // (fftlayout.h cropQuad); the same values either way.
     if (g.w % 4 == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
-        const QuadGrid q = quadGrid(g.w, g.h, g.channels);
-        cropQuads<<<dim3(q.x, q.y, q.z), dim3(kQuadThreadsX, kQuadThreadsY), 0, stream>>>(padded, out, g, l);
+        const LaunchShape q = cropLaunch(g, true);
+        cropQuads<<<dimsOf(q.grid), dimsOf(q.block), 0, stream>>>(padded, out, g, l);
         check(cudaGetLastError(), "FFT crop launch");
         return;
     }
-    const dim3 block(32, 8);
-    crop<<<grid2d(g.w, g.h, g.channels, block), block, 0, stream>>>(padded, out, g, l);
+    const LaunchShape c = cropLaunch(g, false);
+    crop<<<dimsOf(c.grid), dimsOf(c.block), 0, stream>>>(padded, out, g, l);
     check(cudaGetLastError(), "FFT crop launch");
 }
 

@@ -8,25 +8,25 @@
 #include <vector>
 
 #include "fftlayout.h"
+#include "launchplan.h"
 #include "tiles.h"
 
 namespace convlab::cuda {
 
-
-// Largest kernel (in values) kept in __constant__ memory.
-constexpr int kConstantKernelValues = 16384;
+// Shared memory a block may have on this device (the opt-in above 48 KB).
+std::size_t deviceSharedOptinBytes();
 
 // Copies the correlation-form kernel into constant memory when it fits (returns true).
 bool uploadConstantKernel(const float* hostValues, int count, cudaStream_t stream);
 
-// Direct sum: shared-memory tiles with halo; kernel from constant memory (when uploaded) or
-// from `deviceKernel`.
-void launchDirect(const float* in, float* out, const Geometry& g, const float* deviceKernel, bool useConstant,
-                  cudaStream_t stream);
+// The direct sum as `plan` says (launchplan.h directPlanFor): `deviceKernel` (or constant
+// memory, for SharedConstant) holds the taps laid out as plan.layout, laidOutTaps's values.
+void launchDirectPlanned(const float* in, float* out, const Geometry& g, const DirectPlan& plan,
+                         const float* deviceKernel, cudaStream_t stream);
 
 // Tiled direct sum (tiles.h) with the kernel given as kh rows padded with zeros to a multiple of
 // 4 values (tiled::shapeFor(g).kwp). Returns false, launching nothing, when the tile does not fit
-// in this device's shared memory; launchDirect is the fallback then. `grid`: one of the
+// in this device's shared memory (directPlanFor's plan is not Tiled then). `grid`: one of the
 // candidates of tiles.h's TiledGrid (one block per tile, a persistent grid, ...: tiled::kVariants
 // says what each changes); a candidate whose taller tile does not fit runs the default's tile.
 // The outputs are the same bits whichever runs; the session times them once and keeps the fastest.

@@ -191,6 +191,17 @@ void Session::runResident(const ConvolveParams& params, RunReport* report)
     publish(slot, static_cast<size_t>(w_) * h_ * c_);
 }
 
+void Session::waitForCallerStream(std::uintptr_t stream)
+{
+    if (stream == 0) return; // nothing queued
+    cudaEvent_t queued;
+    check(cudaEventCreateWithFlags(&queued, cudaEventDisableTiming), "event");
+    const cudaError_t recorded = cudaEventRecord(queued, reinterpret_cast<cudaStream_t>(stream));
+    const cudaError_t waited = recorded == cudaSuccess ? cudaStreamWaitEvent(stream_, queued, 0) : recorded;
+    cudaEventDestroy(queued);
+    check(waited, "waiting for the caller's stream");
+}
+
 bool Session::runOnDevice(const ConvolveParams& params, const DevicePlanes& planes, RunReport* report)
 {
     if (!planes.in || !planes.out || planes.width < 1 || planes.height < 1 || planes.channels < 1 || planes.channels > 4)
@@ -207,14 +218,9 @@ bool Session::runOnDevice(const ConvolveParams& params, const DevicePlanes& plan
     RunReport& rep = report ? *report : local;
     EventClock clock(stream_);
     clock.mark("start");
-    if (planes.stream != 0) { // after what the caller queued on its stream
-        cudaEvent_t queued;
-        check(cudaEventCreateWithFlags(&queued, cudaEventDisableTiming), "event");
-        const cudaError_t recorded = cudaEventRecord(queued, reinterpret_cast<cudaStream_t>(planes.stream));
-        const cudaError_t waited = recorded == cudaSuccess ? cudaStreamWaitEvent(stream_, queued, 0) : recorded;
-        cudaEventDestroy(queued);
-        check(waited, "waiting for the caller's stream");
-    }
+    // After what the caller queued on the input's stream and on the output's.
+    waitForCallerStream(planes.stream);
+    if (planes.outStream != planes.stream) waitForCallerStream(planes.outStream);
     // The planes are copied into the session's image buffer (device to device, about a
     // thousandth of the bus's time): every method then reads the image it was written for, and
     // an output that is the input is written only after the input was read.
@@ -453,27 +459,19 @@ void Session::runDirect(const Geometry& g, const Kernel& k, float* out, EventClo
         chooseTiledGrid();
         if (tiledGridTimed_ != timedBefore) clock.mark("choose the tiled grid (once per device)", true);
     }
-    // The tiled kernel takes the kernel's rows padded with zeros to a multiple of 4 values.
-    const int kwp = tiled::shapeFor(g).kwp;
-    std::vector<float> padded(static_cast<size_t>(kwp) * k.height, 0.0f);
-    for (int v = 0; v < k.height; ++v)
-        std::copy_n(k.values.begin() + static_cast<size_t>(v) * k.width, k.width, padded.begin() + static_cast<size_t>(v) * kwp);
-    kernel_.reserve(padded.size());
-    check(cudaMemcpyAsync(kernel_.get(), padded.data(), sizeof(float) * padded.size(), cudaMemcpyHostToDevice, stream_),
-          "kernel upload");
+    // One plan says which kernel runs and how it reads the taps; they are uploaded so.
+    const DirectPlan plan = directPlanFor(g, tiledGrid_, deviceSharedOptinBytes());
+    const std::vector<float> taps = laidOutTaps(plan.layout, k.values.data(), k.width, k.height);
+    if (plan.layout.constantMemory) {
+        if (!uploadConstantKernel(taps.data(), static_cast<int>(taps.size()), stream_))
+            throw Error("the direct plan put more taps in constant memory than it holds");
+    } else {
+        kernel_.reserve(taps.size());
+        check(cudaMemcpyAsync(kernel_.get(), taps.data(), sizeof(float) * taps.size(), cudaMemcpyHostToDevice, stream_),
+              "kernel upload");
+    }
     clock.mark("upload");
-    if (launchDirectTiled(src_.get(), out, g, kernel_.get(), tiledGrid_, stream_)) {
-        clock.mark("convolve");
-        return;
-    }
-    // A kernel whose tile exceeds this device's shared memory: the one-output-per-thread kernels.
-    const bool constant = uploadConstantKernel(k.values.data(), static_cast<int>(k.values.size()), stream_);
-    if (!constant) {
-        kernel_.reserve(k.values.size());
-        check(cudaMemcpyAsync(kernel_.get(), k.values.data(), sizeof(float) * k.values.size(), cudaMemcpyHostToDevice,
-                              stream_), "kernel upload");
-    }
-    launchDirect(src_.get(), out, g, kernel_.get(), constant, stream_);
+    launchDirectPlanned(src_.get(), out, g, plan, kernel_.get(), stream_);
     clock.mark("convolve");
 }
 

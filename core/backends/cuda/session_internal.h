@@ -122,6 +122,8 @@ public:
     double estimateMs(const ConvolveParams& params, int width, int height, int channels, bool hasAlpha) override;
     BusCosts busCosts() override;
     bool runOnDevice(const ConvolveParams& params, const DevicePlanes& planes, RunReport* report) override;
+    // Orders the session's stream after the work queued so far on a caller's stream (0: none).
+    void waitForCallerStream(std::uintptr_t stream);
 
     // The OpenGL interop (session_display.cu).
     void copyLastResultToGlBuffer(unsigned int glBuffer, size_t values) override;

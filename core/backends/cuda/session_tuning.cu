@@ -117,9 +117,9 @@ const CostModel& Session::costs()
     auto geometry = [n](int kw, int kh) { return scratchGeometry(n, kw, kh); };
     const double mpx = double(n) * n / 1e6;
     chooseTiledGrid();
-    auto direct = [&](const Geometry& g) {
-        if (!launchDirectTiled(in.get(), out.get(), g, k.get(), tiledGrid_, stream_))
-            launchDirect(in.get(), out.get(), g, k.get(), false, stream_);
+    auto direct = [&](const Geometry& g) { // zero taps in k: any layout reads zeros
+        launchDirectPlanned(in.get(), out.get(), g, directPlanFor(g, tiledGrid_, deviceSharedOptinBytes()), k.get(),
+                            stream_);
     };
     // ms per million outputs is ns per output: the units of the planner's constants.
     const double d3 = bestOfThree([&] { direct(geometry(3, 3)); });

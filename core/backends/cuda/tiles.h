@@ -66,6 +66,7 @@ struct Shape {
     int kh = 0;
     int patchesY = 1; // kOutY x kOutX patches per thread, stacked kBlockH rows apart (Variant)
     int blockH = kBlockH; // output rows per block: kBlockH * patchesY
+    bool vectorStores = false; // storePatch's 16-byte stores (vectorStoresFor, set by the launcher)
 };
 
 CONVLAB_HD Shape shapeFor(const Geometry& g, int patchesY = 1)
@@ -293,9 +294,16 @@ CONVLAB_HD TilePosition tileAt(const Geometry& g, int i)
     return t;
 }
 
-// Writes thread (tx, ty)'s patch of the block at (x0, y0), scaled and offset, clipped to the image.
-CONVLAB_HD void storePatch(float* __restrict__ plane, const Geometry& g, int x0, int y0, int tx, int ty,
-                           const float acc[kOutY][kOutX])
+// Whether outputs may be stored as 16-byte vectors into the planes starting at `out`: rows of a
+// multiple of 4 values (so every plane and row starts 4 values apart) and a 16-byte aligned first
+// value. The caller's output= array may start at any 4-byte offset (a view into a larger buffer);
+// a misaligned vector store there is a sticky error that ends the process's CUDA context.
+CONVLAB_HD bool vectorStoresFor(const Geometry& g, std::uintptr_t out) { return g.w % 4 == 0 && out % 16 == 0; }
+
+// Writes thread (tx, ty)'s patch of the block at (x0, y0), scaled and offset, clipped to the
+// image; as vectors when `vectorStores` (vectorStoresFor), value by value otherwise.
+CONVLAB_HD void storePatch(float* __restrict__ plane, const Geometry& g, bool vectorStores, int x0, int y0, int tx,
+                           int ty, const float acc[kOutY][kOutX])
 {
     const int x = x0 + tx * kOutX;
     if (x >= g.w) return;
@@ -303,7 +311,7 @@ CONVLAB_HD void storePatch(float* __restrict__ plane, const Geometry& g, int x0,
         const int y = y0 + ty * kOutY + r;
         if (y >= g.h) return;
         float* o = plane + static_cast<size_t>(y) * g.w + x;
-        if (g.w % 4 == 0) { // x is a multiple of 4, so the whole vector is inside and aligned
+        if (vectorStores) { // x is a multiple of 4, so the whole vector is inside and aligned
             Vec4 v;
             v.x = fmaf(g.scale, acc[r][0], g.offset);
             v.y = fmaf(g.scale, acc[r][1], g.offset);

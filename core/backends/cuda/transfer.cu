@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "transfer.h"
 #include "cudacheck.h"
+#include "launchplan.h"
 
 #include <algorithm>
 #include <chrono>
@@ -64,7 +65,7 @@ __global__ void flagNonFiniteKernel(const float* __restrict__ values, long long 
 
 unsigned gridFor(long long n)
 {
-    return static_cast<unsigned>(std::clamp<long long>((n + 255) / 256, 1, 4096));
+    return static_cast<unsigned>(transferLaunch(n).grid.x);
 }
 
 } // namespace
@@ -222,7 +223,7 @@ bool HostLink::registeredCopy(const void* host, void* hostWritable, const void* 
 const TransferFigures& HostLink::calibrate(cudaStream_t stream)
 {
     if (calibrated_) return figures_;
-    calibrated_ = true;
+    // Marked calibrated only once measured (at the end): a failure here leaves the link as it was.
     constexpr std::size_t kBytes = std::size_t(64) << 20; // a 4096x4096 float plane
     std::vector<char> host(kBytes);
     std::memset(host.data(), 1, kBytes); // pages backed before they are timed
@@ -288,6 +289,7 @@ const TransferFigures& HostLink::calibrate(cudaStream_t stream)
     }
     cudaFreeHost(pinned);
     cudaFree(device);
+    calibrated_ = true;
     if (!forced_ && onCalibrated_) onCalibrated_(figures_);
     return figures_;
 }

@@ -109,6 +109,10 @@ private:
     struct Weighed;
     Weighed weigh(Backend& b, const ConvolveParams& p, const RunFootprint& f, const std::function<double()>& cpuMs,
                   std::vector<StageTiming>* stages);
+    // weigh, with a failure while weighing (timing the bus or the costs) dropping the session
+    // and answering the CPU.
+    Weighed weighOrDrop(Backend& b, const ConvolveParams& p, const RunFootprint& f,
+                        const std::function<double()>& cpuMs, std::vector<StageTiming>* stages);
 
     const ExplicitCuda explicitCuda_;
     std::mutex runMutex_;

@@ -27,11 +27,14 @@ public:
 // planes of width x height float32 values, one after another, row-major, on the session's
 // device. `stream` is the caller's cudaStream_t as an integer (1: the legacy default stream,
 // 2: the per-thread one; 0: none to wait for): the run waits for what the caller queued there.
+// `outStream`: the same for the output array (its producer may still have work queued on the
+// memory, e.g. torch's caching allocator), waited for too when it differs.
 struct DevicePlanes {
     const float* in = nullptr;
     float* out = nullptr; // may be `in`: the input is read before anything is written
     int width = 0, height = 0, channels = 0;
     std::uintptr_t stream = 0;
+    std::uintptr_t outStream = 0;
 };
 
 class GpuSession {

@@ -271,6 +271,20 @@ Executor::Weighed Executor::weigh(Backend& b, const ConvolveParams& p, const Run
     return {chooseDevice({cpu, gpuMs, up, down, b.device}), gpuMs + up + down};
 }
 
+Executor::Weighed Executor::weighOrDrop(Backend& b, const ConvolveParams& p, const RunFootprint& f,
+                                        const std::function<double()>& cpuMs, std::vector<StageTiming>* stages)
+{
+    try {
+        return weigh(b, p, f, cpuMs, stages);
+    } catch (const Error& e) {
+        // Timing the bus or the costs failed (a full device, a failed cuFFT plan): this run goes
+        // to the CPU, and the session, which may be half-calibrated or unusable, is dropped so
+        // that the next run starts a fresh one instead of failing the same way.
+        drop(b);
+        return {{Device::Cpu, std::string(b.label) + " failed while weighing the run (" + e.what() + "): ran on the CPU"}};
+    }
+}
+
 DeviceChoice Executor::place(const ConvolveParams& p, const RunFootprint& f, std::vector<StageTiming>* stages)
 {
     if (p.device != Device::Auto) return {p.device, {}};
@@ -290,7 +304,7 @@ DeviceChoice Executor::place(const ConvolveParams& p, const RunFootprint& f, std
     bool first = true;
     for (const std::unique_ptr<Backend>& b : backends_) {
         if (!b) continue;
-        Weighed w = weigh(*b, p, f, cpuEstimate, stages);
+        Weighed w = weighOrDrop(*b, p, f, cpuEstimate, stages);
         if (w.choice.device == Device::Cpu) {
             cpu.reason = first ? w.choice.reason : cpu.reason + "; " + w.choice.reason;
             first = false;
