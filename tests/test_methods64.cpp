@@ -117,6 +117,24 @@ private slots:
             }
     }
 
+    void quadRowsGiveTheBitsOfSingleRows()
+    {
+        const detail::RowKernels64& rk = detail::rowKernels64();
+        for (const auto& [kw, kh] : {std::pair{1, 1}, {3, 3}, {1, 25}, {6, 4}})
+            for (int w : {1, 3, 7, 8, 9, 16, 17, 33, 64, 71}) {
+                const auto k = randomValues(std::size_t(kw) * kh, 20);
+                std::vector<std::vector<double>> rows;
+                std::vector<const double*> ptrs;
+                for (int v = 0; v < kh + 3; ++v) rows.push_back(randomValues(std::size_t(w) + kw - 1, 30 + v));
+                for (const auto& r : rows) ptrs.push_back(r.data());
+                std::vector<double> quad(4 * std::size_t(w)), single(4 * std::size_t(w));
+                double* const out[4] = {quad.data(), quad.data() + w, quad.data() + 2 * w, quad.data() + 3 * w};
+                rk.correlateQuad(ptrs.data(), k.data(), kw, kh, w, out);
+                for (int j = 0; j < 4; ++j) rk.correlate(ptrs.data() + j, k.data(), kw, kh, w, single.data() + j * w);
+                QVERIFY2(quad == single, qPrintable(QString("%1x%2 w=%3").arg(kw).arg(kh).arg(w)));
+            }
+    }
+
     void methodsMatchTheOracleInEveryMode()
     {
         const BorderMode modes[] = {BorderMode::Constant, BorderMode::Replicate, BorderMode::Reflect, BorderMode::Mirror,
@@ -164,6 +182,25 @@ private slots:
         QCOMPARE(report.method, Method::Direct);
         QVERIFY(QString::fromStdString(report.reason).contains("no float64 FFT"));
         QCOMPARE(method64For(params(3, 3, randomValues(9, 15), BorderMode::Wrap, Method::Separable)), Method::Direct);
+    }
+
+    void streamedOutputsGiveTheSameBits()
+    {
+        const auto in = randomValues(260 * 33, 19);
+        for (Method m : {Method::Direct, Method::Separable}) {
+            const Convolve64Params p = params(5, 3, {1, 2, 3, 2, 1, 2, 4, 6, 4, 2, 1, 2, 3, 2, 1}, BorderMode::Reflect, m);
+            std::vector<double> cached, streamed;
+            {
+                detail::StreamingForcedForTests forced(false);
+                cached = run(in, 260, 33, 1, p);
+            }
+            {
+                detail::StreamingForcedForTests forced(true);
+                streamed = run(in, 260, 33, 1, p);
+            }
+            QVERIFY(cached == streamed);
+            QVERIFY(scaledError(cached, oracle(in, 260, 33, 1, p), p.weights, in, p.cval) <= 1e-14);
+        }
     }
 
     void threadCountsGiveTheSameBits()

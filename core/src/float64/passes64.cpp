@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/threadpool.h"
+#include "simd/rowkernels.h" // outputsBypassCaches
 #include "simd/rowkernels64.h"
 
 namespace convlab::detail {
@@ -49,7 +50,11 @@ void padRow(const Run64& r, int c, int sy, int left, int right, double* buf)
 // by one and span fewer than `count`, so slot p mod count never holds a row still in use.
 class RowRing {
 public:
-    RowRing(int count, int length) : count_(count), length_(length), held_(count), rows_(std::size_t(count) * length)
+    // Rows lie a whole number of cache lines apart plus one: rows a power of two of bytes long
+    // (2048 doubles) would map to the same L1 sets, and the 25 rows of a column kernel would
+    // evict each other (a 25x1 pass ran 3x slower read in place from such an image).
+    RowRing(int count, int length)
+        : count_(count), length_((length + 7) / 8 * 8 + 8), held_(count), rows_(std::size_t(count) * length_)
     {
         reset();
     }
@@ -80,31 +85,46 @@ void scatterRow(const Output64& out, int c, int y, const double* line)
     for (int x = 0; x < out.width; ++x) dst[static_cast<std::size_t>(x) * C] = line[x];
 }
 
-// For every output row of every channel, on the pool: `rowsFor(ring, c, y, rows)` sets the kh
-// row pointers the row kernel reads, then `taps` (kw x kh) makes the output row.
-template <class RowsFor>
-void forOutputRows(const Run64& r, int ringRows, int ringLength, const double* taps, int kw, int kh,
-                   const RowsFor& rowsFor)
+// For every output row of every channel, on the pool: the kh rows an output row reads (image
+// rows y - ay .. y - ay + kh - 1, any integer: the border rule maps them) taken from the
+// worker's ring, each filled once by `fill(c, p, dst)` (ringLength values), then `taps`
+// (kw x kh) over them: four output rows at a time where a chunk has them, each loaded vector
+// feeding all four. Outputs larger than the last-level cache are written past it.
+template <class Fill>
+void forOutputRows(const Run64& r, int ringLength, const double* taps, int kw, int kh, const Fill& fill)
 {
     const int w = r.in.width, h = r.in.height, C = r.in.channels;
     const RowKernels64& rk = rowKernels64();
-    const int grain = chunkGrain(h, r.threads, 4, std::max(8, 2 * kh), 1);
+    const bool stream = C == 1 && outputsBypassCaches(sizeof(double) * r.in.values());
+    const auto one = stream ? rk.correlateStreamed : rk.correlate;
+    const auto four = stream ? rk.correlateQuadStreamed : rk.correlateQuad;
+    const int grain = chunkGrain(h, r.threads, 4, std::max(16, 2 * kh), 4);
     parallelWorkers(h, r.threads, grain, [&](ChunkQueue& chunks) {
-        RowRing ring(ringRows, ringLength);
-        std::vector<const double*> rows(kh);
-        std::vector<double> line(C > 1 ? w : 0);
+        RowRing ring(kh + 3, ringLength);
+        std::vector<const double*> rows(kh + 3);
+        std::vector<double> lines(C > 1 ? 4 * static_cast<std::size_t>(w) : 0);
+        double* dst[4];
         for (int y0, y1; chunks.next(y0, y1);) {
             for (int c = 0; c < C; ++c) {
                 ring.reset();
-                for (int y = y0; y < y1; ++y) {
+                for (int y = y0, n = 0; y < y1; y += n) {
                     if ((y & 15) == 0) r.checkCancel();
-                    rowsFor(ring, c, y, rows.data());
-                    double* dst = C == 1 ? r.out.data + static_cast<std::size_t>(y) * w : line.data();
-                    rk.correlate(rows.data(), taps, kw, kh, w, dst);
-                    if (C > 1) scatterRow(r.out, c, y, dst);
+                    n = kh > 1 && y + 4 <= y1 ? 4 : 1; // one row of taps: nothing for a quad to share
+                    for (int i = 0; i < kh + n - 1; ++i) {
+                        const long long p = static_cast<long long>(y) - r.ay + i;
+                        rows[i] = ring.row(p, [&](long long, double* to) { fill(c, p, to); });
+                    }
+                    for (int j = 0; j < n; ++j)
+                        dst[j] = C == 1 ? r.out.data + static_cast<std::size_t>(y + j) * w : lines.data() + std::size_t(j) * w;
+                    if (n == 4)
+                        four(rows.data(), taps, kw, kh, w, dst);
+                    else
+                        one(rows.data(), taps, kw, kh, w, dst[0]);
+                    for (int j = 0; C > 1 && j < n; ++j) scatterRow(r.out, c, y + j, dst[j]);
                 }
             }
         }
+        if (stream) rk.fenceStreamed();
     });
 }
 
@@ -113,40 +133,24 @@ void forOutputRows(const Run64& r, int ringRows, int ringLength, const double* t
 void runDirect64(const Run64& r)
 {
     const int left = r.ax, right = r.kw - 1 - r.ax;
-    const int w = r.in.width, h = r.in.height;
-    // A column kernel over one plane reads the source rows where they lie: no margin to add.
-    const bool inPlace = left == 0 && right == 0 && r.in.channels == 1;
-    forOutputRows(r, r.kh, w + r.kw - 1, r.k, r.kw, r.kh, [&](RowRing& ring, int c, int y, const double** rows) {
-        for (int v = 0; v < r.kh; ++v) {
-            const long long p = static_cast<long long>(y) - r.ay + v;
-            const int sy = borderIndex(p, h, r.border);
-            if (inPlace && sy >= 0) {
-                rows[v] = r.in.data + static_cast<std::size_t>(sy) * w;
-                continue;
-            }
-            rows[v] = ring.row(p, [&](long long, double* dst) { padRow(r, c, sy, left, right, dst); });
-        }
+    forOutputRows(r, r.in.width + r.kw - 1, r.k, r.kw, r.kh, [&](int c, long long p, double* dst) {
+        padRow(r, c, borderIndex(p, r.in.height, r.border), left, right, dst);
     });
 }
 
 void runSeparable64(const Run64& r, const double* column, const double* row)
 {
     const int left = r.ax, right = r.kw - 1 - r.ax;
-    const int w = r.in.width, h = r.in.height;
+    const int w = r.in.width;
     const RowKernels64& rk = rowKernels64();
-    // Each worker's padded source row, filtered along x into the ring's row (thread_local: the
-    // ring's fill runs on the worker's thread).
-    forOutputRows(r, r.kh, w, column, 1, r.kh, [&](RowRing& ring, int c, int y, const double** rows) {
+    // The ring holds source rows filtered along x; each is padded first into the worker's own
+    // buffer (thread_local: the fill runs on the worker's thread).
+    forOutputRows(r, w, column, 1, r.kh, [&](int c, long long p, double* dst) {
         thread_local std::vector<double> padded;
         padded.resize(static_cast<std::size_t>(w) + r.kw - 1);
-        for (int v = 0; v < r.kh; ++v) {
-            const long long p = static_cast<long long>(y) - r.ay + v;
-            rows[v] = ring.row(p, [&](long long, double* dst) {
-                padRow(r, c, borderIndex(p, h, r.border), left, right, padded.data());
-                const double* source = padded.data();
-                rk.correlate(&source, row, r.kw, 1, w, dst);
-            });
-        }
+        padRow(r, c, borderIndex(p, r.in.height, r.border), left, right, padded.data());
+        const double* source = padded.data();
+        rk.correlate(&source, row, r.kw, 1, w, dst);
     });
 }
 

@@ -2,7 +2,9 @@
 // Baseline build of the float64 row kernel and the choice between the builds: the ISA the
 // float32 row kernels run (rowKernels), so that one setting caps both.
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
+#include <immintrin.h>
 #include <string_view>
 #include <utility>
 

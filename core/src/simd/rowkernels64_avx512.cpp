@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Compiled with -mavx512f -mfma (see core/CMakeLists.txt); only called when the CPU has them.
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
+#include <immintrin.h>
 #include <utility>
 
 #include "simd/rowkernels64.h"
