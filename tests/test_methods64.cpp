@@ -117,24 +117,6 @@ private slots:
             }
     }
 
-    void quadRowsGiveTheBitsOfSingleRows()
-    {
-        const detail::RowKernels64& rk = detail::rowKernels64();
-        for (const auto& [kw, kh] : {std::pair{1, 1}, {3, 3}, {1, 25}, {6, 4}})
-            for (int w : {1, 3, 7, 8, 9, 16, 17, 33, 64, 71}) {
-                const auto k = randomValues(std::size_t(kw) * kh, 20);
-                std::vector<std::vector<double>> rows;
-                std::vector<const double*> ptrs;
-                for (int v = 0; v < kh + 3; ++v) rows.push_back(randomValues(std::size_t(w) + kw - 1, 30 + v));
-                for (const auto& r : rows) ptrs.push_back(r.data());
-                std::vector<double> quad(4 * std::size_t(w)), single(4 * std::size_t(w));
-                double* const out[4] = {quad.data(), quad.data() + w, quad.data() + 2 * w, quad.data() + 3 * w};
-                rk.correlateQuad(ptrs.data(), k.data(), kw, kh, w, out);
-                for (int j = 0; j < 4; ++j) rk.correlate(ptrs.data() + j, k.data(), kw, kh, w, single.data() + j * w);
-                QVERIFY2(quad == single, qPrintable(QString("%1x%2 w=%3").arg(kw).arg(kh).arg(w)));
-            }
-    }
-
     void methodsMatchTheOracleInEveryMode()
     {
         const BorderMode modes[] = {BorderMode::Constant, BorderMode::Replicate, BorderMode::Reflect, BorderMode::Mirror,

@@ -85,41 +85,58 @@ void scatterRow(const Output64& out, int c, int y, const double* line)
     for (int x = 0; x < out.width; ++x) dst[static_cast<std::size_t>(x) * C] = line[x];
 }
 
+// A column pass (kw 1) runs a block of output rows strip by strip: the block's kh + 15 rows of
+// one strip (1 KiB each) stay in L1 while its 16 output rows read them. Row by row, each
+// output row read its kh whole rows from L2 (25 rows of 2048 doubles: 400 KiB a row), and a
+// 25x1 pass ran twice as long as a 1x25 one.
+constexpr int kBlockRows = 16;
+constexpr int kStripValues = 128;
+
 // For every output row of every channel, on the pool: the kh rows an output row reads (image
 // rows y - ay .. y - ay + kh - 1, any integer: the border rule maps them) taken from the
 // worker's ring, each filled once by `fill(c, p, dst)` (ringLength values), then `taps`
-// (kw x kh) over them: four output rows at a time where a chunk has them, each loaded vector
-// feeding all four. Outputs larger than the last-level cache are written past it.
+// (kw x kh) over them. Outputs larger than the last-level cache are written past it.
 template <class Fill>
 void forOutputRows(const Run64& r, int ringLength, const double* taps, int kw, int kh, const Fill& fill)
 {
     const int w = r.in.width, h = r.in.height, C = r.in.channels;
     const RowKernels64& rk = rowKernels64();
     const bool stream = C == 1 && outputsBypassCaches(sizeof(double) * r.in.values());
-    const auto one = stream ? rk.correlateStreamed : rk.correlate;
-    const auto four = stream ? rk.correlateQuadStreamed : rk.correlateQuad;
-    const int grain = chunkGrain(h, r.threads, 4, std::max(16, 2 * kh), 4);
+    const auto correlate = stream ? rk.correlateStreamed : rk.correlate;
+    const bool strips = kw == 1 && kh > 1;
+    const int block = strips ? kBlockRows : 1;
+    const int grain = chunkGrain(h, r.threads, 4, std::max(16, 4 * kh), kBlockRows);
     parallelWorkers(h, r.threads, grain, [&](ChunkQueue& chunks) {
-        RowRing ring(kh + 3, ringLength);
-        std::vector<const double*> rows(kh + 3);
-        std::vector<double> lines(C > 1 ? 4 * static_cast<std::size_t>(w) : 0);
-        double* dst[4];
+        RowRing ring(kh + block - 1, ringLength);
+        std::vector<const double*> rows(kh + block - 1), shifted(kh);
+        std::vector<double> lines(C > 1 ? static_cast<std::size_t>(block) * w : 0);
+        std::vector<double*> dst(block);
+        int sinceCheck = 0; // rows until the next look at the cancel flag
         for (int y0, y1; chunks.next(y0, y1);) {
             for (int c = 0; c < C; ++c) {
                 ring.reset();
                 for (int y = y0, n = 0; y < y1; y += n) {
-                    if ((y & 15) == 0) r.checkCancel();
-                    n = kh > 1 && y + 4 <= y1 ? 4 : 1; // one row of taps: nothing for a quad to share
+                    n = std::min(block, y1 - y);
+                    if (sinceCheck <= 0) { // every 16 rows, from a worker's first
+                        r.checkCancel();
+                        sinceCheck = 16;
+                    }
+                    sinceCheck -= n;
                     for (int i = 0; i < kh + n - 1; ++i) {
                         const long long p = static_cast<long long>(y) - r.ay + i;
                         rows[i] = ring.row(p, [&](long long, double* to) { fill(c, p, to); });
                     }
                     for (int j = 0; j < n; ++j)
                         dst[j] = C == 1 ? r.out.data + static_cast<std::size_t>(y + j) * w : lines.data() + std::size_t(j) * w;
-                    if (n == 4)
-                        four(rows.data(), taps, kw, kh, w, dst);
-                    else
-                        one(rows.data(), taps, kw, kh, w, dst[0]);
+                    if (!strips || n == 1) {
+                        for (int j = 0; j < n; ++j) correlate(rows.data() + j, taps, kw, kh, w, dst[j]);
+                    } else {
+                        for (int x0 = 0; x0 < w; x0 += kStripValues)
+                            for (int j = 0; j < n; ++j) {
+                                for (int v = 0; v < kh; ++v) shifted[v] = rows[j + v] + x0;
+                                correlate(shifted.data(), taps, 1, kh, std::min(kStripValues, w - x0), dst[j] + x0);
+                            }
+                    }
                     for (int j = 0; C > 1 && j < n; ++j) scatterRow(r.out, c, y + j, dst[j]);
                 }
             }

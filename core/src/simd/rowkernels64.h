@@ -15,12 +15,6 @@ struct RowKernels64 {
     // vector-aligned (for outputs larger than the last-level cache: outputsBypassCaches);
     // fenceStreamed orders those stores before the worker's run ends.
     void (*correlateStreamed)(const double* const* rows, const double* k, int kw, int kh, int w, double* out);
-    // Four consecutive output rows: rows[0 .. kh+2], out[j] from rows j..j+kh-1, each loaded
-    // vector feeding every output that reads it (a column kernel loads each row once, not up to
-    // four times). The same bits as four correlate calls.
-    void (*correlateQuad)(const double* const* rows, const double* k, int kw, int kh, int w, double* const* out);
-    void (*correlateQuadStreamed)(const double* const* rows, const double* k, int kw, int kh, int w,
-                                  double* const* out);
     void (*fenceStreamed)();
     const char* isa;
 };
