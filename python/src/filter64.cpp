@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -81,13 +82,49 @@ Convolve64Params paramsOf(const Weights64& weights, std::string_view mode, doubl
     return p;
 }
 
-// A new float64 array of the input's shape, owning its buffer; returns its values.
+// The last result buffer numpy let go, kept for the next result of its size: a loop
+// `out = convolve(x, k)` frees each result after the next one is made, so from its third call on
+// a result reuses memory whose pages are already backed (a fresh 2048x2048 float64 result paid
+// 32 MiB of page faults a call, longer than a 3x3 run). One buffer of at most kMaxSpareBytes.
+// Never destroyed: numpy may free a result after the module's statics are gone.
+constexpr std::size_t kMaxSpareBytes = std::size_t(64) << 20;
+
+struct SpareBuffer {
+    std::mutex mutex;
+    std::unique_ptr<Buffer64> buffer;
+};
+SpareBuffer& spareBuffer()
+{
+    static auto* spare = new SpareBuffer;
+    return *spare;
+}
+
+std::unique_ptr<Buffer64> bufferOf(std::size_t values)
+{
+    SpareBuffer& spare = spareBuffer();
+    std::lock_guard lock(spare.mutex);
+    if (spare.buffer && spare.buffer->size() == values) return std::move(spare.buffer);
+    return std::make_unique<Buffer64>(values);
+}
+
+void keepAsSpare(Buffer64* buffer) noexcept
+{
+    std::unique_ptr<Buffer64> owned(buffer);
+    if (owned->size() * sizeof(double) > kMaxSpareBytes) return;
+    SpareBuffer& spare = spareBuffer();
+    if (!spare.mutex.try_lock()) return; // another thread is at it: let this one go
+    std::lock_guard lock(spare.mutex, std::adopt_lock);
+    spare.buffer = std::move(owned); // an older spare is freed
+}
+
+// A new float64 array of the input's shape, owning its buffer (the spare one when it fits);
+// returns its values.
 double* newArray64(const Input64& input, nb::object& array)
 {
     std::size_t shape[3] = {input.shape(0), input.shape(1), input.ndim() == 3 ? input.shape(2) : 1};
-    auto buffer = std::make_unique<Buffer64>(shape[0] * shape[1] * shape[2]);
+    std::unique_ptr<Buffer64> buffer = bufferOf(shape[0] * shape[1] * shape[2]);
     double* values = buffer->data();
-    nb::capsule owner(buffer.get(), [](void* p) noexcept { delete static_cast<Buffer64*>(p); });
+    nb::capsule owner(buffer.get(), [](void* p) noexcept { keepAsSpare(static_cast<Buffer64*>(p)); });
     buffer.release();
     array = nb::cast(nb::ndarray<nb::numpy, double>(values, input.ndim(), shape, owner));
     return values;
