@@ -216,7 +216,9 @@ def _source(input, precision):
 
 def _work_dtype(source, weights, precision, on_gpu=False):
     """The run's float type (_args.work_dtype) for these weights; float32 for GPU arrays."""
-    if on_gpu:
+    if on_gpu:  # the device route computes in float32
+        if precision == "float64":
+            raise ValueError("precision='float64' is for arrays in host memory; GPU arrays are filtered in float32")
         return FLOAT32
     return work_dtype(source, precision, sums_beyond_float32(source, sum_gain(weights)))
 
