@@ -4,11 +4,12 @@
 The linear filters of ``scipy.ndimage`` with their signatures: ``convolve``, ``correlate``,
 ``convolve1d``, ``correlate1d``, ``gaussian_filter``, ``gaussian_filter1d``,
 ``uniform_filter``, ``uniform_filter1d``, ``sobel``, ``prewitt``, ``laplace`` and
-``gaussian_laplace``. Each computes what scipy computes, to float32 precision
-(docs/semantics.md, Tolerances), and returns the input's dtype unless ``output`` says
-otherwise, integers truncated and wrapped as scipy writes them; complex inputs (and complex
-weights) as scipy defines them, real and imaginary parts filtered apart. ConvLab filters in float32: a
-float64 input warns (``PrecisionWarning``) unless ``precision='float32'``. A 3-D array with
+``gaussian_laplace``. Each computes what scipy computes, in the float type scipy's dtype rule
+gives (float64 inputs in float64, within 1e-12; float32 and 8/16-bit inputs in float32, to
+float32 precision: docs/semantics.md, Tolerances), and returns the input's dtype unless
+``output`` says otherwise, integers truncated and wrapped as scipy writes them; complex inputs
+(and complex weights) as scipy defines them, real and imaginary parts filtered apart.
+``precision='float32'`` asks for float32's speed on a float64 input. A 3-D array with
 2-D weights is an image with channels only when ``channel_axis`` says so; ``map=`` writes
 uint8 or uint16 through the CLI's output mappings (``map_samples``) instead of scipy's cast; ``axes`` filters a
 stack or a volume slice by slice. ``convlab.dask`` filters dask arrays chunk by chunk with

@@ -1,10 +1,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Argument handling shared by convlab's filters and convlab.dask: the mode names, the
 kernel, scipy's origin as ConvLab's anchor, the axes a call filters, and how a float32 result
-becomes the caller's dtype (docs/python.md, *Dtypes*)."""
+becomes the caller's dtype and which float type the engine computes in (docs/python.md, *Dtypes*)."""
 import numbers
 import operator
-import warnings
 
 import numpy as np
 
@@ -15,7 +14,8 @@ FLOAT64 = np.dtype(np.float64)
 
 
 class PrecisionWarning(UserWarning):
-    """A float64 input (or integers beyond 2**24) computed in float32, ConvLab's sample type."""
+    """Kept for programs that filter it: float64 inputs are computed in float64 now, and
+    precision='float32' asks for float32 without a warning."""
 
 
 class ArgumentCountError(ValueError, RuntimeError):
@@ -90,11 +90,12 @@ def real_array(value, what):
     return array
 
 
-def kernel_2d(weights):
-    """A 2-D kernel as the engine takes it: C-order float32 (no copy when it already is)."""
+def kernel_2d(weights, dtype=FLOAT32):
+    """A 2-D kernel as the engine takes it: C-order, of the float type the run computes in
+    (work_dtype; no copy when it already is). The kernel's dtype chooses the engine's route."""
     if weights.size == 0:
         raise ValueError(f"weights of shape {weights.shape} are empty")
-    return np.ascontiguousarray(weights, dtype=FLOAT32)
+    return np.ascontiguousarray(weights, dtype=dtype)
 
 
 def origins(origin, count, what="origin"):
@@ -150,18 +151,20 @@ def per_axis(value, count, what):
     return values
 
 
-def check_precision(source, precision):
-    """Warns (PrecisionWarning) when a float input holds more precision than float32 keeps,
-    unless the caller said precision="float32"; refuses any other precision."""
-    if precision is not None and precision != "float32":
-        raise ValueError(f"precision must be 'float32' (ConvLab's sample type), got {precision!r}")
-    if precision == "float32":
-        return
-    if source.dtype.kind == "f" and source.dtype.itemsize > 4:
-        warnings.warn(f"ConvLab filters in float32: this {source.dtype} input is computed in float32 "
-                      "(about 7 significant digits) and the result returned as float64; pass "
-                      "precision='float32' to say that is what you want", PrecisionWarning, stacklevel=5)
-    # Integers are judged with the kernel, on the sums' bound (_limits.check_sum_precision).
+def check_precision(precision):
+    """Refuses a precision other than None (by the input's dtype), 'float32' or 'float64'."""
+    if precision not in (None, "float32", "float64"):
+        raise ValueError(f"precision must be None (the input's), 'float32' or 'float64', got {precision!r}")
+
+
+def work_dtype(source, precision, sums_beyond_float32=False):
+    """The float type the engine computes in, as scipy chooses by the input's dtype: float64 for
+    float64 (or wider) inputs and for integers whose sums float32 would round
+    (_limits.sums_beyond_float32), float32 otherwise; precision='float32' or 'float64' says."""
+    if precision is not None:
+        return np.dtype(precision)
+    wide_float = source.dtype.kind == "f" and source.dtype.itemsize > 4
+    return FLOAT64 if wide_float or sums_beyond_float32 else FLOAT32
 
 
 def output_dtype(source_dtype, output):

@@ -2,26 +2,11 @@
 """Checks made before any memory is spent, and the rules that keep a result right whatever a
 program passes: sizes against the engine's limits, the precision of integer sums, an output in
 the input's memory (docs/python.md, *Reliability*)."""
-import os
-import sys
-import warnings
-
 import numpy as np
 
-from ._args import PrecisionWarning
 from ._convlab import max_kernel_side as MAX_TAPS, max_side as MAX_SIDE
 
-_PACKAGE = os.path.dirname(os.path.abspath(__file__))
 _FLOAT32_EXACT = 2 ** 24  # every integer up to this is a float32; beyond, float32 rounds
-
-
-def warn_at_caller(message, category):
-    """warnings.warn pointing at the first frame outside this package (the caller's line),
-    however deep in the package the check runs."""
-    level, frame = 2, sys._getframe(1)
-    while frame is not None and os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == _PACKAGE:
-        frame, level = frame.f_back, level + 1
-    warnings.warn(message, category, stacklevel=level)
 
 
 def check_taps(taps, what):
@@ -61,23 +46,18 @@ def sum_gain(*weights):
     return gain
 
 
-def check_sum_precision(source, gain, precision):
-    """PrecisionWarning for an integer input whose sums may leave float32's exact integers:
-    max|x| * max(1, gain) beyond 2**24 (the samples themselves, or the sums the kernel makes of
-    them, rounded), unless the caller said precision='float32'. The dtype's range is looked at
-    first, so 8- and 16-bit inputs with everyday kernels cost no pass over the data."""
-    if precision == "float32" or source.dtype.kind not in "iu" or source.size == 0:
-        return
+def sums_beyond_float32(source, gain):
+    """Whether an integer input's sums may leave float32's exact integers: max|x| * max(1, gain)
+    beyond 2**24 (the samples themselves, or the sums the kernel makes of them, rounded); such
+    inputs are computed in float64 (_args.work_dtype). The dtype's range is looked at first, so
+    8- and 16-bit inputs with everyday kernels cost no pass over the data."""
+    if source.dtype.kind not in "iu" or source.size == 0:
+        return False
     gain = max(1.0, gain)
     info = np.iinfo(source.dtype)
     if max(abs(int(info.min)), int(info.max)) * gain <= _FLOAT32_EXACT:
-        return
-    peak = max(abs(int(source.min())), abs(int(source.max())))
-    if peak * gain > _FLOAT32_EXACT:
-        warn_at_caller(f"ConvLab filters in float32: this {source.dtype} input (largest magnitude {peak}) with "
-                       f"weights whose magnitudes sum to {gain:g} makes sums up to {peak * gain:.4g}, beyond "
-                       "2**24, which float32 rounds; pass precision='float32' to say that is what you want",
-                       PrecisionWarning)
+        return False
+    return max(abs(int(source.min())), abs(int(source.max()))) * gain > _FLOAT32_EXACT
 
 
 def unaliased(source, output, reread):

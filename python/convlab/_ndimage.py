@@ -8,11 +8,11 @@ import numpy as np
 
 from . import _convlab
 from ._args import (FLOAT32, ArgumentCountError, anchor, cast_result, check_precision, constant_value, engine_border,
-                    kernel_2d, normalize_axes, origins, output_dtype, real_array)
+                    kernel_2d, normalize_axes, origins, output_dtype, real_array, work_dtype)
 from ._complex import accepts_complex
 from . import _device
 from ._device import gpu_array_kind, host_weights, shape_only
-from ._limits import MAX_SIDE, check_sides, check_sum_precision, check_taps, check_threads, sum_gain, unaliased
+from ._limits import MAX_SIDE, check_sides, check_taps, check_threads, sum_gain, sums_beyond_float32, unaliased
 from ._mapping import accepts_map
 
 __all__ = ["convolve", "correlate", "convolve1d", "correlate1d"]
@@ -45,31 +45,35 @@ class _Options:
         return _Options("direct", self.device, self.threads, self.zero_taps)
 
 
-def _samples(plane):
-    """An image as the engine reads it: C-order, float32, or uint8/uint16 samples as they are
-    (the engine converts those itself, with the float32 path's results bit for bit)."""
-    if plane.dtype.char in "BH" and plane.dtype.isnative and (plane.ndim == 2 or plane.shape[2] <= 4):
+def _samples(plane, dtype):
+    """An image as the engine reads it: C-order, of the run's float type `dtype` (the kernel's),
+    or for a float32 run uint8/uint16 samples as they are (the engine converts those itself,
+    with the float32 path's results bit for bit)."""
+    if dtype == FLOAT32 and plane.dtype.char in "BH" and plane.dtype.isnative and \
+            (plane.ndim == 2 or plane.shape[2] <= 4):
         return np.ascontiguousarray(plane)
-    return np.ascontiguousarray(plane, dtype=FLOAT32)
+    return np.ascontiguousarray(plane, dtype=dtype)
 
 
 def _engine(samples, kernel, into, border, cval, ax, ay, correlate_, opts, report):
     kind = samples.dtype.char
-    run = _convlab.filter if kind == "f" else _convlab.filter_u8 if kind == "B" else _convlab.filter_u16
+    run = _convlab.filter64 if kind == "d" else _convlab.filter if kind == "f" else \
+        _convlab.filter_u8 if kind == "B" else _convlab.filter_u16
     return run(samples, kernel, into, border, float(cval), ax, ay, correlate_, opts.method, opts.device,
                opts.threads, report)
 
 
-def _writable_float32(array, shape):
-    return (isinstance(array, np.ndarray) and array.dtype == FLOAT32 and array.shape == shape
+def _writable(array, shape, dtype):
+    """Whether the engine can write a run of float type `dtype` into `array` where it lies."""
+    return (isinstance(array, np.ndarray) and array.dtype == dtype and array.shape == shape
             and array.flags.c_contiguous and array.flags.writeable)
 
 
 def _run(correlate_, x, kernel, axes, ax, ay, border, cval, opts, report=False, into=None):
-    """x filtered with the 2-D float32 `kernel` (kh, kw) over `axes`: (row, col), or one axis
-    (then kh == 1); every other index of x is an image of a batch. Returns the float32 result
-    (`into` when given: a C-order float32 array of x's shape, written where it lies) and the
-    report of the last engine run."""
+    """x filtered with the 2-D `kernel` (kh, kw) over `axes`: (row, col), or one axis (then
+    kh == 1); every other index of x is an image of a batch. The kernel's float type (float32 or
+    float64) is the run's. Returns the result of that type (`into` when given: a C-order array
+    of x's shape and that type, written where it lies) and the report of the last engine run."""
     ndim = x.ndim
     last = ndim - 1
     if x.size == 0:  # nothing to filter (scipy returns the empty result)
@@ -92,16 +96,16 @@ def _run(correlate_, x, kernel, axes, ax, ay, border, cval, opts, report=False, 
         return (into if into is not None else out.reshape(x.shape)), rep
     row, col = axes
     if ndim in (2, 3) and (row, col) == (0, 1):  # an image, its channels last: the engine's own layout
-        return _engine(_samples(x), kernel, into, border, cval, ax, ay, correlate_, opts, report)
+        return _engine(_samples(x, kernel.dtype), kernel, into, border, cval, ax, ay, correlate_, opts, report)
     in_place = (row, col) == (last - 1, last)
     if in_place:  # one engine run per image: an image's output must not land on the next's samples
         x = unaliased(x, into, reread=False)
     moved = x if in_place else np.moveaxis(x, (row, col), (-2, -1))
     images = moved.reshape((-1,) + moved.shape[-2:])
-    out = into.reshape(images.shape) if (into is not None and in_place) else np.empty(images.shape, FLOAT32)
+    out = into.reshape(images.shape) if (into is not None and in_place) else np.empty(images.shape, kernel.dtype)
     rep = None
     for i in range(images.shape[0]):
-        _, rep = _engine(_samples(images[i]), kernel, out[i], border, cval, ax, ay, correlate_, opts, report)
+        _, rep = _engine(_samples(images[i], kernel.dtype), kernel, out[i], border, cval, ax, ay, correlate_, opts, report)
     result = out.reshape(moved.shape)
     if not in_place:
         result = np.moveaxis(result, (-2, -1), (row, col))
@@ -112,13 +116,13 @@ def _engine_rows(rows, kernel, target, border, cval, ax, correlate_, opts, repor
     """_engine over rows filtered one by one (a one-row kernel), in blocks of at most the
     engine's side: the rows are independent, so a batch of any number of them runs."""
     if rows.shape[0] <= MAX_SIDE:
-        return _engine(_samples(rows), kernel, target, border, cval, ax, 0, correlate_, opts, report)
-    out = target if target is not None else np.empty(rows.shape, FLOAT32)
+        return _engine(_samples(rows, kernel.dtype), kernel, target, border, cval, ax, 0, correlate_, opts, report)
+    out = target if target is not None else np.empty(rows.shape, kernel.dtype)
     rows = unaliased(rows, target, reread=False)  # a block's output must not land on later rows
     rep = None
     for start in range(0, rows.shape[0], MAX_SIDE):
         block = slice(start, start + MAX_SIDE)
-        _, rep = _engine(_samples(rows[block]), kernel, out[block], border, cval, ax, 0, correlate_, opts, report)
+        _, rep = _engine(_samples(rows[block], kernel.dtype), kernel, out[block], border, cval, ax, 0, correlate_, opts, report)
     return out, rep
 
 
@@ -146,7 +150,7 @@ def _skip_zero_taps(correlate_, x, kernel, axes, ax, ay, border, cval, opts, res
     with np.errstate(invalid="ignore", over="ignore"):
         if np.isfinite(np.add.reduce(result, axis=None)):
             return result
-    samples = np.asarray(x, FLOAT32)
+    samples = np.asarray(x, kernel.dtype)
     finite = np.isfinite(samples)
     if finite.all():
         return result  # an overflow, not a non-finite sample: the engine's rule holds
@@ -157,7 +161,7 @@ def _skip_zero_taps(correlate_, x, kernel, axes, ax, ay, border, cval, opts, res
         out, _ = _run(correlate_, indicator.astype(FLOAT32), kernel_2d(taps), axes, ax, ay, mask_border, 0.0, exact)
         return out > 0.5
 
-    fixed, _ = _run(correlate_, np.where(finite, samples, np.float32(0)), kernel, axes, ax, ay, border, cval, opts)
+    fixed, _ = _run(correlate_, np.where(finite, samples, samples.dtype.type(0)), kernel, axes, ax, ay, border, cval, opts)
     positive, negative = (kernel > 0).astype(FLOAT32), (kernel < 0).astype(FLOAT32)
     up_inf, down_inf = np.isposinf(samples), np.isneginf(samples)
     up = reach(up_inf, positive) | reach(down_inf, negative)
@@ -166,7 +170,7 @@ def _skip_zero_taps(correlate_, x, kernel, axes, ax, ay, border, cval, opts, res
     fixed[down] = -np.inf
     fixed[(up & down) | reach(np.isnan(samples), positive + negative)] = np.nan
     if result is not fixed and isinstance(result, np.ndarray) and result.flags.writeable and \
-            result.dtype == FLOAT32 and result.shape == fixed.shape:
+            result.dtype == fixed.dtype and result.shape == fixed.shape:
         np.copyto(result, fixed)  # the caller's output array, written where it lies
         return result
     return fixed
@@ -207,8 +211,17 @@ def _source(input, precision):
     source = real_array(input, "input")
     if source.ndim == 0:
         raise ValueError("input must have at least one axis, got a scalar")
-    check_precision(source, precision)
+    check_precision(precision)
     return source
+
+
+def _work_dtype(source, weights, precision, on_gpu=False):
+    """The run's float type (_args.work_dtype) for these weights; float32 for GPU arrays."""
+    if on_gpu:  # the device route computes in float32
+        if precision == "float64":
+            raise ValueError("precision='float64' is for arrays in host memory; GPU arrays are filtered in float32")
+        return FLOAT32
+    return work_dtype(source, precision, sums_beyond_float32(source, sum_gain(weights)))
 
 
 def _border_and_cval(mode, cval):
@@ -303,10 +316,10 @@ def _nd(correlate_, input, weights, output, mode, cval, origin, axes, channel_ax
         [w.shape[a] for a in weight_axes])
     offsets = [offsets[a] for a in weight_axes]
     if kept.ndim == 1:
-        kernel = kernel_2d(kept.reshape(1, -1))
+        kernel = kernel_2d(kept.reshape(1, -1), _work_dtype(source, kept, precision, on_gpu))
         ay, ax = 0, anchor(offsets[0], kernel.shape[1], filtered[0])
     else:
-        kernel = kernel_2d(kept)
+        kernel = kernel_2d(kept, _work_dtype(source, kept, precision, on_gpu))
         ay = anchor(offsets[0], kernel.shape[0], filtered[0])
         ax = anchor(offsets[1], kernel.shape[1], filtered[1])
     border, cval = _border_and_cval(mode, cval)
@@ -316,10 +329,9 @@ def _nd(correlate_, input, weights, output, mode, cval, origin, axes, channel_ax
                                      bool(return_report), output)
         return (result, report) if return_report else result
     _check_output(source, output)
-    check_sum_precision(source, sum_gain(kernel), precision)
     if output_dtype(source.dtype, output).kind != "f":
         opts = opts.for_integers(kernel)
-    into = output if _writable_float32(output, source.shape) else None
+    into = output if _writable(output, source.shape, kernel.dtype) else None
     result, report = _filter_run(correlate_, source, kernel, filtered, ax, ay, border, cval, opts, bool(return_report),
                                   into)
     result = _finish(result, source, output)
@@ -365,9 +377,10 @@ def convolve(input, weights, output=None, mode="reflect", cval=0.0, origin=0, *,
     device : {'auto', 'cpu', 'cuda'}, optional
     threads : int, optional
         CPU threads; 0 for all.
-    precision : {None, 'float32'}, optional
-        ConvLab filters in float32; a float64 input (or integers beyond 2**24) warns
-        (`convlab.PrecisionWarning`) unless this says 'float32'.
+    precision : {None, 'float32', 'float64'}, optional
+        The float type computed in. None: by the input's dtype, as scipy: float64 inputs (and
+        integers whose sums pass 2**24) in float64, others in float32; 'float32' asks for
+        float32's speed, 'float64' for float64 whatever the input.
     zero_taps : {'skip', 'multiply'}, optional
         How a NaN or an infinity meets a weight of 0: 'skip' (scipy's convolve and correlate:
         the zero weight is not part of the footprint) or 'multiply' (IEEE: 0 * NaN is NaN, the
@@ -452,7 +465,7 @@ def _one_d(correlate_, input, weights, axis, output, mode, cval, origin, method,
     (a,) = normalize_axes(axis, source.ndim)
     check_sides(source.shape, (a,))
     check_taps(w.size, f"weights of shape {w.shape}")
-    kernel = kernel_2d(w.reshape(1, -1))
+    kernel = kernel_2d(w.reshape(1, -1), _work_dtype(source, w, precision, on_gpu))
     ax = anchor(origins(origin, 1)[0], kernel.shape[1], a)
     border, cval = _border_and_cval(mode, cval)
     opts = _Options(method, device, threads)
@@ -460,10 +473,9 @@ def _one_d(correlate_, input, weights, axis, output, mode, cval, origin, method,
         opts.zero_taps = "multiply"
         return _device.run(correlate_, input, kernel, (a,), ax, 0, border, cval, opts, False, output)[0]
     _check_output(source, output)
-    check_sum_precision(source, sum_gain(kernel), precision)
     if output_dtype(source.dtype, output).kind != "f":
         opts = opts.for_integers(kernel)
-    into = output if _writable_float32(output, source.shape) else None
+    into = output if _writable(output, source.shape, kernel.dtype) else None
     result, _ = _run(correlate_, source, kernel, (a,), ax, 0, border, cval, opts, False, into)
     return _finish(result, source, output)
 

@@ -7,8 +7,8 @@ import numpy as np
 from ._complex import accepts_complex
 from ._mapping import accepts_map
 from ._args import (anchor, cast_result, constant_value, kernel_2d, normalize_axes,
-                    output_dtype, per_axis, real_array)
-from ._limits import check_sides, check_sum_precision, check_taps, gaussian_taps_limit, sum_gain
+                    output_dtype, per_axis, real_array, work_dtype)
+from ._limits import check_sides, check_taps, gaussian_taps_limit, sum_gain, sums_beyond_float32
 from ._ndimage import _border_and_cval, _check_output, _nd, _Options, _run, _source, correlate1d
 
 __all__ = ["gaussian_filter", "gaussian_filter1d", "uniform_filter", "uniform_filter1d", "sobel", "prewitt",
@@ -19,14 +19,14 @@ __all__ = ["gaussian_filter", "gaussian_filter1d", "uniform_filter", "uniform_fi
 
 def _passes(input, output, steps, method, device, threads, precision):
     """Runs 1-D correlations one axis after another, as scipy does: float results through
-    float32 intermediates (two axes in one engine run where their modes agree: the kernel's
+    intermediates of the run's float type (_args.work_dtype) (two axes in one engine run where their modes agree: the kernel's
     outer product, rank 1, which the engine runs as row and column passes); integer results
     written after each pass, truncated and wrapped, as scipy's intermediate output array holds
     them. `steps`: (axis, 1-D weights, (border, cval), origin) in order."""
     source = _source(input, precision)
     _check_output(source, output)
     check_sides(source.shape, [step[0] for step in steps])
-    check_sum_precision(source, _passes_gain(steps), precision)
+    work = work_dtype(source, precision, sums_beyond_float32(source, _passes_gain(steps)))
     opts = _Options(method, device, threads)
     dtype = output_dtype(source.dtype, output)
     whole_passes = dtype.kind != "f"
@@ -43,19 +43,19 @@ def _passes(input, output, steps, method, device, threads, precision):
             axis2, w2, _, origin2 = steps[i + 1]
             if axis2 < axis:  # rows along the lower axis: the array's own order, no transposed copy
                 axis, w, origin, axis2, w2, origin2 = axis2, w2, origin2, axis, w, origin
-            kernel = kernel_2d(np.outer(w, w2))
+            kernel = kernel_2d(np.outer(w, w2), work)
             ay, ax = anchor(origin, kernel.shape[0], axis), anchor(origin2, kernel.shape[1], axis2)
             result, _ = _run(True, current, kernel, (axis, axis2), ax, ay, border, cval, opts)
             i += 2
         else:
             divisor = _uniform_divisor(w)
-            kernel = kernel_2d((np.ones(len(w)) if divisor else np.asarray(w, np.float64)).reshape(1, -1))
+            kernel = kernel_2d((np.ones(len(w)) if divisor else np.asarray(w, np.float64)).reshape(1, -1), work)
             ax = anchor(origin, kernel.shape[1], axis)
             # One row of taps: direct, whose float sums are exact where the data and taps allow
             # (auto may take separable, whose SVD factors of a row round it for nothing).
             result, _ = _run(True, current, kernel, (axis,), ax, 0, border, cval, opts.for_integers(kernel))
             if divisor:  # scipy's uniform filter: the sum, then one division (float32's is
-                result /= np.float32(divisor)  # correctly rounded: the double's, rounded)
+                result /= result.dtype.type(divisor)  # correctly rounded: the double's, rounded)
             i += 1
         current = cast_result(result, pass_dtype) if whole_passes else result
     if current is source:  # nothing to filter (every sigma 0, every size 1): scipy's copy
@@ -388,13 +388,11 @@ def prewitt(input, axis=-1, output=None, mode="reflect", cval=0.0, *, method="au
     return _passes(source, output, steps, method, device, threads, precision)
 
 
-def _laplace_sum(input, output, axes, second_derivative, method, device, threads, precision, gain):
-    """scipy's generic_laplace: the second derivatives along each axis, added in the output's
-    dtype (integers wrap as scipy's in-place sum does). `gain`: the sums' bound over the
-    largest sample (_limits.sum_gain), for the precision check."""
+def _laplace_sum(input, output, axes, second_derivative, precision):
+    """scipy's generic_laplace: the second derivatives along each axis (each pass judging its
+    own float type), added in the output's dtype (integers wrap as scipy's in-place sum does)."""
     source = _source(input, precision)
     _check_output(source, output)
-    check_sum_precision(source, gain, precision)
     dtype = output_dtype(source.dtype, output)
     filtered = normalize_axes(axes, source.ndim)
     total = None
@@ -451,9 +449,8 @@ def laplace(input, output=None, mode="reflect", cval=0.0, *, axes=None, method="
 
     def second(src, axis, dtype):
         return correlate1d(src, [1.0, -2.0, 1.0], axis, output=dtype, mode=modes[axis], cval=cval, method=method,
-                           device=device, threads=threads, precision="float32")
-    return _laplace_sum(source, output, filtered, second, method, device, threads, precision,
-                        4.0 * len(filtered))  # |1| + |-2| + |1| per axis
+                           device=device, threads=threads, precision=precision)
+    return _laplace_sum(source, output, filtered, second, precision)
 
 
 @accepts_map
@@ -488,18 +485,5 @@ def gaussian_laplace(input, sigma, output=None, mode="reflect", cval=0.0, *, axe
     def second(src, axis, dtype):  # scipy's derivative2: the mode of this axis, for every axis
         orders = [2 if a == axis else 0 for a in filtered]
         return gaussian_filter(src, sigmas, orders, output=dtype, mode=modes[axis], cval=cval, axes=filtered,
-                               method=method, device=device, threads=threads, precision="float32", **kwargs)
-    return _laplace_sum(source, output, filtered, second, method, device, threads, precision,
-                        _gaussian_laplace_gain(source.ndim, sigmas, filtered, kwargs))
-
-
-def _gaussian_laplace_gain(ndim, sigmas, filtered, kwargs):
-    """The sums' bound of gaussian_laplace over its largest sample: over the axes, the product
-    of each pass's Σ|w| (order 2 along the axis, 0 along the others)."""
-    total = 0.0
-    for axis in filtered:
-        orders = [2 if a == axis else 0 for a in filtered]
-        steps = _gaussian_steps(ndim, sigmas, orders, "reflect", 0.0, kwargs.get("truncate", 4.0),
-                                kwargs.get("radius"), filtered)
-        total += sum_gain(*[step[1] for step in steps])
-    return total
+                               method=method, device=device, threads=threads, precision=precision, **kwargs)
+    return _laplace_sum(source, output, filtered, second, precision)

@@ -26,7 +26,9 @@
 #include "convlab/executor.h"
 #include "convlab/modes.h"
 #include "engine/threadpool.h" // the engine's pool (core/src), for the copies in and out
+#include "filter64.h"
 #include "interruptible.h"
+#include "report.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -223,49 +225,6 @@ void scatterChannels(const convlab::Image& src, const Shape& s, int first, float
     interleave<false>(dst, s, first, src.channels, planes.data(), threads);
 }
 
-nb::dict reportDict(const convlab::RunReport& r, double copyInMs, double copyOutMs)
-{
-    nb::list estimates;
-    for (const convlab::MethodEstimate& e : r.estimates)
-    {
-        nb::dict d;
-        d["method"] = convlab::methodName(e.method);
-        d["ms"] = e.ms;
-        d["rank"] = e.rank;
-        estimates.append(d);
-    }
-    nb::list stages;
-    for (const convlab::StageTiming& st : r.stages)
-    {
-        nb::dict d;
-        d["name"] = st.name;
-        d["ms"] = st.ms;
-        d["once"] = st.once;
-        stages.append(d);
-    }
-    nb::list singular;
-    for (double v : r.singularValues) singular.append(v);
-    nb::list notices;
-    for (const std::string& n : r.notices) notices.append(n);
-    nb::dict d;
-    d["method"] = convlab::methodName(r.method);
-    d["device"] = convlab::deviceName(r.device);
-    d["reason"] = r.reason;
-    d["estimates"] = estimates;
-    d["rank"] = r.rank;
-    d["singular_values"] = singular;
-    d["effective_scale"] = r.effectiveScale;
-    d["notices"] = notices;
-    d["stages"] = stages;
-    d["total_ms"] = r.totalMs;
-    d["per_run_ms"] = convlab::perRunMs(r);
-    d["compute_ms"] = r.computeMs;
-    d["threads"] = r.threads;
-    d["copy_in_ms"] = copyInMs;
-    d["copy_out_ms"] = copyOutMs;
-    return d;
-}
-
 struct GroupRun {
     convlab::RunReport report;
     double copyInMs = 0.0;
@@ -326,10 +285,10 @@ std::vector<GroupRun> filterInto(const float* input, const Shape& s, const convl
 
 nb::object reportOf(const std::vector<GroupRun>& runs)
 {
-    nb::dict first = reportDict(runs.front().report, runs.front().copyInMs, runs.front().copyOutMs);
+    nb::dict first = convlab::python::reportDict(runs.front().report, runs.front().copyInMs, runs.front().copyOutMs);
     if (runs.size() > 1) {
         nb::list all;
-        for (const GroupRun& r : runs) all.append(reportDict(r.report, r.copyInMs, r.copyOutMs));
+        for (const GroupRun& r : runs) all.append(convlab::python::reportDict(r.report, r.copyInMs, r.copyOutMs));
         first["channel_groups"] = all;
     }
     return first;
@@ -519,7 +478,7 @@ nb::tuple filterDevice(std::uintptr_t in, std::uintptr_t out, int height, int wi
     bool nonFinite = false;
     convlab::python::runInterruptibly(params, planes.width * std::size_t(planes.height) * std::max(channels, 1),
                                       [&] { nonFinite = convlab::convolveOnDevice(params, planes, &report); });
-    return nb::make_tuple(nonFinite, wantReport ? nb::object(reportDict(report, 0.0, 0.0)) : nb::none());
+    return nb::make_tuple(nonFinite, wantReport ? nb::object(convlab::python::reportDict(report, 0.0, 0.0)) : nb::none());
 }
 
 // The samples the engine's border rule reads for coordinates [begin, end) of an axis of n:
@@ -588,6 +547,7 @@ NB_MODULE(_convlab, m)
           "anchor_y"_a, "correlate"_a, "method"_a, "device"_a, "threads"_a, "report"_a);
     m.def("filter_u16", &filterPacked<std::uint16_t>, "input"_a, "weights"_a, "output"_a.none(), "mode"_a, "cval"_a, "anchor_x"_a,
           "anchor_y"_a, "correlate"_a, "method"_a, "device"_a, "threads"_a, "report"_a);
+    convlab::python::defineFilter64(m);
     m.def("filter_device", &filterDevice, "input"_a, "output"_a, "height"_a, "width"_a, "channels"_a, "stream"_a,
           "weights"_a, "mode"_a, "cval"_a, "anchor_x"_a, "anchor_y"_a, "correlate"_a, "method"_a, "device"_a,
           "report"_a, "output_stream"_a = 0);

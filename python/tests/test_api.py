@@ -169,22 +169,27 @@ def test_the_result_has_the_input_dtype_written_as_scipy_writes_it(dtype):
     assert relative_error(as_float, exact, weights, data) <= 1e-6
 
 
-def test_float64_input_warns_that_it_is_computed_in_float32():
+def test_float64_input_is_computed_in_float64_and_float32_on_request():
+    import scipy.ndimage as ndi
     data = np.random.default_rng(5).uniform(0, 1, (9, 9))
     weights = np.ones((3, 3)) / 9
-    with pytest.warns(convlab.PrecisionWarning, match="float32"):
-        result = convlab.convolve(data, weights)
-    assert result.dtype == np.float64
     import warnings
     with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert np.array_equal(convlab.convolve(data, weights, precision="float32"), result)
-        convlab.convolve(data.astype(np.float32), weights)  # float32 in: nothing to say
-        convlab.convolve(np.arange(81, dtype=np.int32).reshape(9, 9), weights)  # ints float32 holds exactly
-    with pytest.warns(convlab.PrecisionWarning, match="2\\*\\*24"):
-        convlab.convolve(np.full((9, 9), 1 << 25, np.int64), weights)
+        warnings.simplefilter("error")  # no PrecisionWarning any more: float64 is computed as such
+        result, report = convlab.convolve(data, weights, return_report=True)
+        fast = convlab.convolve(data, weights, precision="float32")
+    assert result.dtype == fast.dtype == np.float64
+    expected = ndi.convolve(data, weights)
+    np.testing.assert_allclose(result, expected, rtol=1e-14, atol=0)
+    assert np.abs(fast - expected).max() > 1e-12  # the float32 route rounds: a different result
+    np.testing.assert_allclose(fast, expected, rtol=1e-6)
+    assert report["method"] in ("direct", "separable")
+    ints = np.full((9, 9), (1 << 25) + 1, np.int64)  # sums beyond 2**24: computed in float64, exactly
+    np.testing.assert_array_equal(convlab.convolve(ints, np.ones((3, 3))), ndi.convolve(ints, np.ones((3, 3))))
+    single = convlab.convolve(data.astype(np.float32), weights, precision="float64")  # asked for
+    np.testing.assert_allclose(single, ndi.convolve(data.astype(np.float32).astype(np.float64), weights), rtol=1e-6)
     with pytest.raises(ValueError, match="precision"):
-        convlab.convolve(data, weights, precision="float64")
+        convlab.convolve(data, weights, precision="float16")
 
 
 @pytest.mark.parametrize("channels", [2, 3, 5])

@@ -137,28 +137,24 @@ def test_output_overlapping_the_input_at_an_offset():
     np.testing.assert_allclose(output, expected, rtol=1e-5, atol=1e-6)
 
 
-def test_precision_is_judged_on_the_sums():
-    small = np.random.default_rng(7).integers(0, 1 << 20, (40, 40)).astype(np.int32)
-    box = np.ones((31, 31))  # sums up to 961 * 2**20: beyond 2**24
-    with pytest.warns(convlab.PrecisionWarning, match="beyond 2\\*\\*24") as caught:
-        convlab.correlate(small, box, mode="constant")
-    assert caught[0].filename == __file__  # the caller's line, not the package's
+def test_integer_sums_beyond_float32_are_computed_in_float64():
+    rng = np.random.default_rng(7)
+    small = rng.integers(0, 1 << 20, (40, 40)).astype(np.int32)
+    box = np.ones((31, 31))  # sums up to 961 * 2**20: beyond 2**24, exact in float64
+    odd = small | 1  # odd samples: float32 sums of them round
+    big = rng.integers(10 ** 6, 2 * 10 ** 6, (20, 20)).astype(np.int64)
+    cases = [
+        lambda m: m.correlate(odd, box, mode="constant"),
+        lambda m: m.correlate(np.full((20, 20), 65535, np.uint16), np.ones((17, 17))),  # 289 * 65535
+        lambda m: m.uniform_filter(big, 20),  # a pass of 20 sums 4e7 > 2**24
+        lambda m: m.sobel(3 * big),           # passes multiply: 2 * 4 * 6e6 > 2**24
+    ]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        convlab.correlate(small, box, mode="constant", precision="float32")  # said so: no warning
-        convlab.correlate(small, np.ones((3, 3)) / 9)                      # sums stay below 2**24
-        convlab.uniform_filter(np.zeros((9, 9), np.uint16), 17)            # a mean: at most 65535
-    with pytest.warns(convlab.PrecisionWarning):  # 16-bit samples, 17x17 box of ones: 289 * 65535
-        convlab.correlate(np.full((20, 20), 65535, np.uint16), np.ones((17, 17)))
-    big = np.full((20, 20), 10 ** 6, np.int64)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        convlab.uniform_filter(big, 9)  # each pass sums 9 samples of 1e6 before dividing: exact
-        convlab.sobel(big)              # (1 + 1) * (1 + 2 + 1) * 1e6: exact
-    with pytest.warns(convlab.PrecisionWarning):  # a pass of 20 ones sums 2e7 > 2**24
-        convlab.uniform_filter(big, 20)
-    with pytest.warns(convlab.PrecisionWarning):  # passes multiply: 2 * 4 * 3e6 > 2**24
-        convlab.sobel(3 * big)
+        for case in cases:
+            np.testing.assert_array_equal(case(convlab), case(ndi))
+    rounded = convlab.correlate(odd, box, mode="constant", precision="float32")  # float32 asked for
+    assert (rounded != ndi.correlate(odd, box, mode="constant")).any()
 
 
 def test_uint64_beyond_2_63_comes_back_exactly():
