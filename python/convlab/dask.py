@@ -2,8 +2,9 @@
 """convlab's filters for dask arrays, chunk by chunk: convolve, correlate, their 1-D forms,
 gaussian_filter(1d), uniform_filter(1d), sobel, prewitt, laplace and gaussian_laplace.
 
-Each result equals the in-memory function's on the whole array, bit for bit (the same method
-on the same samples), seams and edges included, for every mode (wrap and grid-wrap too, whose
+Each result equals the in-memory function's on the whole array, bit for bit with a fixed
+method ('auto' plans each block for its window and may pick another method there: then within
+the methods' tolerance), seams and edges included, for every mode (wrap and grid-wrap too, whose
 samples beyond an end are the other side's, and mirror, which dask's own boundaries lack), on
 any chunking (chunks of one sample, uneven chunks, kernels larger than a chunk or than the
 array). Each output chunk is one task that runs the in-memory function on the chunk and its

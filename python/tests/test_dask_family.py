@@ -38,7 +38,9 @@ CALLS = {
 
 
 def both(name, data, chunks, *args, **kwargs):
-    """(convlab.dask's result computed, the in-memory function's on the whole array)."""
+    """(convlab.dask's result computed, the in-memory function's on the whole array), with one
+    method for both ('direct' unless told): 'auto' plans each block for its own window."""
+    kwargs.setdefault("method", "direct")
     lazy = getattr(convlab.dask, name)(da.from_array(data, chunks=chunks), *args, **kwargs)
     assert lazy.chunks == da.from_array(data, chunks=chunks).chunks and lazy.dtype == data.dtype
     return lazy.compute(scheduler="sync"), getattr(convlab, name)(data, *args, **kwargs)
@@ -58,6 +60,19 @@ def test_every_function_mode_and_chunking_equals_the_whole_array_bit_for_bit(nam
         for chunks in CHUNKINGS:
             got, expected = both(name, data, chunks, *args, mode=mode, cval=0.5, **kwargs)
             assert_identical(got, expected, (name, mode, chunks))
+
+
+def test_auto_plans_each_block_and_stays_within_the_methods_tolerance():
+    # A block's window has other costs than the whole array, so 'auto' may take another method
+    # there (separable where the whole took direct): equal within the tolerance of the methods
+    # (docs/semantics.md, Tolerances), not bit for bit.
+    data = RNG.uniform(-1, 1, (40, 37)).astype(np.float32)
+    for name in CALLS:
+        args, kwargs = CALLS[name]
+        for mode in ("wrap", "mirror", "constant"):
+            got, expected = both(name, data, (7, (30, 7)), *args, mode=mode, method="auto", **kwargs)
+            scale = max(float(np.abs(expected).max()), 1.0)
+            assert got.dtype == expected.dtype and np.abs(got - expected).max() <= 1e-5 * scale, (name, mode)
 
 
 @pytest.mark.parametrize("mode", ["reflect", "mirror", "nearest", "wrap", "constant"])
