@@ -69,5 +69,26 @@ EOF
   echo "setup: installed python/requirements.txt into .venv"
 }
 
+# dask-image's own tests judge convlab.dask (python/tests/daskimage_suite): they ship in its
+# sdist only, not in the wheel, so the sdist of the pinned version is fetched into the
+# git-ignored .deps/ (never committed). Without a network the suite says so and is skipped.
+fetch_dask_image_tests() {
+  local root deps version
+  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+  deps="$root/.deps"
+  version=$(sed -n 's/^dask-image==\([^ #]*\).*/\1/p' "$root/python/requirements.txt")
+  if [[ -f $deps/dask_image-$version.tar.gz ]]; then
+    echo "setup: .deps already has dask-image $version's sdist"
+    return
+  fi
+  if "$root/.venv/bin/python" -m pip download --quiet --disable-pip-version-check --no-deps \
+      --no-binary :all: -d "$deps" "dask-image==$version"; then
+    echo "setup: downloaded dask-image $version's sdist into .deps (its tests judge convlab.dask)"
+  else
+    echo "setup: could not download dask-image $version's sdist; the python_daskimage suite will be skipped" >&2
+  fi
+}
+
 install_debian_packages
 install_python_environment
+fetch_dask_image_tests

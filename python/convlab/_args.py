@@ -215,3 +215,18 @@ def _as_uint64(result):
         out[high] = result[high].astype(np.uint64)
     out[~np.isfinite(result)] = 0
     return out
+
+
+def check_engine_arguments(weights, method):
+    """The engine's own checks of a call's taps and method, made where no image is at hand yet:
+    convlab.dask builds its graph before any block exists, and a check that fails on a worker
+    fails late and far from the call. The engine repeats them on every run."""
+    taps = np.asarray(weights, np.float64)
+    bad = np.flatnonzero(~np.isfinite(taps))
+    if bad.size:
+        raise ValueError(f"weight {np.unravel_index(bad[0], taps.shape)} is not finite ({taps.flat[bad[0]]})")
+    from ._convlab import methods
+    known = [entry["name"] for entry in methods()]
+    if str(method) not in known:
+        raise ValueError(f"unknown method '{method}' (valid: {', '.join(known)})")
+

@@ -1,61 +1,120 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""convlab.convolve and convlab.correlate for dask arrays, chunk by chunk.
+"""convlab's filters for dask arrays, chunk by chunk: convolve, correlate, their 1-D forms,
+gaussian_filter(1d), uniform_filter(1d), sobel, prewitt, laplace and gaussian_laplace.
 
-The result equals convlab.convolve / correlate of the whole array, seams and edges included,
-for every border mode (mirror too, which dask's own boundaries do not have). Each output chunk
-is one task:
+Each result equals the in-memory function's on the whole array, bit for bit with a fixed
+method ('auto' plans each block for its window and may pick another method there: then within
+the methods' tolerance), seams and edges included, for every mode (wrap and grid-wrap too, whose
+samples beyond an end are the other side's, and mirror, which dask's own boundaries lack), on
+any chunking (chunks of one sample, uneven chunks, kernels larger than a chunk or than the
+array). Each output chunk is one task that runs the in-memory function on the chunk and its
+halo (the filter's reach per axis, from the helpers that size its kernels) and crops the chunk:
+the modes, scipy's rule for NaN and zero taps, the dtypes, ``axes`` and ``channel_axis`` are
+the in-memory function's own (_dask_blocks.py says how the halo is gathered).
 
-1. Along each axis, the coordinates its outputs' windows read run from the chunk's start less
-   the window's reach before an output to its end plus the reach after (the correlation-form
-   anchor and the rest of the kernel: different on the two sides for even kernels and
-   origins). The engine's own border rule (borderIndex, docs/semantics.md, Border modes) names
-   the sample each coordinate reads, at any distance, or the constant: so kernels larger than
-   a chunk or than the whole array are exact, and wrap reads the far end of the array.
-2. The task depends on exactly the input chunks those samples lie in (its neighbours, the far
-   chunk for wrap, more where the kernel is larger than a chunk) and gathers its window from
-   them: whole runs of a chunk as slices, reflected or wrapped margins by index.
-3. The window is filtered with mode 'constant' and cropped to the chunk's outputs, whose
-   windows lie wholly inside it: no border rule applies there.
-
-One task per output chunk, where dask's overlap would add a task per neighbour slice and per
-concatenation; on a distributed cluster each task costs about a millisecond of scheduling, which
-for small kernels is more than the filtering (docs/python.md).
-
-Arrays are 2-D or (H, W, C), channel last (``channel_axis=-1``; any chunking of the channel axis). The result has the
-input's chunks and the input's dtype (integers truncated and wrapped, as convlab.convolve).
+Arguments are checked when the graph is built, by the in-memory front end's own checks (no
+engine run): a bad call fails at the call, not on a worker. The result is lazy, with the
+input's chunks and dtype. ``threads`` is the engine's threads per block (dask runs the blocks in
+parallel); ``device`` defaults to the CPU.
 """
 import numpy as np
 
-from . import _convlab
-from ._args import anchor, border_name, cast_result, constant_value, engine_border, kernel_2d, origins, real_array
-from ._limits import check_threads
+from ._args import anchor, check_engine_arguments, normalize_axes, origins, per_axis, real_array
+from ._dask_blocks import AxisWindows, Call, blockwise, border_name, borders_of, window_reach  # noqa: F401
+from ._limits import check_sides, check_taps
+from . import _ndimage, _separable
+from ._ndimage import _border_and_cval, _filtered_axes, _Options, _source
 
-__all__ = ["convolve", "correlate"]
+__all__ = ["convolve", "correlate", "convolve1d", "correlate1d", "gaussian_filter", "gaussian_filter1d",
+           "uniform_filter", "uniform_filter1d", "sobel", "prewitt", "laplace", "gaussian_laplace"]
+
+_ENGINE = dict(method="auto", device="cpu", threads=1, precision=None)
 
 
-def convolve(image, weights, mode="reflect", cval=0.0, origin=0, *, channel_axis=None, method="auto",
-             device="cpu", threads=1):
-    """scipy.ndimage.convolve's arguments on a dask array (threads: engine threads per block).
+def _dask_input(image, precision):
+    """`image` as a dask array, and a stand-in of its shape and dtype (no memory) on which the
+    in-memory front end's checks run: a real dtype, at least one axis, not empty, precision."""
+    import dask.array as da
+    x = da.asarray(image)
+    if any(np.isnan(c) for chunks in x.chunks for c in chunks):
+        raise ValueError(f"input has unknown chunk sizes {x.chunks} (e.g. after boolean indexing): the "
+                         "windows of each chunk need them; call x.compute_chunk_sizes() first")
+    stand_in = np.lib.stride_tricks.as_strided(np.zeros(1, x.dtype), x.shape, (0,) * x.ndim, writeable=False)
+    _source(stand_in, precision)
+    return x, stand_in
+
+
+def _engine_options(engine, zero_taps="skip", weights=None):
+    """The engine's keywords of a call, checked as the in-memory functions check them."""
+    unknown = sorted(set(engine) - set(_ENGINE))
+    if unknown:
+        raise TypeError(f"unexpected keyword argument {unknown[0]!r} (the engine's: {', '.join(_ENGINE)})")
+    options = dict(_ENGINE, **engine)
+    _Options(options["method"], options["device"], options["threads"], zero_taps)
+    check_engine_arguments(np.zeros(1) if weights is None else weights, options["method"])
+    return options
+
+
+def _steps_reach(ndim, steps):
+    """Per axis, (before, after) of the 1-D correlations `steps` (the in-memory separable
+    filters' plans: axis, weights, (border, cval), origin), and each filtered axis's border."""
+    reach, borders = [(0, 0)] * ndim, ["constant"] * ndim
+    for axis, weights, (border, _), origin in steps:
+        before = anchor(origin, len(weights), axis)
+        reach[axis] = (max(reach[axis][0], before), max(reach[axis][1], len(weights) - 1 - before))
+        borders[axis] = border_name(border)
+    return reach, borders
+
+
+def _run(function, name, x, reach, borders, args, kwargs):
+    return blockwise(x, Call(function, args, kwargs), reach, borders, name)
+
+
+# ---- convolve and correlate ----
+
+def _correlation(correlate_, image, weights, mode, cval, origin, axes, channel_axis, zero_taps, engine):
+    x, stand_in = _dask_input(image, engine.get("precision"))
+    w = real_array(weights, "weights")
+    if w.ndim == 0:
+        raise ValueError("weights must have at least one axis, got a scalar")
+    filtered, weight_axes = _filtered_axes(stand_in, w, axes, channel_axis)
+    check_sides(x.shape, filtered)
+    offsets = origins(origin, w.ndim)
+    reach = [(0, 0)] * x.ndim
+    for axis, weight_axis in zip(filtered, weight_axes):
+        size = w.shape[weight_axis]
+        check_taps(size, f"weights of shape {w.shape}")
+        reach[axis] = window_reach((size,), (anchor(offsets[weight_axis], size, axis),), correlate_)[0]
+    _border_and_cval(mode, cval)
+    options = _engine_options(engine, zero_taps, w)
+    function = _ndimage.correlate if correlate_ else _ndimage.convolve
+    kwargs = dict(mode=mode, cval=cval, origin=origin, axes=axes, channel_axis=channel_axis, zero_taps=zero_taps,
+                  **options)
+    return _run(function, function.__name__, x, reach, borders_of(mode, filtered, x.ndim), (w,), kwargs)
+
+
+def convolve(image, weights, mode="reflect", cval=0.0, origin=0, *, axes=None, channel_axis=None, zero_taps="skip",
+             **engine):
+    """``convlab.convolve`` on a dask array.
 
     Parameters
     ----------
     image : dask.array.Array or array_like
-        2-D, or 3-D with its channels last (``channel_axis=-1``, needed with 2-D weights).
-    weights, mode, cval, origin, method, device
+    weights, mode, cval, origin, axes, channel_axis, zero_taps
         As ``convlab.convolve``.
-    channel_axis : {None, -1, 2}, optional
-    threads : int, optional
-        Engine threads per block (dask runs the blocks in parallel).
+    **engine
+        method, device ('cpu' by default), threads (engine threads per block, 1 by default),
+        precision: as ``convlab.convolve``.
 
     Returns
     -------
     dask.array.Array
-        Lazy, with the input's chunks and dtype (integers truncated and wrapped, as scipy).
+        Lazy, with the input's chunks and dtype; equal to ``convlab.convolve`` of the whole array.
 
     Raises
     ------
     ValueError, TypeError, convlab.Error
-        Before any work: shapes, the mode, the method, a non-finite cval.
+        When the graph is built, as ``convlab.convolve`` would for the whole array.
 
     Examples
     --------
@@ -64,12 +123,12 @@ def convolve(image, weights, mode="reflect", cval=0.0, origin=0, *, channel_axis
     >>> float(convlab.dask.convolve(x, np.ones((3, 3), np.float32) / 9).compute().round(6).max())
     1.0
     """
-    return _filter(False, image, weights, mode, cval, origin, channel_axis, method, device, threads)
+    return _correlation(False, image, weights, mode, cval, origin, axes, channel_axis, zero_taps, engine)
 
 
-def correlate(image, weights, mode="reflect", cval=0.0, origin=0, *, channel_axis=None, method="auto",
-              device="cpu", threads=1):
-    """scipy.ndimage.correlate's arguments on a dask array (parameters as `convolve`).
+def correlate(image, weights, mode="reflect", cval=0.0, origin=0, *, axes=None, channel_axis=None, zero_taps="skip",
+              **engine):
+    """``convlab.correlate`` on a dask array (parameters as `convolve`).
 
     Returns
     -------
@@ -87,145 +146,279 @@ def correlate(image, weights, mode="reflect", cval=0.0, origin=0, *, channel_axi
     >>> convlab.dask.correlate(x, np.array([[1, 0, -1]], np.float32)).compute()
     array([[-1., -2., -2., -2., -2., -2., -2., -1.]], dtype=float32)
     """
-    return _filter(True, image, weights, mode, cval, origin, channel_axis, method, device, threads)
+    return _correlation(True, image, weights, mode, cval, origin, axes, channel_axis, zero_taps, engine)
 
 
-def window_reach(kernel_shape, anchor_yx, correlate_):
-    """Per spatial axis, (before, after): how far an output's window reaches on each side.
-
-    Correlation reads in(y - ay + v), v in [0, h): ay before, h - 1 - ay after. Convolution
-    mirrors the anchor (docs/semantics.md, Convolution and correlation)."""
-    reach = []
-    for size, anchor in zip(kernel_shape, anchor_yx):
-        before = anchor if correlate_ else size - 1 - anchor
-        reach.append((before, size - 1 - before))
-    return reach
-
-
-class AxisWindows:
-    """Where the windows of one axis's chunks read: for chunk i, `lengths[i]` coordinates, of
-    which `runs[i]` lists the (destination slice, source chunk, source selection) that hold
-    samples (the selection a slice where the samples are consecutive, else indices into the
-    chunk); `constant[i]`: whether some coordinate reads the constant instead."""
-
-    def __init__(self, chunks, before, after, border):
-        n = sum(chunks)
-        starts = np.cumsum((0,) + tuple(chunks))
-        self.lengths, self.runs, self.constant = [], [], []
-        for i, size in enumerate(chunks):
-            index = _convlab.border_indices(int(starts[i]) - before, int(starts[i]) + size + after, n, border)
-            source = np.where(index >= 0, np.searchsorted(starts, index, side="right") - 1, -1)
-            breaks = np.flatnonzero(np.diff(source)) + 1
-            runs = []
-            for begin, end in zip(np.r_[0, breaks], np.r_[breaks, len(index)]):
-                chunk = int(source[begin])
-                if chunk < 0:
-                    continue
-                local = index[begin:end] - starts[chunk]
-                consecutive = len(local) == 1 or bool(np.all(np.diff(local) == 1))
-                selection = slice(int(local[0]), int(local[-1]) + 1) if consecutive else local
-                runs.append((slice(int(begin), int(end)), chunk, selection))
-            self.lengths.append(len(index))
-            self.runs.append(runs)
-            self.constant.append(bool((source < 0).any()))
-
-
-class _BlockFilter:
-    """The task of one output chunk: gathers its window from the input chunks it is given, in
-    the order of (row run, column run), filters it with the kernel it is given and crops the
-    chunk's outputs. The kernel is one entry of the graph that every task reads, not a copy in
-    each task (up to 1025 x 1025 floats)."""
-
-    def __init__(self, rows, columns, cval, reach, ax, ay, correlate_, method, device, threads):
-        self.rows, self.columns, self.cval, self.reach = rows, columns, cval, reach
-        self.args = (None, "constant", 0.0, ax, ay, correlate_, method, device, threads, False)
-
-    def window(self, blocks):
-        (length_r, runs_r, constant_r), (length_c, runs_c, constant_c) = self.rows, self.columns
-        shape = (length_r, length_c) + blocks[0].shape[2:]
-        window = np.full(shape, self.cval, np.float32) if constant_r or constant_c else np.empty(shape, np.float32)
-        pieces = iter(blocks)
-        for rows, _, source_rows in runs_r:
-            for columns, _, source_columns in runs_c:
-                window[rows, columns] = next(pieces)[source_rows][:, source_columns]
-        return window
-
-    def __call__(self, kernel, *blocks):
-        result = _convlab.filter(self.window(blocks), kernel, *self.args)[0]
-        (top, bottom), (left, right) = self.reach
-        return result[top:result.shape[0] - bottom, left:result.shape[1] - right]
-
-
-def _kernel_and_anchor(weights, ndim, channel_axis, origin):
-    """The (h, w) kernel and its anchor (ax, ay) for a 2-D or channel-last 3-D input."""
+def _one_d(correlate_, image, weights, axis, mode, cval, origin, engine):
+    x, _ = _dask_input(image, engine.get("precision"))
     w = real_array(weights, "weights")
-    offsets = origins(origin, w.ndim)
-    if ndim == 3:
-        if channel_axis is None and w.ndim == 2:
-            raise ValueError("weights have 2 axes and the input 3: pass channel_axis=-1 for an image with its "
-                             "channels last")
-        if channel_axis is not None and channel_axis not in (-1, 2):
-            raise ValueError(f"convlab.dask filters images with their channels last (channel_axis=-1), "
-                             f"got channel_axis={channel_axis}")
-        if w.ndim == 3:
-            if w.shape[2] != 1:
-                raise ValueError(f"weights of shape {w.shape}: (h, w) or (h, w, 1) for an image with channels")
-            if offsets[2] != 0:
-                raise ValueError(f"origin along the channel axis must be 0, got {offsets[2]}")
-            w, offsets = w[:, :, 0], offsets[:2]
-    elif channel_axis is not None:
-        raise ValueError(f"channel_axis is for a 3-D input, got {ndim} axes")
-    if w.ndim != 2:
-        raise ValueError(f"weights must be (h, w){' or (h, w, 1)' if ndim == 3 else ''}, got shape {w.shape}")
-    kernel = kernel_2d(w)
-    return kernel, anchor(offsets[1], kernel.shape[1], 1), anchor(offsets[0], kernel.shape[0], 0)
+    if w.ndim != 1:
+        raise ValueError(f"weights must be 1-D, got shape {w.shape}")
+    (a,) = normalize_axes(axis, x.ndim)
+    check_sides(x.shape, (a,))
+    check_taps(w.size, f"weights of shape {w.shape}")
+    reach = [(0, 0)] * x.ndim
+    reach[a] = window_reach((w.size,), (anchor(origins(origin, 1)[0], w.size, a),), correlate_)[0]
+    _border_and_cval(mode, cval)
+    options = _engine_options(engine, weights=w)
+    function = _ndimage.correlate1d if correlate_ else _ndimage.convolve1d
+    return _run(function, function.__name__, x, reach, borders_of(mode, (a,), x.ndim), (w, a),
+                dict(mode=mode, cval=cval, origin=origin, **options))
 
 
-def _filter(correlate_, image, weights, mode, cval, origin, channel_axis, method, device, threads):
-    import dask.array as da
-    from dask.base import tokenize
-    from dask.highlevelgraph import HighLevelGraph
+def correlate1d(image, weights, axis=-1, mode="reflect", cval=0.0, origin=0, **engine):
+    """``convlab.correlate1d`` on a dask array (engine keywords as `convolve`).
 
-    x = da.asarray(image)
-    if x.dtype.kind not in "fiub":
-        raise TypeError(f"input has dtype {x.dtype}: ConvLab filters real numbers (float, integer or bool arrays)")
-    if x.ndim not in (2, 3):
-        raise ValueError(f"input must be 2-D (H, W) or 3-D (H, W, C), got shape {x.shape}")
-    if 0 in x.shape:
-        raise ValueError(f"input of shape {x.shape} is empty")
-    if any(np.isnan(c) for chunks in x.chunks for c in chunks):
-        raise ValueError(f"input has unknown chunk sizes {x.chunks} (e.g. after boolean indexing): the "
-                         "windows of each chunk need them; call x.compute_chunk_sizes() first")
-    check_threads(threads)
-    kernel, ax, ay = _kernel_and_anchor(weights, x.ndim, channel_axis, origin)
-    # The block call below checks the rest (mode, cval, method); fail here, not on a worker.
-    engine_mode = engine_border(mode)
-    border = border_name(mode)
-    if border == "constant":
-        cval = constant_value(engine_mode, cval)
-    if border == "constant" and not np.isfinite(float(cval)):  # an unused cval may be anything
-        raise ValueError(f"cval {cval} is not a finite number")
-    _convlab.filter(np.zeros((1, 1), np.float32), kernel, None, engine_mode, float(cval), ax, ay, correlate_,
-                    str(method), str(device), 1, False)
+    Returns
+    -------
+    dask.array.Array
 
-    reach = window_reach(kernel.shape, (ay, ax), correlate_)
-    samples = x.astype(np.float32)
-    axes = [AxisWindows(samples.chunks[axis], *reach[axis], border) for axis in range(2)]
-    channel_blocks = [()] if samples.ndim == 2 else [(k,) for k in range(len(samples.chunks[2]))]
-    name = "convlab-" + ("correlate-" if correlate_ else "convolve-") + tokenize(
-        samples.name, kernel, engine_mode, float(cval), ax, ay, str(method), str(device), int(threads))
-    kernel_key = "kernel-" + name
-    tasks = {kernel_key: kernel}
-    for i, runs_r in enumerate(axes[0].runs):
-        for j, runs_c in enumerate(axes[1].runs):
-            task = _BlockFilter((axes[0].lengths[i], runs_r, axes[0].constant[i]),
-                                (axes[1].lengths[j], runs_c, axes[1].constant[j]), np.float32(cval), reach,
-                                ax, ay, correlate_, str(method), str(device), int(threads))
-            for k in channel_blocks:
-                sources = [(samples.name, r, c) + k for _, r, _ in runs_r for _, c, _ in runs_c]
-                tasks[(name, i, j) + k] = (task, kernel_key, *sources)
-    graph = HighLevelGraph.from_collections(name, tasks, dependencies=[samples])
-    out = da.Array(graph, name, chunks=samples.chunks, dtype=np.float32)
-    if x.dtype == np.float32:
-        return out
-    return out.map_blocks(cast_result, x.dtype, dtype=x.dtype)
+    Raises
+    ------
+    ValueError, TypeError, convlab.Error
+        As ``convlab.correlate1d``, when the graph is built.
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da, convlab.dask
+    >>> x = da.from_array(np.array([2, 8, 0, 4, 1, 9, 9, 0]), chunks=3)
+    >>> convlab.dask.correlate1d(x, [1, 3]).compute()
+    array([ 8, 26,  8, 12,  7, 28, 36,  9])
+    """
+    return _one_d(True, image, weights, axis, mode, cval, origin, engine)
+
+
+def convolve1d(image, weights, axis=-1, mode="reflect", cval=0.0, origin=0, **engine):
+    """``convlab.convolve1d`` on a dask array: `correlate1d` with the weights mirrored (and
+    the origin with them), as scipy's.
+
+    Returns
+    -------
+    dask.array.Array
+
+    Raises
+    ------
+    ValueError, TypeError, convlab.Error
+        As ``convlab.convolve1d``, when the graph is built.
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da, convlab.dask
+    >>> signal = da.arange(6, chunks=4, dtype=np.float32)
+    >>> convlab.dask.convolve1d(signal, [1, 0, -1], mode="wrap").compute()
+    array([-4.,  2.,  2.,  2.,  2., -4.], dtype=float32)
+    """
+    return _one_d(False, image, weights, axis, mode, cval, origin, engine)
+
+
+# ---- the separable filters: their plans of 1-D passes give the reach ----
+
+def _passes(function, x, steps, args, kwargs, engine):
+    reach, borders = _steps_reach(x.ndim, steps)
+    options = _engine_options(engine)
+    return _run(function, function.__name__, x, reach, borders, args, dict(kwargs, **options))
+
+
+def gaussian_filter(image, sigma, order=0, mode="reflect", cval=0.0, truncate=4.0, *, radius=None, axes=None,
+                    **engine):
+    """``convlab.gaussian_filter`` on a dask array (engine keywords as `convolve`).
+
+    Returns
+    -------
+    dask.array.Array
+
+    Raises
+    ------
+    ValueError, TypeError, convlab.Error
+        As ``convlab.gaussian_filter``, when the graph is built.
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da, convlab.dask
+    >>> a = np.zeros((5, 5), np.float32); a[2, 2] = 1
+    >>> float(convlab.dask.gaussian_filter(da.from_array(a, chunks=2), 1, mode="wrap").sum().compute().round(6))
+    1.0
+    """
+    x, _ = _dask_input(image, engine.get("precision"))
+    steps = _separable._gaussian_steps(x.ndim, sigma, order, mode, cval, truncate, radius, axes)
+    return _passes(_separable.gaussian_filter, x, steps, (sigma, order),
+                      dict(mode=mode, cval=cval, truncate=truncate, radius=radius, axes=axes), engine)
+
+
+def gaussian_filter1d(image, sigma, axis=-1, order=0, mode="reflect", cval=0.0, truncate=4.0, *, radius=None,
+                      **engine):
+    """``convlab.gaussian_filter1d`` on a dask array (engine keywords as `convolve`).
+
+    Returns
+    -------
+    dask.array.Array
+
+    Raises
+    ------
+    ValueError, TypeError, convlab.Error
+        As ``convlab.gaussian_filter1d``, when the graph is built.
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da, convlab.dask
+    >>> x = da.from_array(np.array([1, 2, 3, 4, 5], np.float32), chunks=2)
+    >>> convlab.dask.gaussian_filter1d(x, 1).compute().round(4)
+    array([1.427 , 2.0678, 3.    , 3.9322, 4.573 ], dtype=float32)
+    """
+    x, _ = _dask_input(image, engine.get("precision"))
+    (a,) = normalize_axes(axis, x.ndim)
+    steps = _separable._gaussian_steps(x.ndim, [sigma], [order], [mode], cval, truncate, [radius], (a,))
+    return _passes(_separable.gaussian_filter1d, x, steps, (sigma, a, order),
+                      dict(mode=mode, cval=cval, truncate=truncate, radius=radius), engine)
+
+
+def uniform_filter(image, size=3, mode="reflect", cval=0.0, origin=0, *, axes=None, **engine):
+    """``convlab.uniform_filter`` on a dask array (engine keywords as `convolve`).
+
+    Returns
+    -------
+    dask.array.Array
+
+    Raises
+    ------
+    ValueError, TypeError, convlab.Error
+        As ``convlab.uniform_filter``, when the graph is built.
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da, convlab.dask
+    >>> x = da.from_array(np.arange(16, dtype=np.float32).reshape(4, 4), chunks=(1, 3))
+    >>> convlab.dask.uniform_filter(x, 3, mode="wrap").compute()[0, 0]
+    np.float32(6.666667)
+    """
+    x, _ = _dask_input(image, engine.get("precision"))
+    steps = _separable._uniform_steps(x.ndim, size, mode, cval, origin, axes)
+    return _passes(_separable.uniform_filter, x, steps, (size,),
+                      dict(mode=mode, cval=cval, origin=origin, axes=axes), engine)
+
+
+def uniform_filter1d(image, size, axis=-1, mode="reflect", cval=0.0, origin=0, **engine):
+    """``convlab.uniform_filter1d`` on a dask array (engine keywords as `convolve`).
+
+    Returns
+    -------
+    dask.array.Array
+
+    Raises
+    ------
+    ValueError, TypeError, convlab.Error
+        As ``convlab.uniform_filter1d``, when the graph is built.
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da, convlab.dask
+    >>> x = da.from_array(np.array([2, 8, 0, 4, 1, 9, 9, 0], np.float32), chunks=3)
+    >>> convlab.dask.uniform_filter1d(x, 3, mode="nearest").compute()[-1]
+    np.float32(3.0)
+    """
+    x, _ = _dask_input(image, engine.get("precision"))
+    (a,) = normalize_axes(axis, x.ndim)
+    steps = _separable._uniform_steps(x.ndim, [size], [mode], cval, [origin], (a,))
+    return _passes(_separable.uniform_filter1d, x, steps, (size, a), dict(mode=mode, cval=cval, origin=origin),
+                      engine)
+
+
+def _derivative(function, smooth, image, axis, mode, cval, engine):
+    x, _ = _dask_input(image, engine.get("precision"))
+    steps = _separable._derivative_steps(x.ndim, axis, mode, cval, [-1, 0, 1], smooth)
+    return _passes(function, x, steps, (axis,), dict(mode=mode, cval=cval), engine)
+
+
+def sobel(image, axis=-1, mode="reflect", cval=0.0, **engine):
+    """``convlab.sobel`` on a dask array (engine keywords as `convolve`).
+
+    Returns
+    -------
+    dask.array.Array
+
+    Raises
+    ------
+    ValueError, TypeError, convlab.Error
+        As ``convlab.sobel``, when the graph is built.
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da, convlab.dask
+    >>> x = da.from_array(np.array([[0, 0, 10, 10]] * 3, np.float32), chunks=1)
+    >>> convlab.dask.sobel(x, axis=1).compute()[0]
+    array([ 0., 40., 40.,  0.], dtype=float32)
+    """
+    return _derivative(_separable.sobel, [1, 2, 1], image, axis, mode, cval, engine)
+
+
+def prewitt(image, axis=-1, mode="reflect", cval=0.0, **engine):
+    """``convlab.prewitt`` on a dask array: `sobel` with 1 1 1 across the derivative.
+
+    Returns
+    -------
+    dask.array.Array
+
+    Raises
+    ------
+    ValueError, TypeError, convlab.Error
+        As ``convlab.prewitt``, when the graph is built.
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da, convlab.dask
+    >>> convlab.dask.prewitt(da.eye(4, chunks=3, dtype=np.float32), axis=0, mode="wrap").compute()[:, 0]
+    array([ 0., -1.,  0.,  1.], dtype=float32)
+    """
+    return _derivative(_separable.prewitt, [1, 1, 1], image, axis, mode, cval, engine)
+
+
+def laplace(image, mode="reflect", cval=0.0, *, axes=None, **engine):
+    """``convlab.laplace`` on a dask array (engine keywords as `convolve`).
+
+    Returns
+    -------
+    dask.array.Array
+
+    Raises
+    ------
+    ValueError, TypeError, convlab.Error
+        As ``convlab.laplace``, when the graph is built.
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da, convlab.dask
+    >>> a = np.zeros((3, 3), np.float32); a[1, 1] = 1
+    >>> convlab.dask.laplace(da.from_array(a, chunks=2), mode="constant").compute()[1]
+    array([ 1., -4.,  1.], dtype=float32)
+    """
+    x, _ = _dask_input(image, engine.get("precision"))
+    filtered = normalize_axes(axes, x.ndim)
+    modes = per_axis(mode, len(filtered), "mode")
+    steps = [(a, [1.0, -2.0, 1.0], _border_and_cval(m, cval), 0) for a, m in zip(filtered, modes)]
+    return _passes(_separable.laplace, x, steps, (), dict(mode=mode, cval=cval, axes=axes), engine)
+
+
+def gaussian_laplace(image, sigma, mode="reflect", cval=0.0, *, axes=None, truncate=4.0, radius=None, **engine):
+    """``convlab.gaussian_laplace`` on a dask array (engine keywords as `convolve`).
+
+    Returns
+    -------
+    dask.array.Array
+
+    Raises
+    ------
+    ValueError, TypeError, convlab.Error
+        As ``convlab.gaussian_laplace``, when the graph is built.
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da, convlab.dask
+    >>> a = np.zeros((7, 7), np.float32); a[3, 3] = 1
+    >>> float(convlab.dask.gaussian_laplace(da.from_array(a, chunks=3), 1).compute()[3, 3]) < 0
+    True
+    """
+    x, _ = _dask_input(image, engine.get("precision"))
+    filtered = normalize_axes(axes, x.ndim)
+    steps = _separable._gaussian_steps(x.ndim, sigma, 0, mode, cval, truncate, radius, axes)
+    return _passes(_separable.gaussian_laplace, x, steps, (sigma,),
+                      dict(mode=mode, cval=cval, axes=filtered, truncate=truncate, radius=radius), engine)
