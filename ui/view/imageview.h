@@ -14,6 +14,7 @@
 #include <QImage>
 #include <QPair>
 #include <QPointF>
+#include <QPointer>
 #include <QRect>
 #include <QString>
 #include <QVector>
@@ -28,6 +29,7 @@
 #include "view/probeoverlay.h"
 
 class EdgeLoupe;
+class ViewOverlay;
 namespace imageview_detail {
 struct Slot;
 }
@@ -232,6 +234,11 @@ public:
     double differenceFixedScale() const;
     QString differenceScaleNote() const;
 
+    // Overlays of other classes (view/viewoverlay.h), drawn under the probe's marks; a line
+    // they add to the mapping caption (e.g. how many pixels the clip marks tint), empty: none.
+    void addOverlay(ViewOverlay* overlay);
+    void setCaptionNote(const QString& note);
+
 signals:
     // Emitted as the cursor moves over the image: pixel coordinates (or -1,-1 when outside).
     void pixelHovered(int x, int y);
@@ -294,4 +301,10 @@ private:
     void paintMarks();
     ProbeOverlay::Frame marksFrame() const;
     ProbeOverlay marks_;
+    // The overlays of other classes and the caption's note (view/viewoverlay.cpp).
+    bool hasOverlays() const;
+    void paintOverlays(QPainter& painter);
+    QString withCaptionNote(const QString& caption) const;
+    QList<QPointer<ViewOverlay>> overlays_;
+    QString captionNote_;
 };

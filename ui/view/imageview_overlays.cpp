@@ -155,7 +155,7 @@ QString ImageView::mappingCaption() const
         facts.fileBits = r.depth == convlab::SampleDepth::U8 ? 8 : 16;
         facts.outsideFraction = r.outsideFraction(facts.range);
     }
-    return display::mappingCaption(facts);
+    return withCaptionNote(display::mappingCaption(facts));
 }
 
 void ImageView::updateCaption()
@@ -428,11 +428,12 @@ ProbeOverlay::Frame ImageView::marksFrame() const
 
 void ImageView::paintMarks()
 {
-    if (marks_.empty() || imageSize().isEmpty()) return;
+    if ((marks_.empty() && !hasOverlays()) || imageSize().isEmpty()) return;
     // Into the frame being drawn, like the pixel grid (paintGL explains why not on the widget).
     QOpenGLPaintDevice device(size() * devicePixelRatioF());
     device.setDevicePixelRatio(devicePixelRatioF());
     QPainter painter(&device);
+    paintOverlays(painter);
     marks_.paint(painter, marksFrame());
 }
 

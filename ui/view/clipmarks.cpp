@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "view/clipmarks.h"
+
+#include <QCoreApplication>
+#include <QLocale>
+#include <QPainter>
+#include <cmath>
+#include <string>
+
+#include "convlab/error.h"
+#include "view/imageview.h"
+#include "workbench/workbenchdocument.h"
+
+namespace clipmarks {
+namespace {
+
+constexpr int kMarkAlpha = 210; // strong enough to read at a glance, the picture faint beneath
+
+QString tr(const char* text) { return QCoreApplication::translate("ClipMarks", text); }
+
+QRgb premultiplied(const QColor& c)
+{
+    return qPremultiply(qRgba(c.red(), c.green(), c.blue(), kMarkAlpha));
+}
+
+// The channels that count: the chosen one, or the colour channels (alpha is passed through).
+std::pair<int, int> countedChannels(const convlab::Image& image, int channel)
+{
+    if (channel >= 0) return {channel, channel + 1};
+    const bool alpha = image.hasAlpha && image.channels > 1;
+    return {0, alpha ? image.channels - 1 : image.channels};
+}
+
+} // namespace
+
+QColor belowColour() { return QColor(0, 110, 255); }
+QColor aboveColour() { return QColor(255, 120, 0); }
+
+float fileTop(convlab::SampleDepth depth)
+{
+    switch (depth) {
+    case convlab::SampleDepth::U8: return 255.0f;
+    case convlab::SampleDepth::U16: return 65535.0f;
+    case convlab::SampleDepth::F32: break;
+    }
+    return 0.0f;
+}
+
+Count countClipped(const convlab::Image& image, float top, int channel, QImage* mask)
+{
+    if (channel < -1 || channel >= image.channels)
+        throw convlab::Error("clip marks: channel " + std::to_string(channel) + " of an image of " +
+                             std::to_string(image.channels) + " channels");
+    Count count;
+    count.pixels = image.planeSize();
+    if (mask) {
+        *mask = QImage(image.width, image.height, QImage::Format_ARGB32_Premultiplied);
+        mask->fill(Qt::transparent);
+    }
+    const auto [first, end] = countedChannels(image, channel);
+    const QRgb below = premultiplied(belowColour()), above = premultiplied(aboveColour());
+    for (int y = 0; y < image.height; ++y) {
+        QRgb* line = mask ? reinterpret_cast<QRgb*>(mask->scanLine(y)) : nullptr;
+        for (int x = 0; x < image.width; ++x) {
+            bool low = false, high = false;
+            for (int c = first; c < end; ++c) {
+                const float v = image.at(c, y, x);
+                low = low || v < 0.0f;   // NaN compares false: in range
+                high = high || v > top;
+            }
+            if (high)
+                ++count.above;
+            else if (low)
+                ++count.below;
+            if (line && (high || low)) line[x] = high ? above : below;
+        }
+    }
+    return count;
+}
+
+QString captionNote(const Count& count, float top)
+{
+    if (count.pixels == 0) return {};
+    const QLocale locale;
+    const double share = 100.0 * double(count.marked()) / double(count.pixels);
+    if (count.marked() == 0) return tr("clip marks: no pixel outside 0…%1").arg(double(top), 0, 'g', 6);
+    return tr("marked: %1 px below 0 (blue), %2 px above %3 (orange): %4 of %5 px, %6%")
+        .arg(locale.toString(qulonglong(count.below)), locale.toString(qulonglong(count.above)))
+        .arg(double(top), 0, 'g', 6)
+        .arg(locale.toString(qulonglong(count.marked())), locale.toString(qulonglong(count.pixels)))
+        .arg(share, 0, 'g', 3);
+}
+
+} // namespace clipmarks
+
+ClipMarks::ClipMarks(ImageView* view) : ViewOverlay(view) {}
+
+void ClipMarks::attach(WorkbenchDocument* doc)
+{
+    doc_ = doc;
+    auto take = [this, doc] {
+        const WorkbenchDocument::Result* r = doc->result();
+        if (!r) return setResult(nullptr, convlab::SampleDepth::F32);
+        setResult(r->image, r->source ? r->source->depth : convlab::SampleDepth::F32);
+    };
+    connect(doc, &WorkbenchDocument::resultChanged, this, take);
+    connect(doc, &WorkbenchDocument::resultHostReady, this, take);
+    connect(doc, &WorkbenchDocument::displayChannelChanged, this, &ClipMarks::setChannel);
+    channel_ = doc->displayChannel();
+    take();
+}
+
+void ClipMarks::setEnabled(bool on)
+{
+    if (on == enabled_) return;
+    enabled_ = on;
+    if (doc_) {
+        // A CUDA result stays on the device unless someone reads it: the marks do.
+        doc_->setHostResultWanted(this, on);
+        if (on && doc_->result() && !doc_->result()->image) doc_->fetchHostResult();
+    }
+    recount();
+}
+
+void ClipMarks::setResult(std::shared_ptr<const convlab::Image> result, convlab::SampleDepth sourceDepth)
+{
+    result_ = std::move(result);
+    depth_ = sourceDepth;
+    recount();
+}
+
+void ClipMarks::setChannel(int channel)
+{
+    if (channel == channel_) return;
+    channel_ = channel;
+    recount();
+}
+
+void ClipMarks::recount()
+{
+    count_ = {};
+    mask_ = QImage();
+    const float top = clipmarks::fileTop(depth_);
+    if (enabled_ && result_ && !result_->empty() && top > 0.0f) {
+        const int channel = channel_ < result_->channels ? channel_ : -1;
+        count_ = clipmarks::countClipped(*result_, top, channel, &mask_);
+    }
+    if (view()) view()->setCaptionNote(note());
+    changed();
+}
+
+QString ClipMarks::note() const
+{
+    if (!enabled_ || !result_) return {};
+    const float top = clipmarks::fileTop(depth_);
+    if (top <= 0.0f) return tr("clip marks: a float source, nothing clips");
+    return clipmarks::captionNote(count_, top);
+}
+
+void ClipMarks::paint(QPainter& p, const ProbeOverlay::Frame& f, const ImageView& view) const
+{
+    if (mask_.isNull() || count_.marked() == 0 || mask_.size() != f.image) return;
+    const display::Mode mode = view.shownMode();
+    if (mode == display::Mode::Original || mode == display::Mode::Difference) return;
+    p.save();
+    if (mode == display::Mode::Split) // the result is the right half
+        p.setClipRect(QRectF(view.splitPosition() * view.width(), 0, view.width(), view.height()));
+    p.setRenderHint(QPainter::SmoothPixmapTransform, false); // each image pixel a crisp square
+    p.drawImage(ProbeOverlay::widgetRect(f, QRect(QPoint(0, 0), f.image)), mask_);
+    p.restore();
+}
