@@ -43,7 +43,8 @@ float fileTop(convlab::SampleDepth depth);
 // writes it as 0, which is in range). Throws convlab::Error for a channel out of range.
 Count countClipped(const convlab::Image& image, float top, int channel, QImage* mask = nullptr);
 
-// The caption's line: "marked: 1,024 px below 0 (blue) and 12 above 255 (orange), 3.2% of pixels".
+// The caption's line: "marked: 1,024 px below 0 (blue), 12 px above 255 (magenta): 1,036 of
+// 32,768 px, 3.16%".
 QString captionNote(const Count& count, float top);
 
 } // namespace clipmarks

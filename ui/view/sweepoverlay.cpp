@@ -60,7 +60,11 @@ void SweepOverlay::paint(QPainter& p, const ProbeOverlay::Frame& f, const ImageV
 {
     if (!shown_ || region_.isEmpty() || view.shownMode() == display::Mode::Difference) return;
     p.save();
-    for (const QRect& r : veiled()) p.fillRect(ProbeOverlay::widgetRect(f, r), veilColour());
+    // The veil hides outputs: over the result only (the original's pixels are all there).
+    p.save();
+    if (clipToResult(p, view))
+        for (const QRect& r : veiled()) p.fillRect(ProbeOverlay::widgetRect(f, r), veilColour());
+    p.restore();
     // Dashed white over a dark line: visible on any picture, and unlike the probe's outlines.
     const QRectF outline = ProbeOverlay::widgetRect(f, region_).adjusted(-1, -1, 1, 1);
     p.setBrush(Qt::NoBrush);

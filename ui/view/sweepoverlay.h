@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // What the view shows of the probe's sweep: the region outlined (dashed white), and while a
-// sweep is under way its output pixels not yet computed veiled in dark grey, so that each
-// output appears in the picture as its sum completes. A Shift-drag on the view draws a new
+// sweep is under way its output pixels not yet computed veiled in dark grey over the result
+// (not over the original, in Split or Original), so that each output appears in the picture
+// as its sum completes. A Shift-drag on the view draws a new
 // region (regionPicked); a plain drag or click is left to the view.
 #pragma once
 #include <QColor>

@@ -17,6 +17,15 @@ void ViewOverlay::changed()
     if (view_) view_->update();
 }
 
+bool ViewOverlay::clipToResult(QPainter& p, const ImageView& view)
+{
+    const display::Mode mode = view.shownMode();
+    if (mode == display::Mode::Original || mode == display::Mode::Difference) return false;
+    if (mode == display::Mode::Split)
+        p.setClipRect(QRectF(view.splitPosition() * view.width(), 0, view.width(), view.height()));
+    return true;
+}
+
 void ImageView::addOverlay(ViewOverlay* overlay)
 {
     if (overlay && !overlays_.contains(overlay)) overlays_.append(overlay);

@@ -19,6 +19,9 @@ public:
     virtual void paint(QPainter& p, const ProbeOverlay::Frame& f, const ImageView& view) const = 0;
 
 protected:
+    // Limits `p` to where the view shows the result (all of it, or Split's right half); false
+    // when no result is on screen (Original, Difference). Call between save() and restore().
+    static bool clipToResult(QPainter& p, const ImageView& view);
     ImageView* view() const { return view_; }
     // Asks the view for a new frame.
     void changed();

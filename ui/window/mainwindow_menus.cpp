@@ -183,7 +183,7 @@ QAction* MainWindow::buildClipMarksAction(QMenu* viewMenu)
     clip->setCheckable(true);
     clip->setShortcut(QKeySequence(Qt::Key_C));
     clip->setStatusTip(tr("8- and 16-bit sources: tint the result's pixels a file of that type would clamp, "
-                          "blue below 0, orange above the top, and count them in the caption"));
+                          "blue below 0, magenta above the top, and count them in the caption"));
     connect(clip, &QAction::toggled, marks, &ClipMarks::setEnabled);
     connect(clip, &QAction::toggled, this, [this](bool on) {
         if (persistent_) QSettings().setValue("view/markClipped", on);
