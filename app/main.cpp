@@ -3,7 +3,8 @@
 // convlab --benchmark-latency [IMAGE]    edit-to-display latency of kernel edits: the first
 //                                        result after loading and the steady state apart
 // convlab --screenshot FILE [IMAGE]      a picture of the window, for the documentation
-//   --screenshot-panel probe|analysis|lab|present  a picture of that panel (or of View > Present)
+//   --screenshot-panel probe|analysis|lab|present|sweep|clip  a picture of that panel (or of View >
+//                       Present, the probe's sweep part-way, the clip marks)
 // Both measuring modes take --backend cpu|cuda|auto, --size WxH (a generated test chart),
 // --kernel SPEC (as convlab-cli -k) and --json FILE; the benchmark also --edits N.
 #include <QApplication>
@@ -42,7 +43,8 @@ struct CommandLine {
     QCommandLineOption shotPanel{"screenshot-panel",
                                  QObject::tr("With --screenshot: picture the pixel probe, the kernel analysis or the "
                                              "border-mode lab (probe, analysis, lab) instead of the window, or the window in "
-                                             "View > Present at 1024x768 (present)."),
+                                             "View > Present at 1024x768 (present), the probe's sweep part-way (sweep) or View > "
+                                             "Mark Clipped Pixels on a sharpened photo (clip)."),
                                  QObject::tr("PANEL")};
     QCommandLineOption shotZoom{"screenshot-zoom",
                                 QObject::tr("With --screenshot: the view's zoom, fit (the default) or image pixels "
@@ -226,8 +228,9 @@ int main(int argc, char** argv)
             fail(QObject::tr("--screenshot-panel needs --screenshot FILE"));
             return kExitUsage;
         }
-        if (panel != "probe" && panel != "analysis" && panel != "lab" && panel != "present") {
-            fail(QObject::tr("unknown panel '%1' (expected probe, analysis, lab or present)").arg(panel));
+        const QStringList panels{"probe", "analysis", "lab", "present", "sweep", "clip"};
+        if (!panels.contains(panel)) {
+            fail(QObject::tr("unknown panel '%1' (expected %2)").arg(panel, panels.join(QStringLiteral(", "))));
             return kExitUsage;
         }
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // --benchmark-latency and --screenshot (app/measure.h).
 #include "measure.h"
+#include "shots.h"
 #include "panels/panels.h"
 
 #include <QApplication>
@@ -498,6 +499,8 @@ QWidget* showPanel(MainWindow& w, const QString& panel)
             return nullptr;
         return floatDock(w.panel<AnalysisPanel>(), QSize(460, 900));
     }
+    if (panel == "sweep" || panel == "clip")
+        return showTeachingState(w, panel, [&w] { return waitForDisplay(w); }, waitUntil);
     if (panel == "present") {
         // A projector's 1024x768: full screen, the image and the kernel, the text 1.5x.
         w.resize(1024, 768);

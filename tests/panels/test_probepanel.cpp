@@ -346,12 +346,7 @@ void TestProbePanel::paddingPreviewShowsTheTapsOutside()
 
 void TestProbePanel::stepperSlidesAlongTheRows()
 {
-    const QSize image(3, 2);
-    QCOMPARE(ProbeStepper::nextPixel({0, 0}, image), QPoint(1, 0));
-    QCOMPARE(ProbeStepper::nextPixel({2, 0}, image), QPoint(0, 1)); // the row's end: the next row
-    QCOMPARE(ProbeStepper::nextPixel({2, 1}, image), QPoint(2, 1)); // the last pixel stays
-    QCOMPARE(ProbeStepper::nextPixel({7, -3}, image), QPoint(0, 1)); // clamped to (2, 0) first
-    QCOMPARE(ProbeStepper::nextPixel({4, 4}, QSize()), QPoint(0, 0));
+    // (The order over a region: test_probesweep.)
     // Paused, a pixel's sum is complete at once; playing, it takes a tick per kernel row.
     ProbeStepper stepper;
     stepper.begin(3);
@@ -368,8 +363,9 @@ void TestProbePanel::stepperSlidesAlongTheRows()
     stepper.setPlaying(false);
 }
 
-// Next and Play slide the probe along the row and on to the next; the outline in the view
-// follows, and every sum, once complete, gives the result at its pixel.
+// Next and Play slide the probe along the row and on to the next (the region swept: the whole
+// image); the outline in the view follows, and every sum, once complete, gives the result at
+// its pixel.
 void TestProbePanel::stepModeSumsEqualTheResult()
 {
     KernelDocument* kernel = w_->kernelDocument();
@@ -384,6 +380,7 @@ void TestProbePanel::stepModeSumsEqualTheResult()
                float(p.scale * p.sum + p.offset) == result.at(probe->channel(), at.y(), at.x()) &&
                view->probeMarkPixel() == at;
     };
+    QVERIFY(probe->setSweepRegion(QRect(0, 0, 23, 17)));
     probe->setPixel(21, 3);
     for (const QPoint at : {QPoint(22, 3), QPoint(0, 4), QPoint(1, 4)}) {
         probe->stepNext();
@@ -394,11 +391,11 @@ void TestProbePanel::stepModeSumsEqualTheResult()
     probe->stepNext();
     QCOMPARE(probe->pixel(), QPoint(22, 16));
 
-    // Playing: the products of the rows not yet summed are blank and no value is shown; once
-    // the sum is complete it is the result.
+    // Playing over a region of four pixels of row 5: the products of the rows not yet summed
+    // are blank and no value is shown; once the sum is complete it is the result.
     ProbeStepper* stepper = probe->stepper();
     stepper->setIntervalMs(1);
-    probe->setPixel(3, 5);
+    QVERIFY(probe->setSweepRegion(QRect(3, 5, 4, 1)));
     int partial = 0, complete = 0;
     bool consistent = true;
     connect(stepper, &ProbeStepper::revealed, probe, [&] {
@@ -415,11 +412,11 @@ void TestProbePanel::stepModeSumsEqualTheResult()
                      !probe->cell(Grid::Products, rows - 1, 0)->text().isEmpty() &&
                      probe->cell(Grid::Products, rows, 0)->text().isEmpty();
     });
-    stepper->setPlaying(true);
+    probe->setPlaying(true);
     QTRY_VERIFY_WITH_TIMEOUT(!stepper->playing(), kWaitMs);
     QCOMPARE(probe->pixel(), QPoint(6, 5));
     QVERIFY(consistent);
-    QVERIFY(complete >= 3); // pixels 4, 5 and 6 of the row
+    QCOMPARE(complete, 4); // pixels 3 to 6 of the row, each built up
     QCOMPARE(partial, 2 * complete); // rows 1 and 2 of 3 before each pixel's sum is complete
     QVERIFY(checkSum(QPoint(6, 5)));
 }

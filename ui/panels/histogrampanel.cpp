@@ -86,7 +86,8 @@ ColourRange colourRange(const convlab::Histogram& h)
 // vertical lines. The axis spans the histogram's range and every marker.
 class HistogramPlot : public QWidget {
 public:
-    explicit HistogramPlot(QWidget* parent = nullptr) : QWidget(parent) { setMinimumSize(220, 130); }
+    // Narrow enough for the panels' side of a 1280-px window (its viewport is about 200 px wide).
+    explicit HistogramPlot(QWidget* parent = nullptr) : QWidget(parent) { setMinimumSize(160, 130); }
     void setData(std::shared_ptr<const convlab::Histogram> h, std::vector<HistogramPanel::Marker> markers)
     {
         histogram_ = std::move(h);

@@ -67,6 +67,7 @@ void ProbePanel::attach(WorkbenchDocument* doc, ImageView* view)
 {
     view_ = view;
     if (view) {
+        attachSweepOverlay();
         connect(view, &ImageView::pixelClicked, this, [this](int x, int y) {
             fedInput_.reset(); // a click on the result asks for its footprint only
             setPixel(x, y);
@@ -159,6 +160,7 @@ void ProbePanel::showMarks()
 {
     if (!view_) return;
     showFedMarks();
+    showSweepMarks();
     if (!onScreen() || !source_ || !probe_) {
         view_->clearProbeMarks();
         return;
@@ -218,8 +220,6 @@ ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent)
     auto* channelRow = new QHBoxLayout;
     channelRow->addWidget(new QLabel(tr("channel")));
     channelRow->addWidget(channel_, 1);
-    auto* steps = new QHBoxLayout;
-    buildStepControls(steps);
 
     flipNote_ = new QLabel;
     flipNote_->setWordWrap(true);
@@ -236,7 +236,7 @@ ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent)
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addLayout(channelRow);
-    layout->addLayout(steps);
+    buildStepControls(layout);
     layout->addWidget(flipNote_);
     layout->addWidget(legend);
     layout->addWidget(table_, 1);
@@ -274,7 +274,10 @@ void ProbePanel::setRun(std::shared_ptr<const convlab::Image> source, const conv
     params_ = params;
     params_.cancel = nullptr;
     ran_ = ran;
-    if (newSource) fillChannels();
+    if (newSource) {
+        fillChannels();
+        fitSweepRegion();
+    }
     const QSignalBlocker bx(x_), by(y_);
     x_->setRange(0, source_ ? source_->width - 1 : 0);
     y_->setRange(0, source_ ? source_->height - 1 : 0);
@@ -313,6 +316,7 @@ void ProbePanel::setPixel(int x, int y)
     }
     const bool moved = QPoint(x, y) != pixel_;
     pixel_ = QPoint(x, y);
+    if (moved && !sliding_) onProbeMovedByUser();
     {
         const QSignalBlocker bx(x_), by(y_);
         x_->setValue(x);
@@ -486,75 +490,4 @@ void ProbePanel::centreOnAnchor()
     if (!probe_ || window_.isEmpty()) return;
     if (QTableWidgetItem* anchor = cell(Grid::Kernel, probe_->applied.ay(), probe_->applied.ax()))
         table_->scrollToItem(anchor, QAbstractItemView::PositionAtCenter);
-}
-
-// ---- step mode ----
-
-void ProbePanel::buildStepControls(QHBoxLayout* row)
-{
-    stepper_ = new ProbeStepper(this);
-    next_ = new QPushButton(tr("Next ▸"));
-    next_->setToolTip(tr("Slide the kernel one pixel on: along the row, then to the next row"));
-    play_ = new QPushButton(tr("Play"));
-    play_->setCheckable(true);
-    play_->setToolTip(tr("Slide on by itself: each sum is built up a kernel row at a time, and the "
-                         "output value appears when it is complete"));
-    row->addWidget(next_);
-    row->addWidget(play_);
-    row->addStretch(1);
-    connect(next_, &QPushButton::clicked, this, &ProbePanel::stepNext);
-    connect(play_, &QPushButton::toggled, stepper_, &ProbeStepper::setPlaying);
-    connect(stepper_, &ProbeStepper::playingChanged, this, [this](bool on) {
-        const QSignalBlocker block(play_);
-        play_->setChecked(on);
-        play_->setText(on ? tr("Pause") : tr("Play"));
-        if (!on) refresh(); // paused in the middle of a sum: the whole arithmetic
-    });
-    connect(stepper_, &ProbeStepper::advance, this, &ProbePanel::onAdvance);
-    connect(stepper_, &ProbeStepper::revealed, this, [this] {
-        if (stepper_->complete())
-            refresh(); // the sum is complete: the value appears
-        else
-            showPartialSum();
-    });
-}
-
-void ProbePanel::stepNext()
-{
-    stepper_->setPlaying(false);
-    if (!source_) return;
-    const QPoint next = ProbeStepper::nextPixel(pixel_, QSize(source_->width, source_->height));
-    setPixel(next.x(), next.y());
-}
-
-void ProbePanel::onAdvance()
-{
-    if (!source_) return;
-    const QPoint next = ProbeStepper::nextPixel(pixel_, QSize(source_->width, source_->height));
-    if (next == pixel_) { // the last pixel: the slide is over
-        stepper_->setPlaying(false);
-        return;
-    }
-    stepper_->begin(params_.kernel.height);
-    setPixel(next.x(), next.y());
-}
-
-void ProbePanel::showPartialSum()
-{
-    if (!probe_ || probe_->passedThrough) return;
-    const convlab::PixelProbe& p = *probe_;
-    const int rows = stepper_->revealedRows();
-    double sum = 0.0;
-    for (int v = 0; v < rows && v < p.applied.height; ++v)
-        for (int u = 0; u < p.applied.width; ++u) sum += p.taps[static_cast<std::size_t>(v) * p.applied.width + u].product;
-    for (int v = window_.top(); v <= window_.bottom(); ++v)
-        for (int u = window_.left(); u <= window_.right(); ++u)
-            if (QTableWidgetItem* product = cell(Grid::Products, v, u))
-                product->setText(v < rows ? num(p.taps[static_cast<std::size_t>(v) * p.applied.width + u].product)
-                                          : QString());
-    summary_->setText(tr("<table><tr><td>Σ so far</td><td>&nbsp;%1 (the first %2 of %3 kernel rows)</td></tr>"
-                         "<tr><td><b>value</b></td><td>&nbsp;… when the sum is complete</td></tr></table>")
-                          .arg(num(sum, 10))
-                          .arg(rows)
-                          .arg(p.applied.height));
 }

@@ -17,8 +17,11 @@
 #include "convlab/probe.h"
 
 class ProbeStepper;
+class SweepControls;
+class SweepOverlay;
 class QComboBox;
 class QHBoxLayout;
+class QVBoxLayout;
 class QPushButton;
 class ImageView;
 class QLabel;
@@ -69,13 +72,28 @@ public:
     // The summary under the table (sums, scale, offset, value).
     QString summaryText() const;
 
-    // Step mode (panels/probestepper.h): Next moves the probe one pixel on, its arithmetic whole;
-    // Play slides it on by itself, building each sum up a kernel row at a time.
+    // Step mode (panels/probestepper.h, panels/probepanel_sweep.cpp): the kernel slides over
+    // a region of output pixels (panels/sweepregion.h) in the engine's order. Next moves the
+    // probe one pixel on, its arithmetic whole; Play sweeps the region from its first pixel
+    // (after a pause: on from where it stopped), building each sum up a kernel row at a time,
+    // and the view veils the region's outputs not yet computed (view/sweepoverlay.h).
     void stepNext();
+    void setPlaying(bool on);
     ProbeStepper* stepper() const { return stepper_; }
+    SweepControls* sweepControls() const { return sweepControls_; }
+    // The region swept: a small one around the probe (following it) until one is chosen.
+    QRect sweepRegion() const { return region_; }
+    // A chosen region, cut to the image (an empty cut is refused: false); ends a sweep.
+    bool setSweepRegion(const QRect& region);
+    // The region around the probe again, following it as it moves.
+    void sweepAroundProbe();
+    bool sweeping() const { return sweeping_; }
 
 signals:
     void pixelChanged(int x, int y);
+    // A sum of the step mode is complete (Next, or a step of Play): the output it gives,
+    // scale x sum + offset in float, from the sum as built up row by row.
+    void sumCompleted(int x, int y, float value);
 
 private:
     std::optional<QPoint> fedInput_; // an input pixel clicked on the original
@@ -123,8 +141,26 @@ private:
     bool followsDock_ = false;
 
     // Step mode.
-    void buildStepControls(QHBoxLayout* row);
+    void buildStepControls(QVBoxLayout* box);
     void onAdvance();
+    void onRevealed();
+    // Moves the probe as the sweep does (not a user's move: the sweep goes on).
+    void slideTo(QPoint p);
+    // A move by the user (click, keys, boxes) ends a sweep; the region follows if it does.
+    void onProbeMovedByUser();
+    // A new image: the region kept if it fits, else a new one around the probe.
+    void fitSweepRegion();
+    void endSweep();
+    void emitSumCompleted();
+    // The region and, during a sweep, the veil over the outputs to come, in the view.
+    void showSweepMarks();
+    void attachSweepOverlay();
+    QRect region_;
+    bool regionFollowsProbe_ = true;
+    bool sweeping_ = false;
+    bool sliding_ = false;
+    SweepControls* sweepControls_ = nullptr;
+    SweepOverlay* sweepOverlay_ = nullptr;
     // While a sum is being built: the products of the rows not yet summed blanked, the sum so far.
     void showPartialSum();
     ProbeStepper* stepper_ = nullptr;

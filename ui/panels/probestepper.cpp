@@ -10,16 +10,6 @@ ProbeStepper::ProbeStepper(QObject* parent) : QObject(parent), timer_(new QTimer
     connect(timer_, &QTimer::timeout, this, &ProbeStepper::tick);
 }
 
-QPoint ProbeStepper::nextPixel(QPoint p, QSize image)
-{
-    if (image.isEmpty()) return QPoint(0, 0);
-    const int x = std::clamp(p.x(), 0, image.width() - 1);
-    const int y = std::clamp(p.y(), 0, image.height() - 1);
-    if (x + 1 < image.width()) return QPoint(x + 1, y);
-    if (y + 1 < image.height()) return QPoint(0, y + 1);
-    return QPoint(x, y); // the last pixel: nowhere further to slide
-}
-
 void ProbeStepper::setPlaying(bool on)
 {
     if (on == playing_) return;

@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The Pixel Probe's step mode: the probe slides along the image as the kernel does, one pixel
-// at a time, row after row. Playing, each pixel's sum is built up a kernel row per tick (the
-// products appear, the running sum grows) and its output value appears once the sum is
-// complete; the next tick moves on. The stepper keeps only that schedule; the panel shows it.
+// The Pixel Probe's step mode: the probe slides over a region as the kernel does, one pixel
+// at a time, row after row (the order: panels/sweepregion.h). Playing, each pixel's sum is
+// built up a kernel row per tick (the products appear, the running sum grows) and its output
+// value appears once the sum is complete; the next tick moves on. The stepper keeps only that schedule; the panel shows it.
 #pragma once
 #include <QObject>
-#include <QPoint>
-#include <QSize>
 
 class QTimer;
 
@@ -16,10 +14,6 @@ public:
     static constexpr int kDefaultIntervalMs = 250;
 
     explicit ProbeStepper(QObject* parent = nullptr);
-
-    // The pixel after `p` in the order the kernel slides: along the row, then the next row's
-    // first; the last pixel stays. `p` is clamped into the image first; an empty image gives (0, 0).
-    static QPoint nextPixel(QPoint p, QSize image);
 
     void setPlaying(bool on);
     bool playing() const { return playing_; }

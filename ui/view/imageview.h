@@ -19,6 +19,7 @@
 #include <QImage>
 #include <QPair>
 #include <QPointF>
+#include <QPointer>
 #include <QRect>
 #include <QString>
 #include <QVector>
@@ -39,6 +40,8 @@ class ImageRenderer;
 class QOpenGLFunctions_3_3_Core;
 class ViewCamera;
 class ViewInteraction;
+class QPainter;
+class ViewOverlay;
 class ViewOverlays;
 class ViewScene;
 
@@ -242,6 +245,11 @@ public:
     double differenceFixedScale() const;
     QString differenceScaleNote() const;
 
+    // Overlays of other classes (view/viewoverlay.h), drawn under the probe's marks; a line
+    // they add to the mapping caption (e.g. how many pixels the clip marks tint), empty: none.
+    void addOverlay(ViewOverlay* overlay);
+    void setCaptionNote(const QString& note);
+
 signals:
     // Emitted as the cursor moves over the image: pixel coordinates (or -1,-1 when outside).
     void pixelHovered(int x, int y);
@@ -314,4 +322,10 @@ private:
     bool gridEnabled_ = true;     // View > Pixel Grid
     bool overlaysQueued_ = false; // a refresh of the overlays is posted
     ProbeOverlay marks_;
+    // The overlays of other classes and the caption's note (view/viewoverlay.cpp).
+    bool hasOverlays() const;
+    void paintOverlays(QPainter& painter);
+    QString withCaptionNote(const QString& caption) const;
+    QList<QPointer<ViewOverlay>> extraOverlays_;
+    QString captionNote_;
 };

@@ -27,7 +27,7 @@ bool ImageView::edgeLoupeShown() const { return overlays_->loupe().shown(); }
 EdgeLoupe* ImageView::edgeLoupe() const { return overlays_->loupe().widget(); }
 void ImageView::setKernelReach(int reach) { if (overlays_->loupe().setReach(reach)) updateLoupe(); }
 void ImageView::updateLoupe() { if (overlays_->loupe().refresh(*scene_)) placeOverlays(); }
-QString ImageView::mappingCaption() const { return scene_->mappingCaption(); }
+QString ImageView::mappingCaption() const { return withCaptionNote(scene_->mappingCaption()); }
 void ImageView::updateCaption() { overlays_->showCaption(mappingCaption()); }
 
 void ImageView::updateColorBar()
@@ -75,8 +75,9 @@ PixelGrid::Frame ImageView::gridFrame() const
 
 void ImageView::paintOverPicture()
 {
-    const bool grid = pixelGridShown(), marks = !marks_.empty() && !imageSize().isEmpty();
-    if (!grid && !marks) return;
+    const bool grid = pixelGridShown(), hasImage = !imageSize().isEmpty();
+    const bool marks = !marks_.empty() && hasImage, others = hasOverlays() && hasImage;
+    if (!grid && !marks && !others) return;
     // Into this frame, over the picture (QPainter's GL engine sets and restores its state). A
     // painter on the widget itself would be redirected while the window is grabbed (and drawn
     // under the picture); the paint device writes the framebuffer bound now.
@@ -88,6 +89,7 @@ void ImageView::paintOverPicture()
         PixelGrid(gridFrame()).paint(painter);
         painter.restore();
     }
+    if (others) paintOverlays(painter); // under the probe's marks
     if (marks) marks_.paint(painter, marksFrame());
 }
 

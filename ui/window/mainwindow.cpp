@@ -39,6 +39,7 @@
 #include "workbench/viewbinding.h"
 #include "workbench/workbenchdocument.h"
 #include "window/docklayout.h"
+#include "window/paneldock.h"
 #include "window/presentation.h"
 
 #ifndef CONVLAB_VERSION
@@ -289,7 +290,7 @@ void MainWindow::buildDocks()
     controls_ = new ControlsPanel;
     controls_->attach(doc_);
     auto dock = [this](QWidget* w, const QString& title, const QString& name, Qt::DockWidgetArea area) {
-        auto* d = new QDockWidget(title, this);
+        auto* d = new PanelDock(title, this);
         d->setObjectName(name);
         d->setWidget(w);
         addDockWidget(area, d);
@@ -304,7 +305,9 @@ void MainWindow::buildDocks()
     kernelSplit->setStretchFactor(0, 3);
     kernelSplit->setStretchFactor(1, 1);
     dock(kernelSplit, tr("Kernel"), "kernelDock", Qt::LeftDockWidgetArea);
-    dock(controls_, tr("Controls"), "controlsDock", Qt::LeftDockWidgetArea);
+    // Scrolled like the panels: in a short window its wrapped notes (the border's names in other
+    // libraries) keep the height they need instead of being squeezed and cut.
+    dock(scrolled(controls_), tr("Controls"), "controlsDock", Qt::LeftDockWidgetArea);
     // The panels that show what the document holds, tabbed beside the image (ui/panels/panels.h).
     // Each is tabbed onto the second, as the layout has been since the panels were written by hand.
     QDockWidget* first = nullptr;

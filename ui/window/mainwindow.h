@@ -151,6 +151,8 @@ protected:
     bool eventFilter(QObject* watched, QEvent* e) override;
 
 private:
+    // View > Mark Clipped Pixels (view/clipmarks.h), kept in the settings.
+    QAction* buildClipMarksAction(QMenu* viewMenu);
     void buildMenus();
     void buildFileMenu();
     void buildEditMenu();

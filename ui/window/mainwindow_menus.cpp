@@ -9,6 +9,7 @@
 #include <QDockWidget>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QSettings>
 #include <QUndoStack>
 
 #include "tools/borderlab.h"
@@ -19,6 +20,7 @@
 #include "tools/exportdialog.h"
 #include "tools/helpdialogs.h"
 #include "view/channelmenu.h"
+#include "view/clipmarks.h"
 #include "kernel/kerneldocument.h"
 #include "workbench/workbenchdocument.h"
 #include "window/presentation.h"
@@ -166,6 +168,7 @@ void MainWindow::addViewToggles(QMenu* viewMenu)
     loupe_->setShortcut(QKeySequence(Qt::Key_L));
     loupe_->setStatusTip(tr("A corner magnified: the source with the padding the border mode invents beside the "
                             "result; shown again when the border mode or the kernel's size changes"));
+    QAction* clip = buildClipMarksAction(viewMenu);
     viewMenu->addSeparator();
     // Single-key shortcuts live on the view so they never steal keys typed into the kernel grid.
     QAction* fit = viewMenu->addAction(tr("&Fit to Window"), this, [this] { view_->fitToWindow(); });
@@ -185,7 +188,7 @@ void MainWindow::addViewToggles(QMenu* viewMenu)
     floatRange->setCheckable(true);
     floatRange->setStatusTip(tr("Float images: map 0..255 (or 0..65535, or 0..max) when their values say so; "
                                 "off: 0..1 as written to files"));
-    for (QAction* a : {fit, actual, original, grid, loupe_}) {
+    for (QAction* a : {fit, actual, original, grid, loupe_, clip}) {
         a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
         view_->addAction(a);
     }
@@ -211,6 +214,23 @@ void MainWindow::buildHelpMenu()
     help->addSeparator();
     QAction* aboutAction = help->addAction(tr("&About ConvLab"), this, &MainWindow::about);
     aboutAction->setMenuRole(QAction::AboutRole);
+}
+
+QAction* MainWindow::buildClipMarksAction(QMenu* viewMenu)
+{
+    auto* marks = new ClipMarks(view_);
+    marks->attach(doc_);
+    QAction* clip = viewMenu->addAction(tr("Mark &Clipped Pixels"));
+    clip->setCheckable(true);
+    clip->setShortcut(QKeySequence(Qt::Key_C));
+    clip->setStatusTip(tr("8- and 16-bit sources: tint the result's pixels a file of that type would clamp, "
+                          "blue below 0, magenta above the top, and count them in the caption"));
+    connect(clip, &QAction::toggled, marks, &ClipMarks::setEnabled);
+    connect(clip, &QAction::toggled, this, [this](bool on) {
+        if (persistent_) QSettings().setValue("view/markClipped", on);
+    });
+    if (persistent_) clip->setChecked(QSettings().value("view/markClipped", false).toBool());
+    return clip;
 }
 
 ExportDialog* MainWindow::showExportDialog()
