@@ -81,6 +81,7 @@ private slots:
     void floatOriginalsMarkTheirValuesRange();
     void nonFiniteValuesListedApart();
     void largeImagesCountedOnTheWorker();
+    void countedWhenShownNotBehindAnotherTab();
     void windowHasTheDock();
 
 private:
@@ -290,12 +291,35 @@ void TestHistogramPanel::largeImagesCountedOnTheWorker()
 }
 
 // The window's own panel: a dock that follows the document and the view's mapping.
+// Behind another tab the window's panel does not count each new result (a 1080p result takes a
+// core for ~15 ms, which every edit would pay); it counts the latest when its tab is shown.
+void TestHistogramPanel::countedWhenShownNotBehindAnotherTab()
+{
+    HistogramPanel* own = w_->panel<HistogramPanel>();
+    QDockWidget* histogramDock = dockOf(own);
+    QList<QDockWidget*> others = w_->tabifiedDockWidgets(histogramDock);
+    QVERIFY(!others.isEmpty());
+    others.front()->raise();
+    QTRY_VERIFY(own->visibleRegion().isEmpty()); // tabbed docks stay "visible", off screen
+    QVERIFY(renderAfter([&] { w_->kernelDocument()->setScale(3.0); }));
+    QVERIFY(settled());
+    const Histogram* stale = own->histogram(Which::Result);
+    const Histogram fresh = imageHistogram(*w_->workbench()->result()->image, 256);
+    QVERIFY(!own->pending());
+    QVERIFY(!stale || !sameCounts(*stale, fresh)); // not counted while hidden
+    histogramDock->raise();
+    QTRY_VERIFY(!own->visibleRegion().isEmpty());
+    QVERIFY(QTest::qWaitFor([&] { return !own->pending() && own->histogram(Which::Result); }, kWaitMs));
+    QVERIFY(sameCounts(*own->histogram(Which::Result), fresh));
+}
+
 void TestHistogramPanel::windowHasTheDock()
 {
     HistogramPanel* own = w_->panel<HistogramPanel>();
     QVERIFY(own);
     QCOMPARE(dockOf(own)->objectName(), QStringLiteral("histogramDock"));
-    QVERIFY(QTest::qWaitFor([&] { return !own->pending(); }, kWaitMs));
+    dockOf(own)->raise(); // its tab on top: counted (behind another tab it is not)
+    QVERIFY(QTest::qWaitFor([&] { return !own->pending() && own->histogram(Which::Result); }, kWaitMs));
     QVERIFY(sameCounts(*own->histogram(Which::Result), imageHistogram(*w_->workbench()->result()->image, 256)));
     w_->workbench()->setMapping(ImageView::Mapping::Offset);
     QCOMPARE(own->mapping(), ImageView::Mapping::Offset);

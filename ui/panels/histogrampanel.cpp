@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "panels/histogrampanel.h"
 
+#include <QEvent>
 #include <QCheckBox>
 #include <QLabel>
 #include <QPainter>
@@ -270,8 +271,14 @@ void HistogramPanel::attach(WorkbenchDocument* doc, ImageView* view)
 void HistogramPanel::takeResult()
 {
     const WorkbenchDocument::Result* r = doc_->result();
-    deviceCountOwed_ = false;
+    deviceCountOwed_ = hostCountOwed_ = false;
     if (!r || r->image) {
+        // Behind another tab of a shown window: counted when the panel is next painted.
+        if (r && hiddenInShownWindow()) {
+            hostCountOwed_ = true;
+            result_.latest.invalidate(); // an older count under way is superseded
+            return;
+        }
         setImage(Which::Result, r ? r->image : nullptr);
         return;
     }
@@ -282,9 +289,28 @@ void HistogramPanel::takeResult()
         deviceCountOwed_ = true;
 }
 
+bool HistogramPanel::hiddenInShownWindow() const
+{
+    return window() != this && window()->isVisible() && (!isVisible() || visibleRegion().isEmpty());
+}
+
+bool HistogramPanel::event(QEvent* e)
+{
+    // A paint means the panel is on screen again (raising a dock's tab sends no show event).
+    if (e->type() == QEvent::Paint && hostCountOwed_) {
+        hostCountOwed_ = false;
+        QMetaObject::invokeMethod(this, &HistogramPanel::takeResult, Qt::QueuedConnection);
+    }
+    return QWidget::event(e);
+}
+
 void HistogramPanel::showEvent(QShowEvent* e)
 {
     QWidget::showEvent(e);
+    if (hostCountOwed_ && doc_) {
+        takeResult();
+        return;
+    }
     if (deviceCountOwed_ && doc_) {
         deviceCountOwed_ = false;
         doc_->countResultHistogramOnDevice(kBins);

@@ -28,13 +28,13 @@ bool ViewOverlay::clipToResult(QPainter& p, const ImageView& view)
 
 void ImageView::addOverlay(ViewOverlay* overlay)
 {
-    if (overlay && !overlays_.contains(overlay)) overlays_.append(overlay);
+    if (overlay && !extraOverlays_.contains(overlay)) extraOverlays_.append(overlay);
     update();
 }
 
 bool ImageView::hasOverlays() const
 {
-    for (const QPointer<ViewOverlay>& o : overlays_)
+    for (const QPointer<ViewOverlay>& o : extraOverlays_)
         if (o) return true;
     return false;
 }
@@ -42,7 +42,7 @@ bool ImageView::hasOverlays() const
 void ImageView::paintOverlays(QPainter& painter)
 {
     const ProbeOverlay::Frame frame = marksFrame();
-    for (const QPointer<ViewOverlay>& o : overlays_)
+    for (const QPointer<ViewOverlay>& o : extraOverlays_)
         if (o) o->paint(painter, frame, *this);
 }
 
