@@ -49,7 +49,11 @@ def _passes(input, output, steps, method, device, threads, precision):
             i += 2
         else:
             divisor = _uniform_divisor(w)
-            kernel = kernel_2d((np.ones(len(w)) if divisor else np.asarray(w, np.float64)).reshape(1, -1), work)
+            # Whole passes read the previous pass's integers, which may be far larger than the
+            # input's (a negative sum wrapped into an unsigned type): their float type per pass.
+            pass_work = work_dtype(current, precision, sums_beyond_float32(current, _passes_gain([steps[i]]))) \
+                if whole_passes else work
+            kernel = kernel_2d((np.ones(len(w)) if divisor else np.asarray(w, np.float64)).reshape(1, -1), pass_work)
             ax = anchor(origin, kernel.shape[1], axis)
             # One row of taps: direct, whose float sums are exact where the data and taps allow
             # (auto may take separable, whose SVD factors of a row round it for nothing).
