@@ -24,6 +24,11 @@ class ArgumentCountError(ValueError, RuntimeError):
     raises there (its message's first words are scipy's, for code that matches them)."""
 
 
+class OutputShapeError(ValueError, RuntimeError):
+    """An `output` array whose shape is not the input's: a ValueError, and the RuntimeError
+    scipy.ndimage raises there."""
+
+
 SCIPY_LENGTH_MESSAGE = "sequence argument must have length equal to input rank"
 
 

@@ -7,8 +7,9 @@ them are in _separable.py.
 import numpy as np
 
 from . import _convlab
-from ._args import (FLOAT32, ArgumentCountError, anchor, cast_result, check_precision, constant_value, engine_border,
-                    kernel_2d, normalize_axes, origins, output_dtype, real_array, work_dtype)
+from ._args import (FLOAT32, ArgumentCountError, OutputShapeError, anchor, cast_result, check_precision,
+                    constant_value, engine_border, kernel_2d, normalize_axes, origins, output_dtype, real_array,
+                    work_dtype)
 from ._complex import accepts_complex
 from . import _device
 from ._device import gpu_array_kind, host_weights, shape_only
@@ -198,7 +199,8 @@ def _check_output(source, output):
     """Fails before any work for an output that cannot receive the result."""
     if isinstance(output, np.ndarray):
         if output.shape != source.shape:
-            raise ValueError(f"output's shape {output.shape} differs from the input's {source.shape}")
+            # scipy raises RuntimeError("output shape not correct"): a class that is both.
+            raise OutputShapeError(f"output's shape {output.shape} differs from the input's {source.shape}")
         if not output.flags.writeable:
             raise ValueError("output is read-only")
     elif output is not None:

@@ -236,3 +236,17 @@ def test_uniform_filter_leaves_sizes_0_and_1_as_scipy(size):
         np.testing.assert_array_equal(ours, data)
     with pytest.raises(ValueError, match="size"):
         convlab.uniform_filter1d(data, 0)
+
+
+@pytest.mark.parametrize("name", ["convolve", "correlate", "gaussian_filter", "uniform_filter", "sobel"])
+def test_an_output_of_the_wrong_shape_raises_what_scipy_raises(name):
+    x = np.zeros((6, 5), np.float32)
+    args = {"convolve": (np.ones((3, 3)),), "correlate": (np.ones((3, 3)),), "gaussian_filter": (1.0,),
+            "uniform_filter": (3,), "sobel": ()}[name]
+    wrong = np.zeros((5, 6), np.float32)
+    with pytest.raises(RuntimeError):
+        getattr(ndi, name)(x, *args, output=wrong)
+    with pytest.raises(RuntimeError, match=r"output's shape \(5, 6\) differs from the input's \(6, 5\)"):
+        getattr(convlab, name)(x, *args, output=wrong)
+    with pytest.raises(ValueError):  # and still the ValueError convlab raised before
+        getattr(convlab, name)(x, *args, output=wrong)
