@@ -271,22 +271,20 @@ void HistogramPanel::attach(WorkbenchDocument* doc, ImageView* view)
 void HistogramPanel::takeResult()
 {
     const WorkbenchDocument::Result* r = doc_->result();
-    deviceCountOwed_ = hostCountOwed_ = false;
-    if (!r || r->image) {
-        // Behind another tab of a shown window: counted when the panel is next painted.
-        if (r && hiddenInShownWindow()) {
-            hostCountOwed_ = true;
-            result_.latest.invalidate(); // an older count under way is superseded
-            return;
-        }
-        setImage(Which::Result, r ? r->image : nullptr);
+    countOwed_ = false;
+    const bool onDevice = r && !r->image;
+    // Off screen: counted when the panel is next painted. Behind another tab of a shown window
+    // always; a hidden panel of its own only for a result on the device (a host result is then
+    // counted at once, so that the panel's figures are there when asked for).
+    if (r && (hiddenInShownWindow() || (onDevice && !isVisible()))) {
+        countOwed_ = true;
+        result_.latest.invalidate(); // an older count under way is superseded
         return;
     }
-    // On the device: the plot keeps the last counts until the new ones come.
-    if (isVisible())
-        doc_->countResultHistogramOnDevice(kBins);
+    if (onDevice)
+        doc_->countResultHistogramOnDevice(kBins); // the plot keeps the last counts until then
     else
-        deviceCountOwed_ = true;
+        setImage(Which::Result, r ? r->image : nullptr);
 }
 
 bool HistogramPanel::hiddenInShownWindow() const
@@ -296,25 +294,12 @@ bool HistogramPanel::hiddenInShownWindow() const
 
 bool HistogramPanel::event(QEvent* e)
 {
-    // A paint means the panel is on screen again (raising a dock's tab sends no show event).
-    if (e->type() == QEvent::Paint && hostCountOwed_) {
-        hostCountOwed_ = false;
+    // A paint means the panel is on screen (raising a dock's tab sends no show event).
+    if (e->type() == QEvent::Paint && countOwed_) {
+        countOwed_ = false;
         QMetaObject::invokeMethod(this, &HistogramPanel::takeResult, Qt::QueuedConnection);
     }
     return QWidget::event(e);
-}
-
-void HistogramPanel::showEvent(QShowEvent* e)
-{
-    QWidget::showEvent(e);
-    if (hostCountOwed_ && doc_) {
-        takeResult();
-        return;
-    }
-    if (deviceCountOwed_ && doc_) {
-        deviceCountOwed_ = false;
-        doc_->countResultHistogramOnDevice(kBins);
-    }
 }
 
 void HistogramPanel::setMapping(display::Mapping m)

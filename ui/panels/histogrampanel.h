@@ -84,17 +84,15 @@ private:
     void refreshMarkers(Which which);
     // The document's result: counted here from host memory, or on the device while shown.
     void takeResult();
-    void showEvent(QShowEvent* e) override;
     bool event(QEvent* e) override;
     // Whether the panel is off screen inside a shown window (e.g. behind another dock's tab:
     // tabbed docks stay "visible" with nothing of them on screen).
     bool hiddenInShownWindow() const;
 
     WorkbenchDocument* doc_ = nullptr;
-    bool deviceCountOwed_ = false; // a result on the device arrived while the panel was hidden
-    // A result on the host arrived while the panel was hidden: counted when it is shown. Counting
-    // a 1080p result takes a core for ~15 ms; behind another tab it would slow every edit.
-    bool hostCountOwed_ = false;
+    // A result arrived while the panel was off screen: counted when it is next painted.
+    // Counting a 1080p result takes a core for ~15 ms; behind another tab every edit paid it.
+    bool countOwed_ = false;
 
     QThreadPool pool_;
     Slot result_, source_;
