@@ -268,6 +268,16 @@ def _filtered_axes(source, weights, axes, channel_axis):
     return spread, spread
 
 
+def _weights_on_axes(source, weights, origin, axes, channel_axis):
+    """The weights and origin as the call reads them (over named axes made whole, as scipy), the
+    axes they filter and the weights' axes along those (convolve, correlate and convlab.dask)."""
+    if channel_axis is None and axes is not None:
+        weights, origin = _along_named_axes(weights, origin, axes, source.ndim)
+        axes = None
+    filtered, weight_axes = _filtered_axes(source, weights, axes, channel_axis)
+    return weights, origin, filtered, weight_axes
+
+
 def _along_named_axes(weights, origin, axes, ndim):
     """Weights and origin over the axes named in `axes` as scipy reads them, made whole: the
     weights' axes lie along the named axes in the input's order (size 1 along the others), and
@@ -302,10 +312,7 @@ def _nd(correlate_, input, weights, output, mode, cval, origin, axes, channel_ax
     w = real_array(host_weights(weights) if gpu_array_kind(weights) else weights, "weights")
     if w.ndim == 0:
         raise ValueError("weights must have at least one axis, got a scalar")
-    if channel_axis is None and axes is not None:
-        w, origin = _along_named_axes(w, origin, axes, source.ndim)
-        axes = None
-    filtered, weight_axes = _filtered_axes(source, w, axes, channel_axis)
+    w, origin, filtered, weight_axes = _weights_on_axes(source, w, origin, axes, channel_axis)
     check_sides(source.shape, filtered)
     for a in weight_axes:
         check_taps(w.shape[a], f"weights of shape {w.shape}")

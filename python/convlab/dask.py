@@ -23,7 +23,7 @@ from ._args import anchor, check_engine_arguments, normalize_axes, origins, per_
 from ._dask_blocks import AxisWindows, Call, blockwise, border_name, borders_of, window_reach  # noqa: F401
 from ._limits import check_sides, check_taps
 from . import _ndimage, _separable
-from ._ndimage import _along_named_axes, _border_and_cval, _filtered_axes, _Options, _source
+from ._ndimage import _border_and_cval, _Options, _source, _weights_on_axes
 
 __all__ = ["convolve", "correlate", "convolve1d", "correlate1d", "gaussian_filter", "gaussian_filter1d",
            "uniform_filter", "uniform_filter1d", "sobel", "prewitt", "laplace", "gaussian_laplace"]
@@ -77,10 +77,8 @@ def _correlation(correlate_, image, weights, mode, cval, origin, axes, channel_a
     w = real_array(weights, "weights")
     if w.ndim == 0:
         raise ValueError("weights must have at least one axis, got a scalar")
-    if channel_axis is None and axes is not None:  # as the in-memory front end reads them (_nd)
-        w, origin = _along_named_axes(w, origin, axes, x.ndim)
-        axes = None
-    filtered, weight_axes = _filtered_axes(stand_in, w, axes, channel_axis)
+    w, origin, filtered, weight_axes = _weights_on_axes(stand_in, w, origin, axes, channel_axis)
+    axes = None if channel_axis is None else axes  # named axes are in the weights now
     check_sides(x.shape, filtered)
     offsets = origins(origin, w.ndim)
     reach = [(0, 0)] * x.ndim
