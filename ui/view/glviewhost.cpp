@@ -2,18 +2,17 @@
 #include "view/glviewhost.h"
 
 #include <QChildEvent>
-#include <QCoreApplication>
 #include <QEvent>
 #include <QOffscreenSurface>
 #include <QOpenGLContext>
 #include <QOpenGLFramebufferObject>
 #include <QOpenGLFunctions>
 #include <QPainter>
-#include <QPointer>
 #include <QResizeEvent>
 #include <QWindow>
 
-#include <cmath>
+#include <algorithm>
+
 
 // The native window the frames are swapped onto. Input passes through it to the widget
 // below (WindowTransparentForInput), so the widget handles events as a QOpenGLWidget would.
@@ -44,6 +43,16 @@ private:
     GLViewHost* host_;
 };
 
+namespace {
+
+// A frame's size in device pixels, never empty (a framebuffer object needs a pixel).
+QSize devicePixels(QSize logical, qreal dpr)
+{
+    return {std::max(1, qRound(logical.width() * dpr)), std::max(1, qRound(logical.height() * dpr))};
+}
+
+} // namespace
+
 struct GLViewHost::State {
     QSurfaceFormat format = QSurfaceFormat::defaultFormat();
     Surface* window = nullptr;     // owned by the container
@@ -54,7 +63,6 @@ struct GLViewHost::State {
     bool initialized = false;
     bool contextFailed = false;
     QSize lastSize;                // device pixels of the last resizeGL
-    bool painting = false;         // inside renderFrame (an update() then is for the next frame)
 };
 
 GLViewHost::GLViewHost(QWidget* parent) : QWidget(parent), g(std::make_unique<State>())
@@ -162,9 +170,7 @@ void GLViewHost::renderFrame(QSize devicePixels)
     }
     auto* gl = g->context->functions();
     gl->glViewport(0, 0, devicePixels.width(), devicePixels.height());
-    g->painting = true;
     paintGL();
-    g->painting = false;
 }
 
 void GLViewHost::renderToWindow()
@@ -173,8 +179,7 @@ void GLViewHost::renderToWindow()
         return;
     if (!g->context->makeCurrent(g->window))
         return;
-    const qreal dpr = g->window->devicePixelRatio();
-    const QSize pixels(std::max(1, qRound(g->window->width() * dpr)), std::max(1, qRound(g->window->height() * dpr)));
+    const QSize pixels = devicePixels(g->window->size(), g->window->devicePixelRatio());
     // Drawn into a framebuffer object and copied to the window, as a QOpenGLWidget's frame is:
     // the subclass sees one kind of target, and Mesa's llvmpipe, after drawing straight to the
     // window, drew later framebuffer objects (grabFramebuffer) upside down.
@@ -194,7 +199,7 @@ QImage GLViewHost::grabFramebuffer()
         return {};
     makeCurrent();
     const qreal dpr = devicePixelRatioF();
-    const QSize pixels(std::max(1, qRound(width() * dpr)), std::max(1, qRound(height() * dpr)));
+    const QSize pixels = devicePixels(size(), dpr);
     QOpenGLFramebufferObject fbo(pixels, QOpenGLFramebufferObject::CombinedDepthStencil);
     if (!fbo.isValid())
         return {};
